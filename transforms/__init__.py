@@ -1,0 +1,1 @@
+"""kraft-audit transforms."""
