@@ -1,0 +1,55 @@
+"""Gold tables: effective configuration and what the audit noticed besides constraint violations."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from pyspark.sql.types import (
+    BooleanType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+# One row per (cluster, entity, key). Topic rows that inherit from brokers whose views differ are repeated per
+# hosting node (node_id set); when all hosting brokers agree there is one row with node_id null.
+EFFECTIVE_CONFIGS: Final = StructType(
+    [
+        StructField("cluster_id", StringType(), False),
+        StructField("resource_type", StringType(), False),  # BROKER, TOPIC, GROUP, CLIENT_METRICS, CLIENT
+        StructField("resource_name", StringType(), False),  # node id, topic, group, subscription, user=..,client-id=..
+        StructField("node_id", IntegerType(), True),  # the broker view a topic value was resolved on, when views differ
+        StructField("config_name", StringType(), False),
+        StructField("value", StringType(), True),  # "[redacted]" for sensitive keys
+        StructField("value_hash", StringType(), True),  # keyed hash of a redacted value
+        StructField("is_sensitive", BooleanType(), False),
+        StructField("config_type", StringType(), True),  # ConfigDef type (INT, LONG, LIST, ...); null if unknown
+        StructField("source", StringType(), False),  # Kafka ConfigSource name, e.g. DYNAMIC_TOPIC_CONFIG
+        StructField("synonym", StringType(), True),  # the key the value was read from (e.g. log.retention.hours)
+        StructField("source_offset", LongType(), True),  # offset of the record that set it (null: static/default)
+        StructField("source_timestamp", TimestampType(), True),
+        StructField("kafka_release", StringType(), True),  # release whose ConfigDef defaults were applied
+    ]
+)
+EFFECTIVE_CONFIGS_PARTITIONS: Final = ("cluster_id",)
+
+# Everything the audit notices that is not a catalog violation: coverage gaps, ignored dynamic keys, conflicts.
+FINDINGS: Final = StructType(
+    [
+        StructField("run_id", StringType(), False),
+        StructField("run_ts", TimestampType(), False),
+        StructField("cluster_id", StringType(), False),
+        StructField("resource_type", StringType(), True),
+        StructField("resource_name", StringType(), True),
+        StructField("kind", StringType(), False),  # COVERAGE_GAP, IGNORED_DYNAMIC_CONFIG, REPLICA_CONFLICT, ...
+        StructField("config_name", StringType(), True),
+        StructField("message", StringType(), False),
+        StructField("offset", LongType(), True),
+        StructField("is_blocking", BooleanType(), False),
+    ]
+)
+FINDINGS_PARTITIONS: Final = ("cluster_id",)
+
