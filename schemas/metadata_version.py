@@ -1,0 +1,50 @@
+"""The metadata.version table as a validated model (loaded from ``conf/metadata_versions.yaml`` by jobs)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+
+class MetadataVersion(BaseModel):
+    """One feature level of ``metadata.version``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    level: int
+    name: str  # "4.4-IV1"
+    release: str  # "4.4"
+    metadata_changed: bool
+    production: bool
+    removed_in: str | None = None
+    description: str = ""
+
+    @property
+    def ibp(self) -> str:
+        """The Java enum constant name, e.g. ``IBP_4_4_IV1``."""
+        return "IBP_" + self.name.replace(".", "_").replace("-", "_")
+
+
+class MetadataVersionTable(BaseModel):
+    """All known levels, ascending, without gaps."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    levels: tuple[MetadataVersion, ...]
+
+    @model_validator(mode="after")
+    def _levels_are_contiguous(self) -> MetadataVersionTable:
+        expected = list(range(1, len(self.levels) + 1))
+        if [v.level for v in self.levels] != expected:
+            raise ValueError("metadata.version levels must be 1..N in order without gaps")
+        return self
+
+    def by_level(self, level: int) -> MetadataVersion | None:
+        """The entry for a feature level, or None when unknown."""
+        return self.levels[level - 1] if 1 <= level <= len(self.levels) else None
+
+    def release_of(self, level: int) -> str | None:
+        """The Kafka release a level belongs to (the newest release when the level is above the table)."""
+        if level > len(self.levels):
+            return self.levels[-1].release
+        entry = self.by_level(level)
+        return entry.release if entry else None
