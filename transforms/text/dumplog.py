@@ -1,0 +1,548 @@
+"""Parse the text that ``kafka-dump-log.sh --cluster-metadata-decoder`` prints into decoded records.
+
+Line grammar, from ``DumpLogSegments`` (Scala in Kafka ≤ 4.2, Java from 4.3; facts in kafka-facts.md §3):
+
+* ``Dumping <path>`` opens a section per dumped file; one run may dump several files.
+* ``Log starting offset: N`` (``Starting offset: N`` before 3.3), ``Snapshot end offset: O, epoch: E`` or
+  ``KRaft bootstrap snapshot`` says what the section's file is.
+* Batch line: ``baseOffset: B lastOffset: L count: C ... partitionLeaderEpoch: E ... isControl: b ...
+  position: P CreateTime: T size: S magic: 2 compresscodec: none crc: X isvalid: b``.
+* Record line: ``| offset: O CreateTime: T keySize: K valueSize: V sequence: -1 headerKeys: []`` followed by
+  `` payload: <json>`` for data records, or for control records by `` LeaderChange: {json}`` (4.1+),
+  `` SnapshotHeader {json}``, `` SnapshotFooter {json}``, `` KRaftVersion {json}``, `` KRaftVoters {json}``,
+  `` controlType: NAME(id)`` (older releases and unknown types) or
+  `` endTxnMarker: NAME coordinatorEpoch: N``.
+* With ``--skip-record-metadata`` a data record is only `` payload: <json>`` (Scala) or ``| payload: <json>``
+  (Java), and a control record is an empty line.
+* A payload Kafka could not decode is ``Error at <offset>, skipping. <message>``.
+* ``Found N invalid bytes at the end of <file>`` ends a section whose tail is not a valid batch.
+
+Offsets: a record line's own ``offset:`` wins. Without it (``--skip-record-metadata``) the offset is the
+batch's ``baseOffset`` plus the record's index within the batch: KRaft batches hold consecutive offsets (the
+metadata log is never compacted) and every record prints exactly one line. Without a batch line either, the
+line is quarantined because the contract needs an offset. The timestamp of such a record is the batch's
+``CreateTime``: the Raft ``BatchBuilder`` writes a timestamp delta of 0 for every record, so each record's
+timestamp equals the batch timestamp.
+
+Sections: ``DumpLogParser.sections`` (filled while parsing) and ``dump_sections`` describe each ``Dumping``
+section with its line range, kind and announced offsets, so a caller can tell which records are offsets inside
+a snapshot (``snapshot_end_offset`` set) and which are log offsets. A line not covered by any section (text
+without a ``Dumping`` line, e.g. grep output) belongs to no section.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+from schemas.decoded import DecodedRecord, InputKind, QuarantineItem
+from schemas.record_types import (
+    CLIENT_CONFIG_RECORD,
+    CONTROL_RECORD_IDS,
+    CONTROL_RECORD_TYPES,
+    METADATA_RECORD_API_KEYS,
+    UNKNOWN_RECORD,
+)
+from transforms.text.detect import (
+    base_offset_from_name,
+    detect_input_kind,
+    snapshot_end_offset_from_name,
+    snapshot_epoch_from_name,
+)
+
+EXCERPT_CHARS: Final = 120
+_MESSAGE_CHARS: Final = 200
+
+_DUMPING: Final = re.compile(r"Dumping (?P<path>.+)")
+_LOG_START: Final = re.compile(r"(?:Log starting|Starting) offset: (?P<offset>\d+)")
+_SNAPSHOT_END: Final = re.compile(r"Snapshot end offset: (?P<offset>\d+), epoch: (?P<epoch>\d+)")
+_BOOTSTRAP: Final = "KRaft bootstrap snapshot"
+_INVALID_BYTES: Final = re.compile(r"Found (?P<count>\d+) invalid bytes at the end of (?P<file>.+)")
+_BATCH_FIELD: Final = re.compile(r"(\w+): (\S+)")
+_LEGACY_BATCH: Final = re.compile(r"offset: -?\d+ position: \d+ ")
+_RECORD: Final = re.compile(
+    r"\| ?offset: (?P<offset>-?\d+) (?P<ts_type>\w+): (?P<ts>-?\d+) keySize: -?\d+ valueSize: -?\d+"
+    r"(?: sequence: -?\d+ headerKeys: \[[^\]]*\])?(?: isValid: \w+ crc: \d+\}?)?(?P<rest>.*)"
+)
+# Scala --skip-record-metadata prints " payload:", Java "| payload:"; grep -o output drops the lead.
+_PAYLOAD_ONLY: Final = re.compile(r"\s*(?:\| ?)?payload: (?P<payload>.*)")
+_REST_PAYLOAD: Final = re.compile(r" (?:key: .*? )?payload: (?P<payload>.*)")
+_REST_CONTROL_JSON: Final = re.compile(
+    r" (?P<label>LeaderChange:|SnapshotHeader|SnapshotFooter|KRaftVersion|KRaftVoters) (?P<json>\{.*\})\s*"
+)
+_REST_CONTROL_TYPE: Final = re.compile(r" controlType: (?P<name>\w+)\((?P<id>-?\d+)\)\s*")
+_REST_END_TXN: Final = re.compile(r" endTxnMarker: (?P<name>\w+) coordinatorEpoch: (?P<epoch>-?\d+)\s*")
+_ERROR_PAYLOAD: Final = re.compile(r"Error at (?:offset )?(?P<offset>-?\d+), skipping\.\s?(?P<message>.*)")
+# stderr lines of the tool that end up in the text when it was captured with 2>&1: no records in them.
+_TOOL_NOTES: Final = re.compile(
+    r"Ignoring unknown file .*|Non-consecutive offsets in .*|\s+-?\d+ is followed by -?\d+\s*"
+)
+
+_CONTROL_LABELS: Final[dict[str, str]] = {
+    "LeaderChange:": "LEADER_CHANGE",
+    "SnapshotHeader": "SNAPSHOT_HEADER",
+    "SnapshotFooter": "SNAPSHOT_FOOTER",
+    "KRaftVersion": "KRAFT_VERSION",
+    "KRaftVoters": "KRAFT_VOTERS",
+}
+_TIMESTAMP_TYPES: Final = frozenset({"CreateTime", "LogAppendTime"})
+
+
+@dataclass(slots=True)
+class DumpSection:
+    """One ``Dumping <path>`` section of a dump-log text (one dumped file)."""
+
+    path: str | None  # as printed after "Dumping"; None for text that starts without a Dumping line
+    kind: InputKind | None  # LOG_SEGMENT, SNAPSHOT or BOOTSTRAP_SNAPSHOT; None when nothing tells
+    first_line: int  # 1-based, the Dumping line (or the first line of the text)
+    last_line: int  # 1-based, inclusive
+    log_start_offset: int | None = None  # from "Log starting offset: N"
+    snapshot_end_offset: int | None = None  # exclusive end offset from "Snapshot end offset: O, epoch: E"
+    snapshot_epoch: int | None = None
+
+
+@dataclass(slots=True)
+class _Batch:
+    base_offset: int
+    last_offset: int
+    leader_epoch: int | None
+    position: int | None
+    timestamp_ms: int | None
+    is_control: bool
+    is_valid: bool
+    line_number: int
+    next_index: int = 0
+
+
+def _excerpt(line: str) -> str:
+    return line[:EXCERPT_CHARS]
+
+
+def _quarantine(
+    line_number: int, line: str, code: str, reason: str, offset: int | None = None
+) -> QuarantineItem:
+    return QuarantineItem(
+        reason=reason, excerpt=_excerpt(line), line_number=line_number, offset=offset, extra={"code": code}
+    )
+
+
+def _as_int(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+class DumpLogParser:
+    """Single-pass parser of one dump-log text; ``sections`` is complete once ``parse`` is exhausted."""
+
+    def __init__(self) -> None:
+        """Start with no sections and no current batch."""
+        self.sections: list[DumpSection] = []
+        self._batch: _Batch | None = None
+        self._valid_bytes = 0  # end of the last printed batch: where trailing invalid bytes start
+
+    def parse(self, lines: Iterable[str]) -> Iterator[DecodedRecord | QuarantineItem]:
+        """Turn dump-log lines into records and quarantine items.
+
+        Args:
+            lines: The text's lines, with or without line terminators, in order.
+
+        Yields:
+            One ``DecodedRecord`` per record line (data or control) and one ``QuarantineItem`` per line
+            that cannot be used, each with its 1-based ``line_number``. Header lines, batch lines, blank
+            lines and the tool's stderr notes yield nothing (they are described by ``sections``).
+        """
+        for line_number, raw in enumerate(lines, start=1):
+            line = raw.rstrip("\r\n")
+            if line_number == 1:
+                line = line.lstrip("\ufeff")
+            if self.sections:
+                self.sections[-1].last_line = line_number
+            yield from self._parse_line(line_number, line)
+
+    def _section(self, line_number: int) -> DumpSection:
+        if not self.sections:
+            self.sections.append(
+                DumpSection(path=None, kind=None, first_line=line_number, last_line=line_number)
+            )
+        return self.sections[-1]
+
+    def _parse_line(self, line_number: int, line: str) -> Iterator[DecodedRecord | QuarantineItem]:
+        if not line.strip():
+            # Blank lines are control records under --skip-record-metadata, or spacing: nothing to decode.
+            return
+        if match := _DUMPING.fullmatch(line):
+            self._start_section(line_number, match.group("path").strip())
+        elif match := _LOG_START.fullmatch(line):
+            section = self._section(line_number)
+            section.kind = "LOG_SEGMENT"
+            section.log_start_offset = int(match.group("offset"))
+        elif match := _SNAPSHOT_END.fullmatch(line):
+            section = self._section(line_number)
+            section.kind = "SNAPSHOT"
+            section.snapshot_end_offset = int(match.group("offset"))
+            section.snapshot_epoch = int(match.group("epoch"))
+        elif line.strip() == _BOOTSTRAP:
+            self._section(line_number).kind = "BOOTSTRAP_SNAPSHOT"
+        elif line.startswith("baseOffset: "):
+            yield from self._parse_batch(line_number, line)
+        elif match := _RECORD.fullmatch(line):
+            yield self._parse_record(line_number, line, match)
+        elif match := _PAYLOAD_ONLY.fullmatch(line):
+            yield self._parse_bare_payload(line_number, line, match.group("payload"))
+        elif match := _INVALID_BYTES.fullmatch(line.strip()):
+            yield self._invalid_bytes(line_number, line, int(match.group("count")), match.group("file"))
+        elif _LEGACY_BATCH.match(line):
+            yield _quarantine(
+                line_number,
+                line,
+                "DUMP_LEGACY_BATCH",
+                "batch line of message format v0/v1; KRaft metadata is always record batch v2",
+            )
+        elif _TOOL_NOTES.fullmatch(line):
+            return
+        else:
+            yield _quarantine(
+                line_number, line, "DUMP_UNRECOGNISED_LINE", "line is not a kafka-dump-log line shape"
+            )
+
+    def _start_section(self, line_number: int, path: str) -> None:
+        if self.sections:
+            self.sections[-1].last_line = line_number - 1
+        kind = detect_input_kind(path, b"")
+        self.sections.append(
+            DumpSection(
+                path=path,
+                kind=kind if kind in ("LOG_SEGMENT", "SNAPSHOT", "BOOTSTRAP_SNAPSHOT") else None,
+                first_line=line_number,
+                last_line=line_number,
+                log_start_offset=base_offset_from_name(path),
+                snapshot_end_offset=snapshot_end_offset_from_name(path),
+                snapshot_epoch=snapshot_epoch_from_name(path),
+            )
+        )
+        self._batch = None
+        self._valid_bytes = 0
+
+    def _parse_batch(self, line_number: int, line: str) -> Iterator[QuarantineItem]:
+        fields = dict(_BATCH_FIELD.findall(line))
+        base_offset = _as_int(fields.get("baseOffset"))
+        last_offset = _as_int(fields.get("lastOffset"))
+        if base_offset is None or last_offset is None or last_offset < base_offset:
+            self._batch = None
+            yield _quarantine(
+                line_number, line, "DUMP_MALFORMED_BATCH", "batch line without usable baseOffset/lastOffset"
+            )
+            return
+        timestamp_ms = next((_as_int(fields[name]) for name in _TIMESTAMP_TYPES if name in fields), None)
+        position = _as_int(fields.get("position"))
+        size = _as_int(fields.get("size"))
+        batch = _Batch(
+            base_offset=base_offset,
+            last_offset=last_offset,
+            leader_epoch=_as_int(fields.get("partitionLeaderEpoch")),
+            position=position,
+            timestamp_ms=timestamp_ms if timestamp_ms is not None and timestamp_ms >= 0 else None,
+            is_control=fields.get("isControl") == "true",
+            is_valid=fields.get("isvalid", "true") == "true",
+            line_number=line_number,
+        )
+        self._batch = batch
+        if position is not None and size is not None:
+            self._valid_bytes = position + size
+        if not batch.is_valid:
+            # Kafka's log recovery truncates at a batch whose CRC fails, so none of its records count.
+            yield QuarantineItem(
+                reason="batch CRC check failed (isvalid: false); its records are not applied",
+                excerpt=_excerpt(line),
+                position=position,
+                length=size,
+                line_number=line_number,
+                offset=base_offset,
+                extra={"code": "DUMP_INVALID_BATCH"},
+            )
+
+    def _batch_for(self, offset: int) -> _Batch | None:
+        batch = self._batch
+        if batch is not None and batch.base_offset <= offset <= batch.last_offset:
+            return batch
+        return None
+
+    def _parse_record(
+        self, line_number: int, line: str, match: re.Match[str]
+    ) -> DecodedRecord | QuarantineItem:
+        offset = int(match.group("offset"))
+        batch = self._batch_for(offset)
+        if batch is not None:
+            batch.next_index = offset - batch.base_offset + 1
+            if not batch.is_valid:
+                return self._in_invalid_batch(line_number, line, offset, batch)
+        timestamp = int(match.group("ts"))
+        timestamp_ms = timestamp if match.group("ts_type") in _TIMESTAMP_TYPES and timestamp >= 0 else None
+        rest = match.group("rest")
+        if payload := _REST_PAYLOAD.fullmatch(rest):
+            return self._decode_payload(
+                line_number, line, payload.group("payload"), offset, timestamp_ms, batch
+            )
+        control = self._decode_control(line_number, line, rest, offset)
+        if isinstance(control, DecodedRecord):
+            control.timestamp_ms = timestamp_ms
+            _place(control, batch)
+        return control
+
+    def _parse_bare_payload(
+        self, line_number: int, line: str, payload: str
+    ) -> DecodedRecord | QuarantineItem:
+        batch = self._batch
+        if batch is None:
+            if error := _ERROR_PAYLOAD.match(payload):
+                return self._decode_payload(
+                    line_number, line, payload, int(error.group("offset")), None, None
+                )
+            return _quarantine(
+                line_number,
+                line,
+                "DUMP_NO_OFFSET",
+                "record printed without offset (--skip-record-metadata) and no batch line before it",
+            )
+        offset = batch.base_offset + batch.next_index
+        batch.next_index += 1
+        if offset > batch.last_offset:
+            return _quarantine(
+                line_number,
+                line,
+                "DUMP_NO_OFFSET",
+                f"more record lines than the batch at line {batch.line_number} holds "
+                f"(offsets {batch.base_offset}..{batch.last_offset}); offset unknown",
+            )
+        if not batch.is_valid:
+            return self._in_invalid_batch(line_number, line, offset, batch)
+        return self._decode_payload(line_number, line, payload, offset, batch.timestamp_ms, batch)
+
+    @staticmethod
+    def _in_invalid_batch(line_number: int, line: str, offset: int, batch: _Batch) -> QuarantineItem:
+        return _quarantine(
+            line_number,
+            line,
+            "DUMP_INVALID_BATCH",
+            f"record of the batch at line {batch.line_number}, whose CRC check failed (isvalid: false)",
+            offset=offset,
+        )
+
+    @staticmethod
+    def _decode_payload(
+        line_number: int,
+        line: str,
+        payload: str,
+        offset: int,
+        timestamp_ms: int | None,
+        batch: _Batch | None,
+    ) -> DecodedRecord | QuarantineItem:
+        if error := _ERROR_PAYLOAD.match(payload):
+            message = error.group("message")[:_MESSAGE_CHARS]
+            return _quarantine(
+                line_number,
+                line,
+                "DUMP_RECORD_ERROR",
+                f"kafka-dump-log could not decode the record: {message}",
+                offset=offset,
+            )
+        try:
+            parsed = json.loads(payload)
+        except ValueError as exc:
+            return _quarantine(
+                line_number, line, "DUMP_BAD_JSON", f"payload is not valid JSON: {exc}", offset
+            )
+        if not (
+            isinstance(parsed, dict)
+            and isinstance(parsed.get("type"), str)
+            and _is_int(parsed.get("version"))
+            and isinstance(parsed.get("data"), dict)
+        ):
+            return _quarantine(
+                line_number,
+                line,
+                "DUMP_BAD_PAYLOAD",
+                'payload is not {"type": string, "version": int, "data": object}',
+                offset,
+            )
+        record_type = parsed["type"]
+        api_key = METADATA_RECORD_API_KEYS.get(record_type)
+        record = DecodedRecord(
+            offset=offset,
+            record_type=record_type,
+            api_key=api_key,
+            record_version=parsed["version"],
+            data=parsed["data"],
+            is_unknown=api_key is None and record_type != CLIENT_CONFIG_RECORD,
+            timestamp_ms=timestamp_ms,
+            line_number=line_number,
+        )
+        _place(record, batch)
+        return record
+
+    @staticmethod
+    def _decode_control(
+        line_number: int, line: str, rest: str, offset: int
+    ) -> DecodedRecord | QuarantineItem:
+        data: dict[str, Any]
+        if match := _REST_CONTROL_JSON.fullmatch(rest):
+            record_type = _CONTROL_LABELS[match.group("label")]
+            try:
+                parsed = json.loads(match.group("json"))
+            except ValueError as exc:
+                return _quarantine(
+                    line_number, line, "DUMP_BAD_JSON", f"control record JSON is not valid: {exc}", offset
+                )
+            if not isinstance(parsed, dict):
+                return _quarantine(
+                    line_number, line, "DUMP_BAD_PAYLOAD", "control record JSON is not an object", offset
+                )
+            data = parsed
+            version = data.get("version")
+            return DecodedRecord(
+                offset=offset,
+                record_type=record_type,
+                api_key=CONTROL_RECORD_IDS[record_type],
+                record_version=version if _is_int(version) else None,
+                data=data,
+                is_control=True,
+                line_number=line_number,
+            )
+        if match := _REST_CONTROL_TYPE.fullmatch(rest):
+            type_id = int(match.group("id"))
+            known = CONTROL_RECORD_TYPES.get(type_id)
+            # Older releases print only the type; the body is not shown, so data stays empty.
+            return DecodedRecord(
+                offset=offset,
+                record_type=known or UNKNOWN_RECORD,
+                api_key=type_id,
+                record_version=None,
+                data={} if known else {"controlType": match.group("name")},
+                is_control=True,
+                is_unknown=known is None,
+                line_number=line_number,
+            )
+        if match := _REST_END_TXN.fullmatch(rest):
+            name = match.group("name")
+            return DecodedRecord(
+                offset=offset,
+                record_type=name if name in CONTROL_RECORD_IDS else UNKNOWN_RECORD,
+                api_key=CONTROL_RECORD_IDS.get(name),
+                record_version=None,
+                data={"coordinatorEpoch": int(match.group("epoch"))},
+                is_control=True,
+                is_unknown=name not in CONTROL_RECORD_IDS,
+                line_number=line_number,
+            )
+        if not rest.strip():
+            return _quarantine(
+                line_number,
+                line,
+                "DUMP_NO_PAYLOAD",
+                "record line without payload (dumped without --cluster-metadata-decoder?)",
+                offset,
+            )
+        return _quarantine(
+            line_number, line, "DUMP_UNRECOGNISED_LINE", "record line with an unknown tail", offset
+        )
+
+    def _invalid_bytes(self, line_number: int, line: str, count: int, file: str) -> QuarantineItem:
+        self._batch = None
+        return QuarantineItem(
+            reason=f"{count} invalid bytes at the end of {file.strip()} (not a complete record batch)",
+            excerpt=_excerpt(line),
+            position=self._valid_bytes,
+            length=count,
+            line_number=line_number,
+            extra={"code": "DUMP_INVALID_BYTES", "file": file.strip()},
+        )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _place(record: DecodedRecord, batch: _Batch | None) -> None:
+    if batch is not None:
+        record.batch_base_offset = batch.base_offset
+        record.leader_epoch = batch.leader_epoch
+        record.position = batch.position
+
+
+def parse_dump_log(lines: Iterable[str]) -> Iterator[DecodedRecord | QuarantineItem]:
+    """Parse a ``kafka-dump-log.sh --cluster-metadata-decoder`` text (any Kafka 2.8–4.x variant).
+
+    Args:
+        lines: The text's lines, with or without line terminators, in order.
+
+    Yields:
+        ``DecodedRecord`` per record line and ``QuarantineItem`` per unusable line (see
+        ``DumpLogParser.parse``). Use ``DumpLogParser`` directly, or ``dump_sections``, to also learn the
+        sections the text announces.
+    """
+    return DumpLogParser().parse(lines)
+
+
+def dump_sections(lines: Iterable[str]) -> list[DumpSection]:
+    """Describe the ``Dumping`` sections of a dump-log text without decoding its payloads.
+
+    Args:
+        lines: The text's lines, in order.
+
+    Returns:
+        One ``DumpSection`` per ``Dumping`` line, with its 1-based line range, kind (``LOG_SEGMENT``,
+        ``SNAPSHOT``, ``BOOTSTRAP_SNAPSHOT`` or None), ``log_start_offset``, ``snapshot_end_offset`` and
+        ``snapshot_epoch``; a text without a ``Dumping`` line but with a header line gets one section
+        without a path. Empty when nothing announces a file (e.g. grep output).
+    """
+    parser = DumpLogParser()
+    for line_number, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\r\n").lstrip("\ufeff")
+        if parser.sections:
+            parser.sections[-1].last_line = line_number
+        if line.startswith(("Dumping ", "Log starting", "Starting offset", "Snapshot end", _BOOTSTRAP)):
+            for _ in parser._parse_line(line_number, line):
+                pass
+    return parser.sections
+
+
+def section_at(sections: Iterable[DumpSection], line_number: int) -> DumpSection | None:
+    """The section that holds a line.
+
+    Args:
+        sections: Sections of one text, from ``dump_sections`` or ``DumpLogParser.sections``.
+        line_number: A 1-based line number, e.g. ``DecodedRecord.line_number``.
+
+    Returns:
+        The section whose line range contains the line, or None.
+    """
+    return next((s for s in sections if s.first_line <= line_number <= s.last_line), None)
+
+
+def dump_header_info(lines: Iterable[str]) -> dict[str, Any]:
+    """Summarise what a dump-log text announces about the files it dumped.
+
+    Args:
+        lines: The text's lines, in order.
+
+    Returns:
+        ``{"kind", "path", "log_start_offset", "snapshot_end_offset", "snapshot_epoch"}`` of the first section
+        (all None when there is none) plus ``"sections"``: every section as a dict (see ``DumpSection``).
+    """
+    sections = dump_sections(lines)
+    first = sections[0] if sections else None
+    return {
+        "kind": first.kind if first else None,
+        "path": first.path if first else None,
+        "log_start_offset": first.log_start_offset if first else None,
+        "snapshot_end_offset": first.snapshot_end_offset if first else None,
+        "snapshot_epoch": first.snapshot_epoch if first else None,
+        "sections": [asdict(section) for section in sections],
+    }
