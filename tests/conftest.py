@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,3 +46,8 @@ def warehouse(tmp_path: Path) -> Path:
     path = tmp_path / "warehouse"
     path.mkdir()
     return path
+
+
+# Spark hands timestamps to Python in the process time zone; pin it so rows compare the same everywhere.
+os.environ["TZ"] = "UTC"
+time.tzset()

@@ -1,0 +1,242 @@
+"""The ``deltars`` backend: Spark's parquet writer, one delta-rs commit per write, delta-rs file listing on read."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import unquote
+
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+from deltalake import DeltaTable, Schema
+from deltalake.transaction import AddAction, CommitProperties, create_table_with_add_actions
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from jobs.storage.base import DeltaStore, PartitionPredicate, aligned, check_predicate, check_same_schema
+from schemas.errors import StorageError, UnsupportedTableError
+
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+# Reader features this backend implements (it reads plain parquet files listed by delta-rs).
+SUPPORTED_READER_FEATURES = frozenset({"timestampNtz", "v2Checkpoint", "vacuumProtocolCheck"})
+
+
+class DeltaRsStore(DeltaStore):
+    """Delta tables written by Spark's native parquet writer and committed atomically by delta-rs."""
+
+    backend = "deltars"
+
+    def exists(self, table: str) -> bool:
+        return DeltaTable.is_deltatable(self.path(table))
+
+    def _table(self, table: str, version: int | None = None) -> DeltaTable:
+        self._require(table)
+        dt = DeltaTable(self.path(table), version=version)
+        _check_readable(table, dt)
+        return dt
+
+    def schema(self, table: str) -> StructType:
+        return _spark_schema(self._table(table))
+
+    def partition_columns(self, table: str) -> list[str]:
+        return list(self._table(table).metadata().partition_columns)
+
+    def version(self, table: str) -> int:
+        return self._table(table).version()
+
+    def _create(self, table: str, schema: StructType, partition_by: Sequence[str]) -> None:
+        create_table_with_add_actions(
+            self.path(table),
+            Schema.from_json(schema.json()),
+            [],
+            mode="error",
+            partition_by=list(partition_by) or None,
+            name=table,
+            commit_properties=_commit_props("CREATE TABLE"),
+        )
+
+    # -- writes -------------------------------------------------------------------------------------------------
+    def append(self, table: str, df: DataFrame) -> int:
+        return self._write(table, df, mode="append", where=None)
+
+    def overwrite(self, table: str, df: DataFrame) -> int:
+        return self._write(table, df, mode="overwrite", where=None)
+
+    def replace_partitions(self, table: str, df: DataFrame, where: PartitionPredicate) -> int:
+        return self._write(table, df, mode="overwrite", where=where)
+
+    def _write(self, table: str, df: DataFrame, *, mode: str, where: PartitionPredicate | None) -> int:
+        dt = self._table(table)
+        schema = _spark_schema(dt)
+        partition_by = list(dt.metadata().partition_columns)
+        check_same_schema(table, expected=schema, actual=df.schema)
+        if where is not None:
+            check_predicate(table, where, partition_by)
+        staging = f"spark-{uuid.uuid4().hex}"
+        staging_uri = f"{self.path(table)}/{staging}"
+        fs, root = pafs.FileSystem.from_uri(self.path(table))
+        try:
+            writer = aligned(df, schema).write.mode("errorifexists")
+            if partition_by:
+                writer = writer.partitionBy(*partition_by)
+            writer.parquet(staging_uri)
+            actions = _add_actions(fs, root, staging, partition_by)
+            if where is not None:
+                _check_rows_inside(table, actions, where)
+            filters = [(col, "in", list(values)) for col, values in where.items()] if where else None
+            dt.create_write_transaction(
+                actions,
+                mode=mode,
+                schema=Schema.from_json(schema.json()),
+                partition_by=partition_by or None,
+                partition_filters=filters,
+                commit_properties=_commit_props(_operation(mode, where)),
+            )
+        except Exception:
+            # Nothing was committed: the staged files are invisible to readers; remove them.
+            _remove_quietly(fs, f"{root}/{staging}")
+            raise
+        return DeltaTable(self.path(table)).version()
+
+    # -- reads --------------------------------------------------------------------------------------------------
+    def read(self, table: str, *, version: int | None = None, timestamp: datetime | None = None) -> DataFrame:
+        dt = self._table(table, version=version)
+        if timestamp is not None:
+            dt.load_as_version(timestamp if timestamp.tzinfo else timestamp.replace(tzinfo=UTC))
+            _check_readable(table, dt)
+        schema = _spark_schema(dt)
+        partition_by = list(dt.metadata().partition_columns)
+        data_schema = StructType([f for f in schema.fields if f.name not in partition_by])
+        groups = _files_by_partition(dt, partition_by)
+        base = self.path(table)
+        frames: list[DataFrame] = []
+        for values, files in sorted(groups.items(), key=lambda kv: [str(v) for v in kv[0]]):
+            scan = self.spark.read.schema(data_schema).parquet(*[f"{base}/{f}" for f in files])
+            literals = [
+                F.lit(value).cast(schema[col].dataType).alias(col)
+                for col, value in zip(partition_by, values, strict=True)
+            ]
+            frames.append(scan.select(*scan.columns, *literals))
+        if not frames:
+            return self.spark.createDataFrame([], schema)
+        result = frames[0]
+        for frame in frames[1:]:
+            result = result.unionByName(frame)
+        return result.select(*[f.name for f in schema.fields])
+
+    def history(self, table: str) -> list[dict[str, Any]]:
+        return list(self._table(table).history())
+
+
+def _spark_schema(dt: DeltaTable) -> StructType:
+    # Delta's schemaString is Spark's StructType JSON, so the conversion is exact.
+    return StructType.fromJson(json.loads(dt.schema().to_json()))
+
+
+def _check_readable(table: str, dt: DeltaTable) -> None:
+    protocol = dt.protocol()
+    features = set(protocol.reader_features or [])
+    unsupported = features - SUPPORTED_READER_FEATURES
+    if unsupported:
+        raise UnsupportedTableError(
+            f"table {table} needs reader features {sorted(unsupported)} that the deltars backend does not "
+            "implement; read it with DELTA_BACKEND=native"
+        )
+    config = dt.metadata().configuration or {}
+    if protocol.min_reader_version >= 2 and config.get("delta.columnMapping.mode", "none") != "none":
+        raise UnsupportedTableError(
+            f"table {table} uses column mapping, which the deltars backend does not implement; "
+            "read it with DELTA_BACKEND=native"
+        )
+
+
+def _files_by_partition(dt: DeltaTable, partition_by: list[str]) -> dict[tuple[Any, ...], list[str]]:
+    actions = dt.get_add_actions(flatten=True)
+    columns = {name: actions.column(name).to_pylist() for name in actions.column_names}
+    paths = columns.get("path", [])
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for i, path in enumerate(paths):
+        # Partition values come from the log, never from directory names ("001" must stay "001").
+        key = tuple(columns[f"partition.{col}"][i] for col in partition_by)
+        groups.setdefault(key, []).append(unquote(path))
+    return groups
+
+
+def _add_actions(fs: pafs.FileSystem, root: str, staging: str, partition_by: list[str]) -> list[AddAction]:
+    selector = pafs.FileSelector(f"{root}/{staging}", recursive=True)
+    now_ms = int(time.time() * 1000)
+    actions: list[AddAction] = []
+    for info in fs.get_file_info(selector):
+        if info.type != pafs.FileType.File or not info.base_name.endswith(".parquet"):
+            continue
+        relative = info.path[len(root) + 1 :]
+        values = _partition_values(relative, partition_by)
+        rows = pq.read_metadata(fs.open_input_file(info.path)).num_rows
+        actions.append(
+            AddAction(
+                path=relative,  # delta-rs URI-encodes it in the log itself
+                size=info.size or 0,
+                partition_values=values,
+                modification_time=now_ms,
+                data_change=True,
+                stats=json.dumps({"numRecords": rows}),
+            )
+        )
+    return actions
+
+
+def _partition_values(relative: str, partition_by: list[str]) -> dict[str, str | None]:
+    # Spark writes partition directories as col=<escaped value>; its escaping is %XX, so unquote reverses it.
+    found: dict[str, str | None] = {}
+    for part in relative.split("/")[1:-1]:
+        col, _, raw = part.partition("=")
+        if col in partition_by:
+            value = unquote(raw)
+            found[col] = None if value == HIVE_NULL else value
+    missing = [c for c in partition_by if c not in found]
+    if missing:
+        raise StorageError(f"staged file {relative} has no partition directory for {missing}")
+    return found
+
+
+def _check_rows_inside(table: str, actions: list[AddAction], where: PartitionPredicate) -> None:
+    for action in actions:
+        for col, allowed in where.items():
+            value = action.partition_values.get(col)
+            if value not in {str(v) for v in allowed}:
+                raise StorageError(
+                    f"replace_partitions on {table}: the data has rows with {col}={value!r} outside the "
+                    f"partitions being replaced ({', '.join(map(str, allowed))})"
+                )
+
+
+def _operation(mode: str, where: PartitionPredicate | None) -> str:
+    if where:
+        return "REPLACE PARTITIONS " + "; ".join(
+            f"{c} IN ({', '.join(map(str, v))})" for c, v in where.items()
+        )
+    return "WRITE " + mode.upper()
+
+
+def _commit_props(operation: str) -> CommitProperties:
+    return CommitProperties(
+        custom_metadata={"engine": "kraft-audit/deltars", "kraftAuditOperation": operation}
+    )
+
+
+def _remove_quietly(fs: pafs.FileSystem, path: str) -> None:
+    # Tasks of a failed job can still be closing their files when the error reaches the driver; retry briefly.
+    # Leftovers would be invisible anyway (they are in no commit) and VACUUM would remove them.
+    for _ in range(10):
+        try:
+            fs.delete_dir(path)
+        except (OSError, FileNotFoundError):
+            pass
+        time.sleep(0.3)
+        if fs.get_file_info(path).type == pafs.FileType.NotFound:
+            return
