@@ -19,7 +19,8 @@ METADATA_RECORDS: Final = StructType(
     [
         StructField("cluster_id", StringType(), False),
         StructField("source_file", StringType(), False),  # the input path as given (absolute)
-        StructField("input_kind", StringType(), False),  # LOG_SEGMENT, SNAPSHOT, BOOTSTRAP_SNAPSHOT, DUMP_LOG_TEXT, JSON_LINES
+        # LOG_SEGMENT, SNAPSHOT, BOOTSTRAP_SNAPSHOT, DUMP_LOG_TEXT or JSON_LINES
+        StructField("input_kind", StringType(), False),
         StructField("file_sha256", StringType(), False),  # content hash of the whole file
         StructField("snapshot_end_offset", LongType(), True),  # snapshots: exclusive end offset from the name
         StructField("position", LongType(), True),  # binary: byte position of the record's batch

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
@@ -233,10 +234,8 @@ def _remove_quietly(fs: pafs.FileSystem, path: str) -> None:
     # Tasks of a failed job can still be closing their files when the error reaches the driver; retry briefly.
     # Leftovers would be invisible anyway (they are in no commit) and VACUUM would remove them.
     for _ in range(10):
-        try:
+        with contextlib.suppress(OSError):
             fs.delete_dir(path)
-        except (OSError, FileNotFoundError):
-            pass
         time.sleep(0.3)
         if fs.get_file_info(path).type == pafs.FileType.NotFound:
             return

@@ -15,12 +15,12 @@ from jobs.storage.base import DeltaStore, PartitionPredicate, aligned, check_pre
 def native_delta_available(spark: SparkSession) -> bool:
     """Whether ``format("delta")`` resolves in this session (the Delta Lake jars are loaded)."""
     try:
-        jvm = spark._jvm  # noqa: SLF001 - the only way to ask the JVM whether a data source exists
+        jvm = spark._jvm  # the only way to ask the JVM whether a data source exists
         if jvm is None:
             return False
         jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource(
             "delta",
-            spark._jsparkSession.sessionState().conf(),  # noqa: SLF001
+            spark._jsparkSession.sessionState().conf(),
         )
         return True
     except Exception:  # py4j raises its own error types for ClassNotFound

@@ -1,0 +1,41 @@
+# One Makefile for humans and CI. `make demo` and `make test` set everything up first.
+PY := .venv/bin/python
+SPARK_QUIET := SPARK_LOCAL_IP=127.0.0.1
+
+.PHONY: setup demo test test-fast lint fmt typecheck bench bench-all package clean
+
+setup:
+	@./scripts/setup.sh
+
+demo: setup
+	$(SPARK_QUIET) .venv/bin/kraft-audit demo
+
+test: setup lint
+	$(SPARK_QUIET) $(PY) -m pytest -q
+
+test-fast: setup
+	$(SPARK_QUIET) $(PY) -m pytest -q -m "not slow"
+
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+
+fmt: setup
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+bench: setup
+	$(SPARK_QUIET) $(PY) -m benchmarks.run --sizes S
+
+bench-all: setup
+	$(SPARK_QUIET) $(PY) -m benchmarks.run --sizes S,M,L
+
+package: setup
+	rm -rf dist && mkdir -p dist
+	$(PY) -m pip wheel -q --no-deps -w dist .
+	cd . && zip -qr dist/kraft_audit_pyfiles.zip jobs transforms schemas -x '*/__pycache__/*'
+	cd . && zip -qr dist/kraft_audit_conf.zip conf
+
+clean:
+	rm -rf dist build warehouse .pytest_cache .mypy_cache .ruff_cache
