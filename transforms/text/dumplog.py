@@ -121,9 +121,7 @@ def _excerpt(line: str) -> str:
     return line[:EXCERPT_CHARS]
 
 
-def _quarantine(
-    line_number: int, line: str, code: str, reason: str, offset: int | None = None
-) -> QuarantineItem:
+def _quarantine(line_number: int, line: str, code: str, reason: str, offset: int | None = None) -> QuarantineItem:
     return QuarantineItem(
         reason=reason, excerpt=_excerpt(line), line_number=line_number, offset=offset, extra={"code": code}
     )
@@ -168,9 +166,7 @@ class DumpLogParser:
 
     def _section(self, line_number: int) -> DumpSection:
         if not self.sections:
-            self.sections.append(
-                DumpSection(path=None, kind=None, first_line=line_number, last_line=line_number)
-            )
+            self.sections.append(DumpSection(path=None, kind=None, first_line=line_number, last_line=line_number))
         return self.sections[-1]
 
     def _parse_line(self, line_number: int, line: str) -> Iterator[DecodedRecord | QuarantineItem]:
@@ -208,9 +204,7 @@ class DumpLogParser:
         elif _TOOL_NOTES.fullmatch(line):
             return
         else:
-            yield _quarantine(
-                line_number, line, "DUMP_UNRECOGNISED_LINE", "line is not a kafka-dump-log line shape"
-            )
+            yield _quarantine(line_number, line, "DUMP_UNRECOGNISED_LINE", "line is not a kafka-dump-log line shape")
 
     def _start_section(self, line_number: int, path: str) -> None:
         if self.sections:
@@ -274,9 +268,7 @@ class DumpLogParser:
             return batch
         return None
 
-    def _parse_record(
-        self, line_number: int, line: str, match: re.Match[str]
-    ) -> DecodedRecord | QuarantineItem:
+    def _parse_record(self, line_number: int, line: str, match: re.Match[str]) -> DecodedRecord | QuarantineItem:
         offset = int(match.group("offset"))
         batch = self._batch_for(offset)
         if batch is not None:
@@ -287,24 +279,18 @@ class DumpLogParser:
         timestamp_ms = timestamp if match.group("ts_type") in _TIMESTAMP_TYPES and timestamp >= 0 else None
         rest = match.group("rest")
         if payload := _REST_PAYLOAD.fullmatch(rest):
-            return self._decode_payload(
-                line_number, line, payload.group("payload"), offset, timestamp_ms, batch
-            )
+            return self._decode_payload(line_number, line, payload.group("payload"), offset, timestamp_ms, batch)
         control = self._decode_control(line_number, line, rest, offset)
         if isinstance(control, DecodedRecord):
             control.timestamp_ms = timestamp_ms
             _place(control, batch)
         return control
 
-    def _parse_bare_payload(
-        self, line_number: int, line: str, payload: str
-    ) -> DecodedRecord | QuarantineItem:
+    def _parse_bare_payload(self, line_number: int, line: str, payload: str) -> DecodedRecord | QuarantineItem:
         batch = self._batch
         if batch is None:
             if error := _ERROR_PAYLOAD.match(payload):
-                return self._decode_payload(
-                    line_number, line, payload, int(error.group("offset")), None, None
-                )
+                return self._decode_payload(line_number, line, payload, int(error.group("offset")), None, None)
             return _quarantine(
                 line_number,
                 line,
@@ -356,9 +342,7 @@ class DumpLogParser:
         try:
             parsed = json.loads(payload)
         except ValueError as exc:
-            return _quarantine(
-                line_number, line, "DUMP_BAD_JSON", f"payload is not valid JSON: {exc}", offset
-            )
+            return _quarantine(line_number, line, "DUMP_BAD_JSON", f"payload is not valid JSON: {exc}", offset)
         if not (
             isinstance(parsed, dict)
             and isinstance(parsed.get("type"), str)
@@ -388,9 +372,7 @@ class DumpLogParser:
         return record
 
     @staticmethod
-    def _decode_control(
-        line_number: int, line: str, rest: str, offset: int
-    ) -> DecodedRecord | QuarantineItem:
+    def _decode_control(line_number: int, line: str, rest: str, offset: int) -> DecodedRecord | QuarantineItem:
         data: dict[str, Any]
         if match := _REST_CONTROL_JSON.fullmatch(rest):
             record_type = _CONTROL_LABELS[match.group("label")]
@@ -449,9 +431,7 @@ class DumpLogParser:
                 "record line without payload (dumped without --cluster-metadata-decoder?)",
                 offset,
             )
-        return _quarantine(
-            line_number, line, "DUMP_UNRECOGNISED_LINE", "record line with an unknown tail", offset
-        )
+        return _quarantine(line_number, line, "DUMP_UNRECOGNISED_LINE", "record line with an unknown tail", offset)
 
     def _invalid_bytes(self, line_number: int, line: str, count: int, file: str) -> QuarantineItem:
         self._batch = None

@@ -89,10 +89,7 @@ def _entity_check(entity_types: frozenset[str]) -> Check:
 
 def _is_static_configs(value: object) -> bool:
     return isinstance(value, list) and all(
-        isinstance(item, dict)
-        and _is_str(item.get("name"))
-        and "value" in item
-        and _is_optional_str(item["value"])
+        isinstance(item, dict) and _is_str(item.get("name")) and "value" in item and _is_optional_str(item["value"])
         for item in value
     )
 
@@ -181,9 +178,7 @@ def data_problems(record_type: str, data: Mapping[str, Any]) -> list[str]:
     return problems + wrong
 
 
-def _quarantine(
-    line_number: int, line: str, code: str, reason: str, offset: int | None = None
-) -> QuarantineItem:
+def _quarantine(line_number: int, line: str, code: str, reason: str, offset: int | None = None) -> QuarantineItem:
     return QuarantineItem(
         reason=reason,
         excerpt=line[:EXCERPT_CHARS],
@@ -226,9 +221,7 @@ def _parse_object(line_number: int, line: str, obj: dict[str, Any]) -> DecodedRe
         return _quarantine(line_number, line, "JSON_BAD_FIELD", f"'version' must be ≤ {_MAX_VERSION}", offset)
     is_control_flag = obj.get("isControl")
     if is_control_flag is not None and not isinstance(is_control_flag, bool):
-        return _quarantine(
-            line_number, line, "JSON_BAD_FIELD", "'isControl' must be a boolean or absent", offset
-        )
+        return _quarantine(line_number, line, "JSON_BAD_FIELD", "'isControl' must be a boolean or absent", offset)
 
     control_type = _CONTROL_ALIASES.get(record_type, record_type)
     is_control_type = control_type in CONTROL_RECORD_IDS
