@@ -61,7 +61,7 @@ class BatchHeader(NamedTuple):
     producer_id: int
     producer_epoch: int
     base_sequence: int
-    count: int
+    records_count: int  # not `count`: that name is tuple.count
 
     @property
     def size(self) -> int:

@@ -155,8 +155,8 @@ def _decode_batch(data: bytes, position: int, header: BatchHeader) -> Items:
         _control_records(data, position, header, records, items)
     else:
         _data_records(data, position, header, records, items)
-    if error is None and len(records) != header.count:
-        error = f"batch declares {header.count} record(s) but holds {len(records)}"
+    if error is None and len(records) != header.records_count:
+        error = f"batch declares {header.records_count} record(s) but holds {len(records)}"
     if error is not None:
         next_offset = header.base_offset + (records[-1][1] + 1 if records else 0)
         items.append(

@@ -98,12 +98,9 @@ def _value_writer(plan: FieldPlan, version: int, flexible: bool) -> ValueWriter:
     """The writer of one field value of any type."""
     if plan.is_array:
         element = plan.element_type
+        write_element: ValueWriter
         if plan.is_struct:
-            write_struct = compile_struct_writer(plan.members, version, flexible)
-
-            def write_element(out: bytearray, value: Any) -> None:
-                write_struct(out, value)
-
+            write_element = compile_struct_writer(plan.members, version, flexible)
         elif element in VARIABLE_PRIMITIVES:
             write_element = _string_writer(plan.key, False, flexible, element == "bytes")
         else:
@@ -122,12 +119,7 @@ def _value_writer(plan: FieldPlan, version: int, flexible: bool) -> ValueWriter:
 
         return write_array
     if plan.is_struct:
-        write_struct = compile_struct_writer(plan.members, version, flexible)
-
-        def write_nested(out: bytearray, value: Any) -> None:
-            write_struct(out, value)
-
-        return write_nested
+        return compile_struct_writer(plan.members, version, flexible)
     if plan.type in VARIABLE_PRIMITIVES:
         return _string_writer(plan.key, plan.nullable, flexible, plan.type == "bytes")
     return _fixed_writer(plan.type)
