@@ -7,8 +7,9 @@ One JSON object per line::
 
 Rules (decided here, tested in ``tests/transforms/text``):
 
-* ``offset`` is required: an integer ≥ 0. ``timestamp`` (ms), ``version`` (0..32767), ``batchBaseOffset``
-  (integer ≥ 0), ``leaderEpoch`` (integer) and ``isControl`` (boolean) are optional; ``null`` means absent.
+* ``offset`` is required: an integer ≥ 0. ``timestamp`` (ms; a negative one, Kafka's "no timestamp", becomes
+  None), ``version`` (0..32767), ``batchBaseOffset`` (integer ≥ 0), ``leaderEpoch`` (integer) and ``isControl``
+  (boolean) are optional; ``null`` means absent.
   ``type`` (string) and ``data`` (object) are required. Other top-level keys are ignored.
 * ``type`` is a metadata record type of ``schemas.record_types``, ``CLIENT_CONFIG_RECORD`` (the seed KIP's
   client configs, no apiKey) or a Raft control type (``LEADER_CHANGE``, ``SNAPSHOT_HEADER``, ...; also
@@ -263,7 +264,7 @@ def _parse_object(line_number: int, line: str, obj: dict[str, Any]) -> DecodedRe
         is_unknown=not (is_control_type or is_metadata_type),
         batch_base_offset=values["batchBaseOffset"],
         leader_epoch=values["leaderEpoch"],
-        timestamp_ms=values["timestamp"],
+        timestamp_ms=timestamp if (timestamp := values["timestamp"]) is not None and timestamp >= 0 else None,
         line_number=line_number,
     )
 

@@ -112,6 +112,12 @@ def test_isControl_true_with_an_unknown_type_is_an_unknown_control_record() -> N
     assert (item.is_control, item.is_unknown, item.api_key) == (True, True, None)
 
 
+def test_negative_timestamp_means_no_timestamp() -> None:
+    item = only([line(timestamp=-1)])
+
+    assert isinstance(item, DecodedRecord) and item.timestamp_ms is None
+
+
 def test_version_may_be_absent() -> None:
     item = only([line(version=_ABSENT)])
 
