@@ -24,6 +24,13 @@ line is quarantined because the contract needs an offset. The timestamp of such 
 ``CreateTime``: the Raft ``BatchBuilder`` writes a timestamp delta of 0 for every record, so each record's
 timestamp equals the batch timestamp.
 
+Quarantine: every unusable line gives one ``QuarantineItem`` with ``extra["code"]``: ``DUMP_RECORD_ERROR``
+(``Error at``), ``DUMP_INVALID_BYTES`` (with the byte position where the invalid tail starts and its length),
+``DUMP_INVALID_BATCH`` (a batch line with ``isvalid: false`` and each of its records: Kafka's log recovery
+truncates at such a batch), ``DUMP_NO_OFFSET``, ``DUMP_BAD_JSON``, ``DUMP_BAD_PAYLOAD``, ``DUMP_NO_PAYLOAD``,
+``DUMP_LEGACY_BATCH``, ``DUMP_MALFORMED_BATCH`` and ``DUMP_UNRECOGNISED_LINE``. An unknown record type in a
+valid payload is kept as a record with ``is_unknown=True``.
+
 Sections: ``DumpLogParser.sections`` (filled while parsing) and ``dump_sections`` describe each ``Dumping``
 section with its line range, kind and announced offsets, so a caller can tell which records are offsets inside
 a snapshot (``snapshot_end_offset`` set) and which are log offsets. A line not covered by any section (text
