@@ -18,7 +18,7 @@ import struct
 from collections.abc import Callable
 from typing import Any, Final
 
-from schemas.record_schemas import FieldSpec
+from schemas.record_schemas import FieldSpec, json_key
 from transforms.binary.fields import FIXED_FORMATS, VARIABLE_PRIMITIVES, FieldPlan, fixed_struct, resolve_fields
 from transforms.binary.varint import read_uvarint
 
@@ -225,6 +225,12 @@ def compile_struct_reader(fields: tuple[FieldSpec, ...], version: int, flexible:
     if run:
         steps.append(_fixed_run_step(run))
     read_tags = _tagged_section_reader(tagged, version)
+    # Kafka's JSON lists fields in declaration order, tagged ones included (PartitionRecord declares its tagged
+    # LeaderRecoveryState between Leader and LeaderEpoch), while the wire puts every tagged field last.
+    declared = [json_key(spec.name) for spec in fields]
+    wire = [plan.key for plan in regular + tagged]
+    order = tuple(key for key in declared if key in wire) + (UNKNOWN_TAGS_KEY,)
+    reorder = [key for key in declared if key in wire] != wire
 
     def read(buf: bytes, pos: int) -> tuple[dict[str, Any], int]:
         out: dict[str, Any] = {}
@@ -235,6 +241,8 @@ def compile_struct_reader(fields: tuple[FieldSpec, ...], version: int, flexible:
                 pos += 1
             else:
                 pos = read_tags(buf, pos, out)
+                if reorder:
+                    out = {key: out[key] for key in order if key in out}
         return out, pos
 
     return read
