@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import logging
 import sys
 from collections.abc import Sequence
@@ -25,6 +26,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def available_commands() -> dict[str, tuple[str, str]]:
+    """The subcommands whose job module is present in this build."""
+    return {name: spec for name, spec in COMMANDS.items() if importlib.util.find_spec(spec[0]) is not None}
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line and exit code 2 (never a traceback)."""
 
@@ -37,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The full command line; each job module adds its own options with ``add_arguments(parser)``."""
     parser = _Parser(prog="kraft-audit", description="Audit KRaft metadata against a target metadata.version.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name, (module_name, help_text) in COMMANDS.items():
+    for name, (module_name, help_text) in available_commands().items():
         command = sub.add_parser(name, help=help_text, description=help_text)
         add_common_arguments(command)
         module = importlib.import_module(module_name)

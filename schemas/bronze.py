@@ -91,3 +91,31 @@ INGESTED_FILES: Final = StructType(
     ]
 )
 INGESTED_FILES_PARTITIONS: Final = ("cluster_id",)
+
+# What the per-file decoder emits on the executors: records and quarantine rows in one stream (row_kind tells
+# them apart), so every file is decoded exactly once; the ingest job splits it into the two bronze tables.
+DECODED_ROWS: Final = StructType(
+    [
+        StructField("row_kind", StringType(), False),  # RECORD or QUARANTINE
+        StructField("cluster_id", StringType(), False),
+        StructField("source_file", StringType(), False),
+        StructField("input_kind", StringType(), False),
+        StructField("file_sha256", StringType(), False),
+        StructField("snapshot_end_offset", LongType(), True),
+        StructField("position", LongType(), True),
+        StructField("length", LongType(), True),
+        StructField("line_number", LongType(), True),
+        StructField("batch_base_offset", LongType(), True),
+        StructField("offset", LongType(), True),
+        StructField("leader_epoch", IntegerType(), True),
+        StructField("timestamp", TimestampType(), True),
+        StructField("is_control", BooleanType(), True),
+        StructField("record_type", StringType(), True),
+        StructField("api_key", IntegerType(), True),
+        StructField("record_version", IntegerType(), True),
+        StructField("payload", StringType(), True),
+        StructField("is_unknown", BooleanType(), True),
+        StructField("reason", StringType(), True),
+        StructField("excerpt", StringType(), True),
+    ]
+)

@@ -1,0 +1,448 @@
+"""``kraft-audit ingest``: decode KRaft metadata inputs into the bronze Delta tables.
+
+Extract: discover files, hash them on the executors (``sha2`` over ``binaryFile``), skip files already ingested
+with the same content. Transform: decode the new files on the executors (``decode_files``, redacting as it goes).
+Load: append to ``metadata_records`` / ``quarantine`` / ``ingested_files`` — or, when a file already ingested has
+changed (an active segment that grew), replace its clusters' partitions so its old rows go away in the same
+commit. Re-ingesting the same inputs is a no-op.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from jobs import conf_loader
+from jobs.discover import Discovery, InputFile, discover_inputs, parse_static_config_args
+from jobs.progress import stage
+from jobs.secrets import redaction_key
+from jobs.session import build_session
+from jobs.storage import DeltaStore, open_store
+from schemas import bronze
+from schemas.errors import InputError, UsageError
+from transforms.decode_files import FileDescriptor, decode_files
+from transforms.redact import SensitivityRules, redact_text, redact_value
+from transforms.text.properties import parse_server_properties
+
+log = logging.getLogger("kraft_audit")
+
+TABLES = {
+    "metadata_records": (bronze.METADATA_RECORDS, bronze.METADATA_RECORDS_PARTITIONS),
+    "quarantine": (bronze.QUARANTINE, bronze.QUARANTINE_PARTITIONS),
+    "static_configs": (bronze.STATIC_CONFIGS, bronze.STATIC_CONFIGS_PARTITIONS),
+    "ingested_files": (bronze.INGESTED_FILES, bronze.INGESTED_FILES_PARTITIONS),
+}
+
+
+@dataclass(frozen=True)
+class IngestSettings:
+    """What varies per ingest run."""
+
+    inputs: tuple[str, ...]
+    warehouse: str
+    cluster_id: str | None = None
+    static_configs: tuple[str, ...] = ()
+    delta_backend: str | None = None
+
+
+@dataclass
+class IngestResult:
+    """What an ingest did, for the summary and for ``run``."""
+
+    ingest_id: str
+    clusters: list[str] = field(default_factory=list)
+    files_seen: int = 0
+    files_ingested: int = 0
+    files_unchanged: int = 0
+    bytes_ingested: int = 0
+    records: int = 0
+    quarantined: int = 0
+    records_by_type: dict[str, int] = field(default_factory=dict)
+    static_config_files: int = 0
+    tables: dict[str, str] = field(default_factory=dict)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Ingest options (CONTRACT §2)."""
+    add_ingest_arguments(parser, required=True)
+
+
+def add_ingest_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    """Options shared by ``ingest``, ``run`` and ``gate``."""
+    parser.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        required=required,
+        metavar="PATH",
+        help="file, directory (walked recursively) or glob; repeatable",
+    )
+    parser.add_argument(
+        "--cluster-id",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="cluster id for these inputs (default: meta.properties, else the directory name)",
+    )
+    parser.add_argument(
+        "--static-config",
+        action="append",
+        default=[],
+        metavar="NODE=PATH",
+        help="a broker's server.properties; NODE may be omitted when the file has node.id",
+    )
+
+
+def settings_from_args(args: argparse.Namespace) -> IngestSettings:
+    """Validated settings from parsed arguments."""
+    if len(args.cluster_id) > 1:
+        raise UsageError("ingest takes at most one --cluster-id (it names the cluster of all inputs)")
+    return IngestSettings(
+        inputs=tuple(args.input),
+        warehouse=args.warehouse,
+        cluster_id=args.cluster_id[0] if args.cluster_id else None,
+        static_configs=tuple(args.static_config),
+        delta_backend=args.delta_backend,
+    )
+
+
+def execute(args: argparse.Namespace) -> int:
+    """CLI entry: run the ingest and print its summary."""
+    settings = settings_from_args(args)
+    spark = build_session(master=args.master)
+    result = run(spark, settings)
+    print_summary(result)
+    if args.summary_json:
+        from jobs.summary import write_summary_json
+
+        write_summary_json(args.summary_json, ingest=result)
+    return 0
+
+
+def run(spark: SparkSession, settings: IngestSettings) -> IngestResult:
+    """Extract, decode and load the inputs; see the module docstring."""
+    result = IngestResult(ingest_id=uuid.uuid4().hex)
+    now = datetime.now(UTC)
+    static_args = parse_static_config_args(list(settings.static_configs))
+    discovery = discover_inputs(list(settings.inputs), cluster_id=settings.cluster_id)
+    if not discovery.files and not static_args:
+        raise InputError("no input files found in " + ", ".join(settings.inputs))
+    store = open_store(spark, settings.warehouse, settings.delta_backend)
+    for name, (schema, partitions) in TABLES.items():
+        store.ensure(name, schema, partitions)
+        result.tables[name] = store.path(name)
+    result.files_seen = len(discovery.files)
+    result.clusters = sorted({f.cluster_id for f in discovery.files})
+
+    with stage(spark, f"hashing {len(discovery.files)} input files"):
+        hashes = _hash_files(spark, [f for f in discovery.files if f.input_kind])
+    previous = _previous_hashes(store)
+    todo: list[tuple[InputFile, str]] = []
+    changed: set[tuple[str, str]] = set()
+    for item in discovery.files:
+        if not item.input_kind:
+            continue
+        digest = hashes[item.path][1]
+        before = previous.get((item.cluster_id, item.path))
+        if before == digest:
+            result.files_unchanged += 1
+            continue
+        if before is not None:
+            changed.add((item.cluster_id, item.path))
+        todo.append((item, digest))
+    unrecognised = [f for f in discovery.files if not f.input_kind and (f.cluster_id, f.path) not in previous]
+    log.info(
+        "  %d new or changed, %d unchanged, %d unrecognised, %d side files ignored",
+        len(todo),
+        result.files_unchanged,
+        len(unrecognised),
+        len(discovery.ignored),
+    )
+
+    if todo or unrecognised:
+        _ingest_files(spark, store, todo, unrecognised, hashes, changed, result, now)
+    if static_args:
+        _ingest_static_configs(spark, store, static_args, discovery, settings, result, now)
+    return result
+
+
+def _hash_files(spark: SparkSession, files: Sequence[InputFile]) -> dict[str, tuple[str, str]]:
+    """local path -> (path as Spark reports it, sha256 hex), computed on the executors."""
+    if not files:
+        return {}
+    rows = (
+        _binary_files(spark, [f.path for f in files]).select("path", F.sha2("content", 256).alias("sha256")).collect()
+    )
+    return {_local_path(r["path"]): (r["path"], r["sha256"]) for r in rows}
+
+
+def _binary_files(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+    # binaryFile treats paths as Hadoop globs: escape the glob characters of real file names.
+    escaped = [_escape_glob(p) for p in paths]
+    return spark.read.format("binaryFile").load(escaped)
+
+
+def _escape_glob(path: str) -> str:
+    return "".join("\\" + ch if ch in "{}[]*?\\" else ch for ch in path)
+
+
+def _local_path(spark_path: str) -> str:
+    parsed = urlparse(spark_path)
+    return unquote(parsed.path) if parsed.scheme in ("file", "") else spark_path
+
+
+def _previous_hashes(store: DeltaStore) -> dict[tuple[str, str], str]:
+    rows = (
+        store.read("ingested_files")
+        .groupBy("cluster_id", "source_file")
+        .agg(F.max_by("file_sha256", "ingested_at").alias("sha"))
+        .collect()
+    )
+    return {(r["cluster_id"], r["source_file"]): r["sha"] for r in rows}
+
+
+def _ingest_files(
+    spark: SparkSession,
+    store: DeltaStore,
+    todo: list[tuple[InputFile, str]],
+    unrecognised: list[InputFile],
+    hashes: dict[str, tuple[str, str]],
+    changed: set[tuple[str, str]],
+    result: IngestResult,
+    now: datetime,
+) -> None:
+    rules = conf_loader.sensitivity_rules()
+    descriptors = {
+        hashes[item.path][0]: FileDescriptor(
+            path=hashes[item.path][0],
+            source_file=item.path,
+            cluster_id=item.cluster_id,
+            input_kind=item.input_kind or "UNKNOWN",
+            file_sha256=digest,
+            snapshot_end_offset=item.snapshot_end_offset,
+        )
+        for item, digest in todo
+    }
+    result.files_ingested = len(todo)
+    result.bytes_ingested = sum(item.size_bytes for item, _ in todo)
+    stamp = {
+        "ingest_id": F.lit(result.ingest_id).alias("ingest_id"),
+        "ingested_at": F.lit(now).cast("timestamp").alias("ingested_at"),
+    }
+    with stage(spark, f"decoding {len(todo)} files ({result.bytes_ingested / 1e6:.1f} MB) on the executors"):
+        decoded_df = decode_files(
+            _binary_files(spark, [item.path for item, _ in todo]) if todo else _no_files(spark),
+            descriptors=descriptors,
+            rules=rules,
+            redaction_key=redaction_key(),
+        ).persist(StorageLevel.MEMORY_AND_DISK)
+        per_file = {
+            (r["source_file"], r["row_kind"], r["record_type"]): r["n"]
+            for r in decoded_df.groupBy("source_file", "row_kind", "record_type").agg(F.count("*").alias("n")).collect()
+        }
+    records_df = decoded_df.filter(F.col("row_kind") == "RECORD").select(
+        *[stamp[f.name] if f.name in stamp else F.col(f.name) for f in bronze.METADATA_RECORDS.fields]
+    )
+    quarantine_df = decoded_df.filter(F.col("row_kind") == "QUARANTINE").select(
+        *[stamp[f.name] if f.name in stamp else F.col(f.name) for f in bronze.QUARANTINE.fields]
+    )
+    if unrecognised:
+        quarantine_df = quarantine_df.unionByName(_unrecognised_rows(spark, unrecognised, rules, result, now))
+    files_df = _ingested_file_rows(spark, todo, per_file, result, now)
+    with stage(spark, "writing bronze tables"):
+        _load(store, "metadata_records", records_df, changed)
+        _load(store, "quarantine", quarantine_df, changed)
+        store.append("ingested_files", files_df)
+    decoded_df.unpersist()
+    by_type: Counter[str] = Counter()
+    for (_file, kind, record_type), n in per_file.items():
+        if kind == "RECORD":
+            by_type[record_type] += n
+        else:
+            result.quarantined += n
+    result.quarantined += len(unrecognised)
+    result.records = sum(by_type.values())
+    result.records_by_type = dict(sorted(by_type.items()))
+
+
+def _no_files(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame([], "path string, content binary")
+
+
+def _load(store: DeltaStore, table: str, df: DataFrame, changed: set[tuple[str, str]]) -> None:
+    """Append; when files were re-ingested, swap their clusters' partitions so their old rows disappear."""
+    if not changed:
+        store.append(table, df)
+        return
+    clusters = sorted({cluster for cluster, _ in changed})
+    stale = [path for _, path in changed]
+    kept = store.read(table).filter(F.col("cluster_id").isin(clusters) & ~F.col("source_file").isin(stale))
+    store.replace_partitions(
+        table,
+        kept.unionByName(df.filter(F.col("cluster_id").isin(clusters))),
+        {"cluster_id": clusters},
+    )
+    others = df.filter(~F.col("cluster_id").isin(clusters))
+    store.append(table, others)
+
+
+def _unrecognised_rows(
+    spark: SparkSession, files: list[InputFile], rules: SensitivityRules, result: IngestResult, now: datetime
+) -> DataFrame:
+    rows = []
+    for item in files:
+        try:
+            head = Path(item.path).read_bytes()[:80].decode("utf-8", errors="replace")
+        except OSError:
+            head = ""
+        rows.append(
+            (
+                item.cluster_id,
+                item.path,
+                None,
+                None,
+                0,
+                item.size_bytes,
+                None,
+                None,
+                "not a recognised KRaft input (segment, snapshot, dump-log text or JSON lines)",
+                redact_text(head, rules),
+                result.ingest_id,
+                now,
+            )
+        )
+    return spark.createDataFrame(rows, bronze.QUARANTINE)
+
+
+def _ingested_file_rows(
+    spark: SparkSession,
+    todo: list[tuple[InputFile, str]],
+    per_file: dict[tuple[str, str, str | None], int],
+    result: IngestResult,
+    now: datetime,
+) -> DataFrame:
+    records: Counter[str] = Counter()
+    quarantined: Counter[str] = Counter()
+    for (path, kind, _type), n in per_file.items():
+        (records if kind == "RECORD" else quarantined)[path] += n
+    rows = [
+        (
+            item.cluster_id,
+            item.path,
+            item.input_kind,
+            digest,
+            item.size_bytes,
+            records[item.path],
+            quarantined[item.path],
+            result.ingest_id,
+            now,
+        )
+        for item, digest in todo
+    ]
+    return spark.createDataFrame(rows, bronze.INGESTED_FILES)
+
+
+def _ingest_static_configs(
+    spark: SparkSession,
+    store: DeltaStore,
+    static_args: list[tuple[int | None, str]],
+    discovery: Discovery,
+    settings: IngestSettings,
+    result: IngestResult,
+    now: datetime,
+) -> None:
+    import hashlib
+
+    clusters = sorted({f.cluster_id for f in discovery.files})
+    if settings.cluster_id:
+        cluster = settings.cluster_id
+    elif len(clusters) == 1:
+        cluster = clusters[0]
+    else:
+        raise UsageError("--static-config needs --cluster-id when the inputs hold several clusters (or none)")
+    rules = conf_loader.sensitivity_rules()
+    key = redaction_key()
+    rows = []
+    quarantine_rows = []
+    nodes: list[int] = []
+    for node, path in static_args:
+        raw = Path(path).read_bytes()
+        props, problems = parse_server_properties(raw.decode("utf-8", errors="replace"))
+        node_id = node
+        if node_id is None:
+            text = props.get("node.id") or props.get("broker.id")
+            if text is None or not text.strip().isdigit():
+                raise UsageError(f"--static-config {path}: the file has no node.id; give it as NODE={path}")
+            node_id = int(text)
+        nodes.append(node_id)
+        digest = hashlib.sha256(raw).hexdigest()
+        for name, value in sorted(props.items()):
+            shown, value_hash = redact_value(name, value, "broker", rules, key)
+            rows.append((cluster, node_id, path, name, shown, value_hash, result.ingest_id, now))
+        for problem in problems:
+            quarantine_rows.append(
+                (
+                    cluster,
+                    path,
+                    "STATIC_CONFIG",
+                    digest,
+                    None,
+                    None,
+                    problem.line_number,
+                    None,
+                    problem.reason,
+                    redact_text(problem.excerpt, rules),
+                    result.ingest_id,
+                    now,
+                )
+            )
+        rows = [(r[0], r[1], r[2], digest if r[2] == path else None, *r[3:]) for r in rows]
+    df = spark.createDataFrame(
+        [(c, n, p, d or "", name, v, h, i, t) for (c, n, p, d, name, v, h, i, t) in rows], bronze.STATIC_CONFIGS
+    )
+    store.replace_partitions("static_configs", _replace_nodes(store, df, cluster, nodes), {"cluster_id": [cluster]})
+    if quarantine_rows:
+        store.append("quarantine", spark.createDataFrame(quarantine_rows, bronze.QUARANTINE))
+        result.quarantined += len(quarantine_rows)
+    result.static_config_files = len(static_args)
+
+
+def _replace_nodes(store: DeltaStore, df: DataFrame, cluster: str, nodes: list[int]) -> DataFrame:
+    """The cluster's static configs with the given nodes' rows replaced by the new files' rows."""
+    kept = store.read("static_configs").filter((F.col("cluster_id") == cluster) & ~F.col("node_id").isin(nodes))
+    return kept.unionByName(df)
+
+
+def print_summary(result: IngestResult) -> None:
+    """The human summary of an ingest (stdout)."""
+    out = sys.stdout
+    out.write(
+        f"ingest {result.ingest_id}: {result.files_ingested} files ingested "
+        f"({result.bytes_ingested / 1e6:.1f} MB), {result.files_unchanged} unchanged, "
+        f"{result.records} records, {result.quarantined} quarantined, clusters: {', '.join(result.clusters) or '-'}\n"
+    )
+    for record_type, n in sorted(result.records_by_type.items(), key=lambda kv: -kv[1]):
+        out.write(f"  {record_type:<40} {n:>10}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """spark-submit entry: ``spark-submit jobs/ingest.py --input ...``."""
+    from jobs.cli import main as cli_main
+
+    return cli_main(["ingest", *(argv if argv is not None else sys.argv[1:])])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
