@@ -229,7 +229,7 @@ def compile_struct_reader(fields: tuple[FieldSpec, ...], version: int, flexible:
     # LeaderRecoveryState between Leader and LeaderEpoch), while the wire puts every tagged field last.
     declared = [json_key(spec.name) for spec in fields]
     wire = [plan.key for plan in regular + tagged]
-    order = tuple(key for key in declared if key in wire) + (UNKNOWN_TAGS_KEY,)
+    order = (*(key for key in declared if key in wire), UNKNOWN_TAGS_KEY)
     reorder = [key for key in declared if key in wire] != wire
 
     def read(buf: bytes, pos: int) -> tuple[dict[str, Any], int]:

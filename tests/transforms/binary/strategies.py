@@ -62,9 +62,7 @@ def _primitive(kind: str) -> st.SearchStrategy[Any]:
 def value_strategy(spec: FieldSpec, version: int) -> st.SearchStrategy[Any]:
     """Values of one field at one version (None included when the field is nullable)."""
     if spec.type.startswith("[]"):
-        element = (
-            body_strategy(spec.fields, version) if spec.fields else _primitive(spec.type[2:])
-        )
+        element = body_strategy(spec.fields, version) if spec.fields else _primitive(spec.type[2:])
         values: st.SearchStrategy[Any] = st.lists(element, max_size=3)
     elif spec.fields:
         values = body_strategy(spec.fields, version)
