@@ -125,9 +125,7 @@ def execute(args: argparse.Namespace) -> int:
     result = run(spark, settings)
     print_summary(result)
     if args.summary_json:
-        from jobs.summary import write_summary_json
-
-        write_summary_json(args.summary_json, ingest=result)
+        write_ingest_summary(args.summary_json, result)
     return 0
 
 
@@ -435,6 +433,14 @@ def print_summary(result: IngestResult) -> None:
     )
     for record_type, n in sorted(result.records_by_type.items(), key=lambda kv: -kv[1]):
         out.write(f"  {record_type:<40} {n:>10}\n")
+
+
+def write_ingest_summary(path: str, result: IngestResult) -> None:
+    """The machine-readable summary of an ingest (counts only; never a value)."""
+    import dataclasses
+    import json
+
+    Path(path).write_text(json.dumps(dataclasses.asdict(result), indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -218,16 +218,12 @@ def _check_rows_inside(table: str, actions: list[AddAction], where: PartitionPre
 
 def _operation(mode: str, where: PartitionPredicate | None) -> str:
     if where:
-        return "REPLACE PARTITIONS " + "; ".join(
-            f"{c} IN ({', '.join(map(str, v))})" for c, v in where.items()
-        )
+        return "REPLACE PARTITIONS " + "; ".join(f"{c} IN ({', '.join(map(str, v))})" for c, v in where.items())
     return "WRITE " + mode.upper()
 
 
 def _commit_props(operation: str) -> CommitProperties:
-    return CommitProperties(
-        custom_metadata={"engine": "kraft-audit/deltars", "kraftAuditOperation": operation}
-    )
+    return CommitProperties(custom_metadata={"engine": "kraft-audit/deltars", "kraftAuditOperation": operation})
 
 
 def _remove_quietly(fs: pafs.FileSystem, path: str) -> None:

@@ -51,8 +51,7 @@ def frame(spark: SparkSession, data: list[tuple[Any, ...]]) -> DataFrame:
 def normal(row: Any) -> tuple[Any, ...]:
     """Rows compared as plain tuples with timestamps as naive UTC (each reader returns its own flavour)."""
     return tuple(
-        v.astimezone(dt.UTC).replace(tzinfo=None) if isinstance(v, dt.datetime) and v.tzinfo else v
-        for v in row
+        v.astimezone(dt.UTC).replace(tzinfo=None) if isinstance(v, dt.datetime) and v.tzinfo else v for v in row
     )
 
 
@@ -124,9 +123,7 @@ def test_replace_partitions_touches_only_the_named_partitions(spark: SparkSessio
     assert_three_readers_agree(store, "t", rows("a", range(10, 12), "new") + rows("b", range(3)))
 
 
-def test_replace_partitions_with_no_rows_empties_those_partitions(
-    spark: SparkSession, store: DeltaStore
-) -> None:
+def test_replace_partitions_with_no_rows_empties_those_partitions(spark: SparkSession, store: DeltaStore) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
     store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(3))))
     store.replace_partitions("t", frame(spark, []), {"cluster_id": ["a"]})
@@ -147,9 +144,7 @@ def test_rerunning_a_partition_overwrite_with_the_same_data_changes_nothing(
     assert_three_readers_agree(store, "t", rows("a", range(5)) + rows("b", range(4)))
 
 
-def test_replace_partitions_refuses_rows_outside_the_predicate(
-    spark: SparkSession, store: DeltaStore
-) -> None:
+def test_replace_partitions_refuses_rows_outside_the_predicate(spark: SparkSession, store: DeltaStore) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
     store.append("t", frame(spark, rows("a", range(2))))
     before = store.version("t")
@@ -213,9 +208,7 @@ def test_a_failed_spark_job_leaves_no_visible_change(spark: SparkSession, store:
     if store.backend == "deltars":
         from deltalake import DeltaTable
 
-        live = {
-            p.split("/")[0] for p in DeltaTable(store.path("t")).get_add_actions().column("path").to_pylist()
-        }
+        live = {p.split("/")[0] for p in DeltaTable(store.path("t")).get_add_actions().column("path").to_pylist()}
         staged = {p.name for p in Path(store.path("t")).iterdir() if p.name.startswith("spark-")}
         assert staged == live, "the failed job's staging folder was not removed"
 

@@ -84,8 +84,10 @@ _REST_CONTROL_TYPE: Final = re.compile(r" controlType: (?P<name>\w+)\((?P<id>-?\
 _REST_END_TXN: Final = re.compile(r" endTxnMarker: (?P<name>\w+) coordinatorEpoch: (?P<epoch>-?\d+)\s*")
 _ERROR_PAYLOAD: Final = re.compile(r"Error at (?:offset )?(?P<offset>-?\d+), skipping\.\s?(?P<message>.*)")
 # stderr lines of the tool that end up in the text when it was captured with 2>&1: no records in them.
+# The command line that produced the dump is often pasted above it (``$ bin/kafka-dump-log.sh ...``).
 _TOOL_NOTES: Final = re.compile(
     r"Ignoring unknown file .*|Non-consecutive offsets in .*|\s+-?\d+ is followed by -?\d+\s*"
+    r"|.*\bkafka-dump-log(?:\.sh|\.bat)?\s.*--files\b.*"
 )
 
 _CONTROL_LABELS: Final[dict[str, str]] = {
