@@ -372,8 +372,8 @@ def _ingest_static_configs(
         raise UsageError("--static-config needs --cluster-id when the inputs hold several clusters (or none)")
     rules = conf_loader.sensitivity_rules()
     key = redaction_key()
-    rows = []
-    quarantine_rows = []
+    rows: list[tuple[object, ...]] = []
+    quarantine_rows: list[tuple[object, ...]] = []
     nodes: list[int] = []
     for node, path in static_args:
         raw = Path(path).read_bytes()
@@ -388,7 +388,7 @@ def _ingest_static_configs(
         digest = hashlib.sha256(raw).hexdigest()
         for name, value in sorted(props.items()):
             shown, value_hash = redact_value(name, value, "broker", rules, key)
-            rows.append((cluster, node_id, path, name, shown, value_hash, result.ingest_id, now))
+            rows.append((cluster, node_id, path, digest, name, shown, value_hash, result.ingest_id, now))
         for problem in problems:
             quarantine_rows.append(
                 (
@@ -406,10 +406,7 @@ def _ingest_static_configs(
                     now,
                 )
             )
-        rows = [(r[0], r[1], r[2], digest if r[2] == path else None, *r[3:]) for r in rows]
-    df = spark.createDataFrame(
-        [(c, n, p, d or "", name, v, h, i, t) for (c, n, p, d, name, v, h, i, t) in rows], bronze.STATIC_CONFIGS
-    )
+    df = spark.createDataFrame(rows, bronze.STATIC_CONFIGS)
     store.replace_partitions("static_configs", _replace_nodes(store, df, cluster, nodes), {"cluster_id": [cluster]})
     if quarantine_rows:
         store.append("quarantine", spark.createDataFrame(quarantine_rows, bronze.QUARANTINE))

@@ -54,7 +54,7 @@ class SensitivityRules:
         if _SENSITIVE_NAME.search(name) or base == "sasl.jaas.config":
             return True
         known = self.known_keys.get(resource or "")
-        return bool(known) and name not in known and base not in known
+        return known is not None and bool(known) and name not in known and base not in known
 
 
 def keyed_hash(value: str, key: bytes) -> str:

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from deltalake import DeltaTable, Schema
-from deltalake.transaction import AddAction, CommitProperties, create_table_with_add_actions
+from deltalake.transaction import AddAction, CommitProperties, RemoveAction, create_table_with_add_actions
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
@@ -91,7 +91,7 @@ class DeltaRsStore(DeltaStore):
                 _check_rows_inside(table, actions, where)
             filters = [(col, "in", list(values)) for col, values in where.items()] if where else None
             dt.create_write_transaction(
-                actions,
+                list[AddAction | RemoveAction](actions),
                 mode=mode,
                 schema=Schema.from_json(schema.json()),
                 partition_by=partition_by or None,
@@ -158,8 +158,8 @@ def _check_readable(table: str, dt: DeltaTable) -> None:
 
 def _files_by_partition(dt: DeltaTable, partition_by: list[str]) -> dict[tuple[Any, ...], list[str]]:
     actions = dt.get_add_actions(flatten=True)
-    columns = {name: actions.column(name).to_pylist() for name in actions.column_names}
-    paths = columns.get("path", [])
+    columns: dict[str, list[Any]] = {name: list(actions.column(name).to_pylist()) for name in actions.column_names}
+    paths: list[str] = columns.get("path", [])
     groups: dict[tuple[Any, ...], list[str]] = {}
     for i, path in enumerate(paths):
         # Partition values come from the log, never from directory names ("001" must stay "001").
