@@ -1,0 +1,317 @@
+"""The constraint catalog (CONTRACT §5) as validated, frozen models.
+
+A catalog file looks like::
+
+    constraints:
+      - id: broker-log-segment-bytes-3mib
+        resource: broker                 # broker | topic | group | client_metrics | client
+        config: log.segment.bytes        # single-key rule (or `configs: [...]` for an expression)
+        since: 4.4-IV1                   # optional; MV name, IBP name, release or feature level
+        check: {min: 3145728}            # exactly one of `check` / `expr`
+        severity: error                  # error (default) | warning
+        description: Minimum segment size raised for 4.4-IV1
+        reference: KIP-1294
+        remediation: Raise the segment size; 3 MiB is the floor.   # optional hint appended to the fix
+
+Jobs read the file and call :func:`load_catalog_text`; everything here is pure. ``since`` stays as written:
+resolving it to a feature level needs the metadata.version table and happens in
+``transforms.constraints.selection.compile_catalog``. Expression syntax and field names are checked there too
+(they need Spark's parser), so a catalog that loads here may still be rejected at compile time.
+
+Check kinds (exactly one per ``check``):
+
+* ``min: x`` / ``max: x`` / ``between: [a, b]`` — inclusive, compared as doubles like Kafka's ``Range``;
+  a null value fails, a value that does not parse as the key's type fails ("not a number"), NaN passes.
+* ``in: [...]`` — allowed values (case-sensitive, trimmed); on a LIST key every element; an empty list passes.
+* ``not_in: [...]`` — forbidden values (on a LIST key: no element may be one of them); null passes.
+* ``regex: pattern`` — Java regex that must match the whole trimmed value (every element of a LIST key).
+* ``type: int|long|short|double|boolean|list|string|password|class`` — the value parses as that type.
+* ``not_null: true``, ``non_empty_list: true``, ``no_duplicates: true``, ``no_empty_elements: true``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from schemas.errors import ConfigError
+
+ResourceKind = Literal["broker", "topic", "group", "client_metrics", "client"]
+Severity = Literal["error", "warning"]
+TypeName = Literal["int", "long", "short", "double", "boolean", "list", "string", "password", "class"]
+
+# resource kind in YAML -> resource_type in EFFECTIVE_CONFIGS / VIOLATIONS
+RESOURCE_TYPES: Final[dict[str, str]] = {
+    "broker": "BROKER",
+    "topic": "TOPIC",
+    "group": "GROUP",
+    "client_metrics": "CLIENT_METRICS",
+    "client": "CLIENT",
+}
+
+CHECK_KINDS: Final = (
+    "min",
+    "max",
+    "between",
+    "in",
+    "not_in",
+    "regex",
+    "type",
+    "not_null",
+    "non_empty_list",
+    "no_duplicates",
+    "no_empty_elements",
+)
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
+_FLAG_KINDS: Final = ("not_null", "non_empty_list", "no_duplicates", "no_empty_elements")
+
+
+def _as_text(item: Any) -> str:
+    """YAML scalars as Kafka would compare them: booleans lower-case, numbers as written."""
+    if isinstance(item, bool):
+        return "true" if item else "false"
+    if isinstance(item, str | int | float):
+        return str(item)
+    raise ValueError(f"allowed values must be scalars, got {type(item).__name__}")
+
+
+class Check(BaseModel):
+    """One single-key check; exactly one kind is set."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    min: float | None = None
+    max: float | None = None
+    between: tuple[float, float] | None = None
+    in_: tuple[str, ...] | None = Field(default=None, alias="in")
+    not_in: tuple[str, ...] | None = None
+    regex: str | None = None
+    type: TypeName | None = None
+    not_null: Literal[True] | None = None
+    non_empty_list: Literal[True] | None = None
+    no_duplicates: Literal[True] | None = None
+    no_empty_elements: Literal[True] | None = None
+
+    @field_validator("in_", "not_in", mode="before")
+    @classmethod
+    def _values_as_text(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, str) or not isinstance(value, Iterable):
+            raise ValueError("must be a list of values")
+        return tuple(_as_text(v) for v in value)
+
+    @field_validator("min", "max", mode="before")
+    @classmethod
+    def _number(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("must be a number, not a boolean")
+        return value
+
+    @field_validator("regex")
+    @classmethod
+    def _regex_compiles(cls, value: str | None) -> str | None:
+        # Python's re is a close approximation of java.util.regex; compile_catalog re-checks with Java.
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"regex does not compile: {exc}") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _exactly_one_kind(self) -> Check:
+        kinds = self.kinds()
+        if len(kinds) != 1:
+            found = ", ".join(kinds) or "none"
+            raise ValueError(
+                f"a check has exactly one kind ({', '.join(CHECK_KINDS)}); found {found}"
+                + ("; use between: [a, b] for a range" if set(kinds) == {"min", "max"} else "")
+            )
+        if self.between is not None and self.between[0] > self.between[1]:
+            raise ValueError(f"between: [{self.between[0]}, {self.between[1]}] has its bounds reversed")
+        return self
+
+    def kinds(self) -> list[str]:
+        """The check kinds that are set (exactly one on a valid check)."""
+        values = {
+            "min": self.min,
+            "max": self.max,
+            "between": self.between,
+            "in": self.in_,
+            "not_in": self.not_in,
+            "regex": self.regex,
+            "type": self.type,
+            **{k: getattr(self, k) for k in _FLAG_KINDS},
+        }
+        return [k for k in CHECK_KINDS if values[k] is not None]
+
+    @property
+    def kind(self) -> str:
+        """The one check kind."""
+        return self.kinds()[0]
+
+
+class Constraint(BaseModel):
+    """One catalog entry: a single-key ``check`` or a boolean Spark SQL ``expr``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    resource: ResourceKind
+    config: str | None = None
+    configs: tuple[str, ...] | None = None
+    since: str | int | None = None
+    check: Check | None = None
+    expr: str | None = None
+    severity: Severity = "error"
+    description: str = ""
+    reference: str | None = None
+    remediation: str | None = None  # free-text hint appended to the generated remediation
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, value: str) -> str:
+        if not _ID.match(value):
+            raise ValueError("id must start with a letter or digit and use only letters, digits, . _ : -")
+        return value
+
+    @field_validator("since", mode="before")
+    @classmethod
+    def _since_scalar(cls, value: Any) -> Any:
+        if isinstance(value, float):
+            # YAML reads `since: 4.10` as the float 4.1: make the user say what they mean.
+            raise ValueError(f"since: {value} is a YAML number; quote a release (since: '{value}') or use a level")
+        if isinstance(value, bool):
+            raise ValueError("since must be an MV name (e.g. 4.4-IV1), a release or a feature level")
+        return value
+
+    @model_validator(mode="after")
+    def _shape(self) -> Constraint:
+        if (self.config is None) == (self.configs is None):
+            raise ValueError("set exactly one of `config` (one key) or `configs` (the keys an expression reads)")
+        if self.configs is not None:
+            if not self.configs:
+                raise ValueError("`configs` must name at least one key")
+            if len(set(self.configs)) != len(self.configs):
+                raise ValueError("`configs` lists a key twice")
+        if any(not k.strip() for k in self.keys):
+            raise ValueError("config names must not be blank")
+        if (self.check is None) == (self.expr is None):
+            raise ValueError("set exactly one of `check` or `expr`")
+        if self.check is not None and self.configs is not None:
+            raise ValueError("a `check` validates one key: use `config`, or write an `expr` for several keys")
+        if self.expr is not None and not self.expr.strip():
+            raise ValueError("`expr` is empty")
+        return self
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The keys the constraint validates or reads, in catalog order (the first one is reported)."""
+        return self.configs if self.configs is not None else (self.config or "",)
+
+    @property
+    def resource_type(self) -> str:
+        """The EFFECTIVE_CONFIGS resource_type, e.g. ``BROKER``."""
+        return RESOURCE_TYPES[self.resource]
+
+    @property
+    def selection_key(self) -> tuple[str, tuple[str, ...]]:
+        """The KIP-1294 floorEntry map key: (resource, sorted keys)."""
+        return (self.resource, tuple(sorted(self.keys)))
+
+
+class ConstraintCatalog(BaseModel):
+    """The constraints of one catalog file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str  # file name (or "<default>") used in error messages
+    constraints: tuple[Constraint, ...] = ()
+
+
+class _CatalogFile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    constraints: tuple[Any, ...] = ()
+
+
+def _entry_id(entry: Any, index: int) -> str:
+    if isinstance(entry, Mapping) and isinstance(entry.get("id"), str | int):
+        return str(entry["id"])
+    return f"#{index + 1}"
+
+
+def _reason(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"] if p != "__root__")
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(parts)
+
+
+def parse_catalog(data: Any, source: str) -> ConstraintCatalog:
+    """Validate already-parsed catalog YAML.
+
+    Args:
+        data: what ``yaml.safe_load`` returned (a mapping with a ``constraints`` list; None means empty).
+        source: the file name, used in every error message.
+
+    Raises:
+        ConfigError: ``"<source>: constraint <id>: <problem>"`` for the first invalid entry, or a message
+            naming the file when the top level is malformed or an id repeats.
+    """
+    if data is None:
+        return ConstraintCatalog(source=source)
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: a constraint catalog is a mapping with a `constraints:` list")
+    try:
+        raw = _CatalogFile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: {_reason(exc)}") from None
+    constraints = []
+    for index, entry in enumerate(raw.constraints):
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{source}: constraint #{index + 1}: an entry must be a mapping")
+        try:
+            constraints.append(Constraint.model_validate(entry))
+        except ValidationError as exc:
+            raise ConfigError(f"{source}: constraint {_entry_id(entry, index)}: {_reason(exc)}") from None
+    catalog = ConstraintCatalog(source=source, constraints=tuple(constraints))
+    ensure_unique_ids([catalog])
+    return catalog
+
+
+def load_catalog_text(text: str, source: str) -> ConstraintCatalog:
+    """Parse and validate the text of one catalog file (``yaml.safe_load`` + :func:`parse_catalog`).
+
+    Raises:
+        ConfigError: the YAML does not parse, or :func:`parse_catalog` rejects it.
+    """
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: not valid YAML: {exc}") from None
+    return parse_catalog(data, source)
+
+
+def ensure_unique_ids(catalogs: Iterable[ConstraintCatalog]) -> None:
+    """Constraint ids are unique across every loaded catalog.
+
+    Raises:
+        ConfigError: naming the id and the files (or file) that define it twice.
+    """
+    seen: dict[str, str] = {}
+    for catalog in catalogs:
+        for constraint in catalog.constraints:
+            if constraint.id in seen:
+                first = seen[constraint.id]
+                where = catalog.source if first == catalog.source else f"{first} and {catalog.source}"
+                raise ConfigError(f"{where}: constraint {constraint.id}: id is defined twice")
+            seen[constraint.id] = catalog.source

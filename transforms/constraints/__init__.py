@@ -1,0 +1,36 @@
+"""Constraint catalogs compiled to Columns: KIP-1294 selection, vectorized evaluation, remediation, changes.
+
+Entry points for jobs::
+
+    from schemas.constraints import load_catalog_text
+    from transforms.constraints import (
+        compile_catalog, validate_with_spark, evaluate_constraints, violations_by_level, highest_safe_levels,
+        apply_changes,
+    )
+
+    catalogs = [load_catalog_text(path.read_text(), str(path)) for path in files]   # jobs read the files
+    rules = compile_catalog(catalogs, mv_table)          # pure: ids, since levels, KIP-1294 intervals
+    validate_with_spark(rules, spark)                    # expression syntax/fields, Java regexes (no job)
+    violations_df = evaluate_constraints(effective_df, topics_df, cluster_df, rules, target=mv,
+                                         run_id=run_id, run_ts=run_ts, dynamic_scope_df=scopes_df)
+
+Modules: ``selection`` (floorEntry), ``expressions`` (validation, ANSI-safe evaluation), ``checks`` (generic
+parametrised checks), ``rule_table`` (catalog as broadcast tables), ``evaluate`` (the pass),
+``messages``, ``remediation``, ``changes`` (what-if changes), ``generate`` (default catalog from
+``conf/kafka``).
+"""
+
+from transforms.constraints.evaluate import evaluate_constraints, highest_safe_levels, violations_by_level
+from transforms.constraints.expressions import validate_with_spark
+from transforms.constraints.selection import CompiledCatalog, CompiledConstraint, active_at, compile_catalog
+
+__all__ = [
+    "CompiledCatalog",
+    "CompiledConstraint",
+    "active_at",
+    "compile_catalog",
+    "evaluate_constraints",
+    "highest_safe_levels",
+    "validate_with_spark",
+    "violations_by_level",
+]

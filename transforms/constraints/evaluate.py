@@ -1,0 +1,447 @@
+"""Evaluate a compiled constraint catalog over the effective configuration, in long format.
+
+Public API::
+
+    evaluate_constraints(
+        effective_df: DataFrame,          # EFFECTIVE_CONFIGS (schemas/gold.py)
+        topics_df: DataFrame,             # TOPICS (schemas/silver.py)
+        cluster_df: DataFrame,            # CLUSTER_STATE (schemas/silver.py)
+        rules: CompiledCatalog,           # selection.compile_catalog + expressions.validate_with_spark
+        *,
+        target: MetadataVersion,
+        run_id: str,
+        run_ts: datetime,                 # naive values are taken as UTC
+        dynamic_scope_df: DataFrame | None = None,   # DYNAMIC_SCOPES (schemas/violations.py); None = unknown
+    ) -> DataFrame                        # VIOLATIONS (schemas/violations.py)
+
+    violations_by_level(effective_df, topics_df, cluster_df, rules, *, mv_table: MetadataVersionTable)
+        -> DataFrame                      # VIOLATIONS_BY_LEVEL: errors/warnings per cluster and every MV level
+    highest_safe_levels(by_level_df: DataFrame, cluster_df: DataFrame) -> DataFrame   # HIGHEST_SAFE_LEVELS
+
+How it runs (one pass, no per-constraint jobs):
+
+* **single-key rules** — EFFECTIVE_CONFIGS rows join the broadcast ``check_rules`` table on
+  ``(resource_type, config_name)``; TOPIC and GROUP rows take part only when they are overrides
+  (DYNAMIC_TOPIC_CONFIG / DYNAMIC_GROUP_CONFIG): an inherited topic value is checked by the broker rule of its
+  synonym on the BROKER row, which reports ``affected_topics`` (topics hosted on that node whose value comes
+  from a broker layer through that key). One generic ``CASE rule_kind`` evaluates each (row, rule) pair.
+* **expression rules** — one context row per entity and broker view (``cfg`` map of its effective values,
+  ``topic`` struct from TOPICS, ``cluster`` struct from CLUSTER_STATE) joins the broadcast ``expr_rules`` of
+  its resource type (only entities holding at least one of the rule's keys); expressions are evaluated in
+  chunks of 25 per generated CASE, under ANSI off (see ``expressions``). A topic whose broker views differ
+  (rows with ``node_id``) is evaluated per view: if every view fails, one row with ``node_id`` NULL; if only
+  some fail, one row per failing view naming its ``node_id``.
+* **levels** — each rule carries its KIP-1294 interval; a violation is reported when its rule applies at the
+  target level. ``new_at_target`` is true when, at the cluster's current level, no validator of the same
+  selection key ``(resource, sorted keys)`` fails on that row (NULL when the current level is unknown).
+  ``violations_by_level`` expands the same failures over every level of the MV table at once.
+
+Assumption (EFFECTIVE_CONFIGS contract): one row per (cluster, entity, key) and view, so the per-view maps
+have unique keys.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Final
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from schemas.metadata_version import MetadataVersion, MetadataVersionTable
+from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
+from transforms.constraints.checks import check_violation, with_parsed_value
+from transforms.constraints.expressions import (
+    OUTCOME_FALSE,
+    OUTCOME_HOLDS,
+    ansi_disabled,
+    expression_outcome_columns,
+)
+from transforms.constraints.messages import violation_message
+from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
+from transforms.constraints.rule_table import RuleTables, rule_tables
+from transforms.constraints.selection import CompiledCatalog
+
+ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
+BROKER_LAYERS: Final = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG", "STATIC_BROKER_CONFIG")
+FAILURE_COLUMNS: Final = (
+    "cluster_id",
+    "resource_type",
+    "resource_name",
+    "node_id",
+    "config_name",
+    "value",
+    "value_source",
+    "synonym",
+    "source_offset",
+    "v_elems",
+    "rule_idx",
+    "code",
+    "detail",
+    "active_from",
+    "active_to",
+)
+
+
+def _applies(level: Column) -> Column:
+    """The rule's KIP-1294 interval contains ``level`` (NULL when ``level`` is NULL)."""
+    upper_ok = F.col("active_to").isNull() | (level < F.col("active_to"))
+    return (F.col("active_from") <= level) & upper_ok
+
+
+def _level_filter(df: DataFrame, cluster_df: DataFrame, target_level: int | None) -> DataFrame:
+    """Keep (row, rule) pairs whose rule applies at the target or at the cluster's current level."""
+    if target_level is None:
+        return df
+    levels_df = cluster_df.select("cluster_id", F.col("current_level").alias("_current_level"))
+    at_target = _applies(F.lit(target_level))
+    at_current = F.coalesce(_applies(F.col("_current_level")), F.lit(False))
+    return (
+        df.join(F.broadcast(levels_df), on="cluster_id", how="left")
+        .filter(at_target | at_current)
+        .drop("_current_level")
+    )
+
+
+def _single_key_failures(
+    effective_df: DataFrame, cluster_df: DataFrame, tables: RuleTables, target_level: int | None
+) -> DataFrame:
+    rtype, source = F.col("resource_type"), F.col("source")
+    is_topic_override = (rtype == "TOPIC") & (source == "DYNAMIC_TOPIC_CONFIG")
+    is_group_override = (rtype == "GROUP") & (source == "DYNAMIC_GROUP_CONFIG")
+    is_inheritable = rtype.isin("TOPIC", "GROUP")
+    rows_df = effective_df.filter(~is_inheritable | is_topic_override | is_group_override).select(
+        *ENTITY,
+        "node_id",
+        "config_name",
+        "value",
+        "is_sensitive",
+        "config_type",
+        F.col("source").alias("value_source"),
+        "synonym",
+        "source_offset",
+    )
+    joined_df = rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
+    checked_df = (
+        _level_filter(joined_df, cluster_df, target_level)
+        .transform(with_parsed_value)
+        .select("*", check_violation().alias("violation"))
+        .filter(F.col("violation").isNotNull())
+    )
+    return checked_df.select(
+        *[c for c in FAILURE_COLUMNS if c not in ("code", "detail")],
+        F.col("violation.code").alias("code"),
+        F.col("violation.detail").alias("detail"),
+    ).select(*FAILURE_COLUMNS)
+
+
+def _expression_contexts(
+    effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, types: list[str]
+) -> DataFrame:
+    """One row per entity and broker view: cfg/meta maps, topic and cluster structs, n_views."""
+    rows_df = effective_df.filter(F.col("resource_type").isin(*types)).select(
+        *ENTITY, "node_id", "config_name", "value", F.col("source").alias("value_source"), "synonym", "source_offset"
+    )
+    view_nodes = F.array_distinct(F.collect_list("node_id"))  # collect_list skips NULL node ids
+    views_df = (
+        rows_df.groupBy(*ENTITY)
+        .agg(view_nodes.alias("view_nodes"))
+        .select(
+            *ENTITY,
+            F.explode_outer(F.when(F.size("view_nodes") > 0, F.col("view_nodes"))).alias("view_node"),
+            F.size("view_nodes").alias("n_views"),
+        )
+    )
+    in_view = F.col("node_id").isNull() | (F.col("node_id") == F.col("view_node"))
+    meta = F.struct("value", "value_source", "synonym", "source_offset")
+    contexts_df = (
+        views_df.join(rows_df, on=list(ENTITY), how="inner")
+        .filter(in_view)
+        .groupBy(*ENTITY, "view_node", "n_views")
+        .agg(
+            F.map_from_entries(F.collect_list(F.struct("config_name", "value"))).alias("cfg"),
+            F.map_from_entries(F.collect_list(F.struct("config_name", meta))).alias("meta"),
+        )
+    )
+    topic_struct = F.struct(
+        F.col("partitions").alias("partitions"),
+        F.col("replication_factor").alias("replication_factor"),
+        F.col("internal").alias("internal"),
+    )
+    topic_ctx_df = topics_df.select(
+        "cluster_id",
+        F.lit("TOPIC").alias("resource_type"),
+        F.col("topic_name").alias("resource_name"),
+        topic_struct.alias("topic"),
+    )
+    cluster_ctx_df = cluster_df.select(
+        "cluster_id",
+        F.struct(F.col("broker_count").alias("broker_count"), F.col("rack_count").alias("rack_count")).alias("cluster"),
+    )
+    return contexts_df.join(topic_ctx_df, on=list(ENTITY), how="left").join(
+        F.broadcast(cluster_ctx_df), on="cluster_id", how="left"
+    )
+
+
+def _expression_failures(
+    effective_df: DataFrame,
+    topics_df: DataFrame,
+    cluster_df: DataFrame,
+    rules: CompiledCatalog,
+    tables: RuleTables,
+    target_level: int | None,
+) -> DataFrame | None:
+    expr_rules = rules.expressions
+    if not expr_rules:
+        return None
+    types = sorted({r.constraint.resource_type for r in expr_rules})
+    contexts_df = _expression_contexts(effective_df, topics_df, cluster_df, types)
+    holds_a_key = F.arrays_overlap(F.map_keys("cfg"), F.col("rule_configs"))
+    paired_df = contexts_df.join(F.broadcast(tables.expr_rules_df), on="resource_type", how="inner").filter(holds_a_key)
+    prepared_df = _level_filter(paired_df, cluster_df, target_level).select(
+        "*",
+        F.try_element_at("cfg", F.col("first_key")).alias("value"),
+        F.try_element_at("meta", F.col("first_key")).alias("first_meta"),
+    )
+    spark = effective_df.sparkSession
+    with ansi_disabled(spark):
+        outcome = F.coalesce(*expression_outcome_columns(expr_rules))
+        evaluated_df = prepared_df.select(*prepared_df.columns, outcome.alias("outcome"))
+    failed_df = evaluated_df.filter(F.col("outcome") != OUTCOME_HOLDS)
+
+    per_rule = Window.partitionBy(*ENTITY, "rule_idx")
+    failing_views = F.count(F.lit(1)).over(per_rule)
+    first_failing_view = F.min("view_node").over(per_rule)
+    all_views_fail = (F.col("n_views") == 0) | (F.col("_failing_views") == F.col("n_views"))
+    keep = ~all_views_fail | F.col("view_node").eqNullSafe(F.col("_first_view"))
+    return (
+        failed_df.select("*", failing_views.alias("_failing_views"), first_failing_view.alias("_first_view"))
+        .filter(keep)
+        .select(
+            *ENTITY,
+            F.when(~all_views_fail, F.col("view_node")).cast("int").alias("node_id"),
+            F.col("first_key").alias("config_name"),
+            F.col("first_meta.value").alias("value"),
+            F.col("first_meta.value_source").alias("value_source"),
+            F.col("first_meta.synonym").alias("synonym"),
+            F.col("first_meta.source_offset").alias("source_offset"),
+            F.lit(None).cast("array<string>").alias("v_elems"),
+            "rule_idx",
+            F.when(F.col("outcome") == OUTCOME_FALSE, F.lit("EXPRESSION_FALSE"))
+            .otherwise(F.lit("COULD_NOT_EVALUATE"))
+            .alias("code"),
+            F.lit(None).cast("string").alias("detail"),
+            "active_from",
+            "active_to",
+        )
+    )
+
+
+def _failures(
+    effective_df: DataFrame,
+    topics_df: DataFrame,
+    cluster_df: DataFrame,
+    rules: CompiledCatalog,
+    tables: RuleTables,
+    target_level: int | None,
+) -> DataFrame:
+    """Every failing (row, rule) pair, FAILURE_COLUMNS; restricted to rules applying at the target or the
+    current level when ``target_level`` is given, else for all levels."""
+    failures_df = _single_key_failures(effective_df, cluster_df, tables, target_level)
+    expr_df = _expression_failures(effective_df, topics_df, cluster_df, rules, tables, target_level)
+    return failures_df if expr_df is None else failures_df.unionByName(expr_df)
+
+
+def _affected_topics(effective_df: DataFrame, topics_df: DataFrame) -> DataFrame:
+    """(cluster_id, node_id, broker_key, affected_topics): topics hosted on a node inheriting that broker key."""
+    inherits = (F.col("resource_type") == "TOPIC") & F.col("source").isin(*BROKER_LAYERS) & F.col("synonym").isNotNull()
+    inherited_df = effective_df.filter(inherits).select(
+        "cluster_id", F.col("resource_name").alias("topic_name"), "node_id", F.col("synonym").alias("broker_key")
+    )
+    hosts = F.when(F.col("node_id").isNotNull(), F.array(F.col("node_id"))).otherwise(F.col("replica_nodes"))
+    return (
+        inherited_df.join(
+            topics_df.select("cluster_id", "topic_name", "replica_nodes"), on=["cluster_id", "topic_name"], how="left"
+        )
+        .select("cluster_id", "topic_name", "broker_key", F.explode(hosts).alias("host_node"))
+        .groupBy("cluster_id", "host_node", "broker_key")
+        .agg(F.count_distinct("topic_name").cast("int").alias("n_topics"))
+    )
+
+
+def _with_affected_topics(violations_df: DataFrame, affected_df: DataFrame) -> DataFrame:
+    """Add ``affected_topics`` to BROKER rows (matches on the key and on the synonym it was read from)."""
+    node = F.col("resource_name").try_cast("int")
+    by_key = affected_df.select(
+        "cluster_id",
+        F.col("host_node").alias("_node"),
+        F.col("broker_key").alias("config_name"),
+        F.col("n_topics").alias("_by_key"),
+    )
+    by_synonym = affected_df.select(
+        "cluster_id",
+        F.col("host_node").alias("_node"),
+        F.col("broker_key").alias("synonym"),
+        F.col("n_topics").alias("_by_synonym"),
+    )
+    is_broker = F.col("resource_type") == "BROKER"
+    synonym_differs = F.coalesce(F.col("synonym") != F.col("config_name"), F.lit(False))
+    counted = F.coalesce(F.col("_by_key"), F.lit(0)) + F.when(
+        synonym_differs, F.coalesce(F.col("_by_synonym"), F.lit(0))
+    ).otherwise(0)
+    return (
+        violations_df.select("*", F.when(is_broker, node).alias("_node"))
+        .join(by_key, on=["cluster_id", "_node", "config_name"], how="left")
+        .join(by_synonym, on=["cluster_id", "_node", "synonym"], how="left")
+        .select("*", F.when(is_broker, counted).cast("int").alias("affected_topics"))
+        .drop("_node", "_by_key", "_by_synonym")
+    )
+
+
+def _with_scope(df: DataFrame, dynamic_scope_df: DataFrame | None) -> DataFrame:
+    if dynamic_scope_df is None:
+        return df.select("*", F.lit(None).cast("string").alias("scope"))
+    scopes_df = dynamic_scope_df.select("config_name", F.col("scope").alias("_scope")).dropDuplicates(["config_name"])
+    return (
+        df.join(F.broadcast(scopes_df), on="config_name", how="left")
+        .select("*", F.when(F.col("resource_type") == "BROKER", F.col("_scope")).alias("scope"))
+        .drop("_scope")
+    )
+
+
+def _conform(df: DataFrame, schema: StructType) -> DataFrame:
+    """Select exactly the schema's columns, in order, with its types (nullability is not enforced by Spark
+    for derived columns; the writers compare names and types)."""
+    return df.select(*[F.col(f.name).cast(f.dataType).alias(f.name) for f in schema.fields])
+
+
+def _utc(ts: datetime) -> datetime:
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+
+
+def evaluate_constraints(
+    effective_df: DataFrame,
+    topics_df: DataFrame,
+    cluster_df: DataFrame,
+    rules: CompiledCatalog,
+    *,
+    target: MetadataVersion,
+    run_id: str,
+    run_ts: datetime,
+    dynamic_scope_df: DataFrame | None = None,
+) -> DataFrame:
+    """The VIOLATIONS rows of one audit run at ``target`` (see the module docstring for semantics).
+
+    NULL behaviour: a NULL value fails range/in/regex/not_null/non_empty_list rules and passes the others; an
+    expression evaluating to NULL is a COULD_NOT_EVALUATE violation; an unknown current level gives NULL
+    ``current_level``, ``is_downgrade`` and ``new_at_target``; an unknown dynamic scope is treated as
+    read-only in the remediation.
+    """
+    spark = effective_df.sparkSession
+    tables = rule_tables(spark, rules)
+    failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, target.level)
+    levels_df = cluster_df.select("cluster_id", "current_level")
+    with_info_df = failures_df.join(F.broadcast(tables.rule_info_df), on="rule_idx", how="inner").join(
+        F.broadcast(levels_df), on="cluster_id", how="left"
+    )
+    at_target = _applies(F.lit(target.level))
+    fails_at_current = F.max(_applies(F.col("current_level")).cast("int")).over(
+        Window.partitionBy(*ENTITY, "node_id", "sel_key")
+    )
+    new_at_target = F.when(F.col("current_level").isNotNull(), F.coalesce(fails_at_current, F.lit(0)) == 0)
+    reported_df = (
+        with_info_df.select("*", new_at_target.alias("new_at_target"))
+        .filter(at_target)
+        .transform(_with_affected_topics, _affected_topics(effective_df, topics_df))
+        .transform(_with_scope, dynamic_scope_df)
+    )
+    reported_df = reported_df.select("*", fix_value().alias("fix_value"))
+    current = F.col("current_level")
+    return reported_df.select(
+        F.lit(run_id).alias("run_id"),
+        F.lit(_utc(run_ts)).cast("timestamp").alias("run_ts"),
+        "cluster_id",
+        F.lit(target.name).alias("target_mv"),
+        F.lit(target.level).cast("int").alias("target_level"),
+        current.cast("int").alias("current_level"),
+        F.when(current.isNotNull(), F.lit(target.level) < current).alias("is_downgrade"),
+        "resource_type",
+        "resource_name",
+        F.col("node_id").cast("int").alias("node_id"),
+        "config_name",
+        "value",
+        "value_source",
+        "synonym",
+        "source_offset",
+        "constraint_id",
+        "constraint_source",
+        "constraint_kind",
+        "constraint_level",
+        "constraint_mv",
+        "severity",
+        F.col("code").alias("violation_code"),
+        violation_message().alias("message"),
+        remediation_text().alias("remediation"),
+        remediation_change().alias("remediation_change"),
+        "reference",
+        "affected_topics",
+        "new_at_target",
+    ).transform(_conform, VIOLATIONS)
+
+
+def violations_by_level(
+    effective_df: DataFrame,
+    topics_df: DataFrame,
+    cluster_df: DataFrame,
+    rules: CompiledCatalog,
+    *,
+    mv_table: MetadataVersionTable,
+) -> DataFrame:
+    """Errors and warnings per cluster at every level of ``mv_table`` (VIOLATIONS_BY_LEVEL), in one pass.
+
+    Clusters come from CLUSTER_STATE and EFFECTIVE_CONFIGS; a cluster without violations has zeros everywhere.
+    """
+    spark = effective_df.sparkSession
+    tables = rule_tables(spark, rules)
+    failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, None).join(
+        F.broadcast(tables.rule_info_df.select("rule_idx", "severity")), on="rule_idx", how="inner"
+    )
+    levels_df = spark.createDataFrame([(v.level, v.name) for v in mv_table.levels], "level int, mv string")
+    is_error = (F.col("severity") == "error").cast("long")
+    counts_df = (
+        failures_df.join(F.broadcast(levels_df.select("level")), on=_applies(F.col("level")), how="inner")
+        .groupBy("cluster_id", "level")
+        .agg(F.sum(is_error).alias("errors"), F.sum(1 - is_error).alias("warnings"))
+    )
+    clusters_df = cluster_df.select("cluster_id").unionByName(effective_df.select("cluster_id")).distinct()
+    grid_df = clusters_df.join(F.broadcast(levels_df), how="cross")
+    errors = F.coalesce(F.col("errors"), F.lit(0)).cast("long")
+    return (
+        grid_df.join(counts_df, on=["cluster_id", "level"], how="left")
+        .select(
+            "cluster_id",
+            "level",
+            "mv",
+            errors.alias("errors"),
+            F.coalesce(F.col("warnings"), F.lit(0)).cast("long").alias("warnings"),
+            (errors == 0).alias("is_safe"),
+        )
+        .transform(_conform, VIOLATIONS_BY_LEVEL)
+    )
+
+
+def highest_safe_levels(by_level_df: DataFrame, cluster_df: DataFrame) -> DataFrame:
+    """Per cluster, the highest MV level without an error violation (HIGHEST_SAFE_LEVELS)."""
+    safest = F.max(F.when(F.col("is_safe"), F.struct("level", "mv")))
+    best_df = by_level_df.groupBy("cluster_id").agg(safest.alias("best"))
+    return (
+        best_df.join(cluster_df.select("cluster_id", "current_level"), on="cluster_id", how="left")
+        .select(
+            "cluster_id",
+            F.col("current_level").cast("int").alias("current_level"),
+            F.col("best.level").alias("highest_safe_level"),
+            F.col("best.mv").alias("highest_safe_mv"),
+        )
+        .transform(_conform, HIGHEST_SAFE_LEVELS)
+    )

@@ -1,0 +1,227 @@
+"""Expression constraints: load-time validation and ANSI-safe evaluation columns.
+
+Public API::
+
+    EXPR_CONTEXT_FIELDS: dict[str, str]                       # field -> Spark SQL type an expr may read
+    rewrite_casts(text: str) -> str                           # cast( -> try_cast( outside literals/comments
+    validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None   # raises ConfigError
+    ansi_disabled(spark: SparkSession) -> ContextManager[None]
+    expression_outcome_columns(rules: Sequence[CompiledConstraint], *, chunk_size: int = 25) -> list[Column]
+
+An expression may read ``value`` (the effective value of the rule's first key, a string), ``cfg['key']``
+(``map<string,string>`` of the entity's effective values), ``cluster.broker_count`` / ``cluster.rack_count``,
+and — for ``resource: topic`` only — ``topic.partitions``, ``topic.replication_factor``, ``topic.internal``.
+
+**How `cast` never fails the job (both, on purpose):**
+
+1. the expression text is rewritten so that every explicit ``cast(`` outside string literals, quoted
+   identifiers and comments becomes ``try_cast(`` — so an explicit cast has ``try_cast`` semantics (``'1.5'``
+   as int is NULL) whatever the session's ANSI setting; ``x::type`` casts are rejected at load time because
+   they cannot be rewritten reliably; and
+2. the projection that evaluates expressions is *built and analysed* with ``spark.sql.ansi.enabled=false``
+   (:func:`ansi_disabled`), which also makes the casts Spark inserts implicitly (``cfg['x'] <= 3``), integer
+   overflow and division by zero yield NULL instead of raising. Spark fixes each expression's eval mode when it
+   is constructed and analysed, so the plan keeps the lenient mode after the setting is restored (checked by a
+   test that runs the plan with ANSI on). This relies on classic (non-Connect) PySpark, where analysis is eager.
+
+An expression that evaluates to NULL is a violation ("could not evaluate"): :func:`expression_outcome_columns`
+encodes 0 = holds, 1 = false, 2 = NULL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Final
+
+from pyspark.errors import PySparkException
+from pyspark.sql import Column, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import BooleanType
+
+from schemas.errors import ConfigError
+
+if TYPE_CHECKING:
+    from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
+
+EXPR_CONTEXT_FIELDS: Final[dict[str, str]] = {
+    "value": "string",
+    "cfg": "map<string,string>",
+    "topic": "struct<partitions:int,replication_factor:int,internal:boolean>",
+    "cluster": "struct<broker_count:int,rack_count:int>",
+}
+OUTCOME_HOLDS: Final = 0
+OUTCOME_FALSE: Final = 1
+OUTCOME_NULL: Final = 2
+EXPR_CHUNK_SIZE: Final = 25  # constraints per generated expression (JIT limit, see ENVIRONMENT.md)
+
+_CAST = re.compile(r"cast\s*\(", re.IGNORECASE)
+_IDENT_CHAR = re.compile(r"[A-Za-z0-9_.$]")
+
+
+def _code_segments(text: str) -> Iterator[tuple[bool, str]]:
+    """Split SQL text into (is_code, segment): literals, `identifiers` and comments are not code."""
+    i, start, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        end = -1
+        if ch in ("'", '"', "`"):
+            j = i + 1
+            while j < n:
+                if text[j] == "\\" and ch != "`":
+                    j += 2
+                    continue
+                if text[j] == ch:
+                    if j + 1 < n and text[j + 1] == ch:  # doubled quote escapes itself
+                        j += 2
+                        continue
+                    break
+                j += 1
+            end = min(j + 1, n)
+        elif text.startswith("--", i):
+            nl = text.find("\n", i)
+            end = n if nl < 0 else nl
+        elif text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            end = n if close < 0 else close + 2
+        if end >= 0:
+            if start < i:
+                yield True, text[start:i]
+            yield False, text[i:end]
+            i = start = end
+        else:
+            i += 1
+    if start < n:
+        yield True, text[start:]
+
+
+def _rewrite_code(code: str, before: str) -> str:
+    out, last = [], 0
+    for m in _CAST.finditer(code):
+        prev = code[m.start() - 1] if m.start() > 0 else before
+        if prev and _IDENT_CHAR.match(prev):  # try_cast(, my_cast(, x.cast(
+            continue
+        out.append(code[last : m.start()])
+        out.append("try_cast(")
+        last = m.end()
+    out.append(code[last:])
+    return "".join(out)
+
+
+def rewrite_casts(text: str) -> str:
+    """Rewrite every explicit ``cast(`` to ``try_cast(`` outside literals, quoted identifiers and comments."""
+    parts: list[str] = []
+    for is_code, segment in _code_segments(text):
+        before = parts[-1][-1:] if parts else ""
+        parts.append(_rewrite_code(segment, before) if is_code else segment)
+    return "".join(parts)
+
+
+def _has_double_colon_cast(text: str) -> bool:
+    return any(is_code and "::" in seg for is_code, seg in _code_segments(text))
+
+
+@contextmanager
+def ansi_disabled(spark: SparkSession) -> Iterator[None]:
+    """Build and analyse plans with ANSI off inside the block; the previous setting is restored after."""
+    key = "spark.sql.ansi.enabled"
+    previous = spark.conf.get(key)
+    spark.conf.set(key, "false")
+    try:
+        yield
+    finally:
+        spark.conf.set(key, previous if previous is not None else "true")
+
+
+def _context_ddl(resource_type: str) -> str:
+    fields = {k: v for k, v in EXPR_CONTEXT_FIELDS.items() if k != "topic" or resource_type == "TOPIC"}
+    return ", ".join(f"{name} {ddl}" for name, ddl in fields.items())
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _validate_expression(rule: CompiledConstraint, spark: SparkSession) -> None:
+    c = rule.constraint
+    assert rule.expr_sql is not None
+    where = f"{rule.source}: constraint {c.id}"
+    if _has_double_colon_cast(rule.expr_sql):
+        raise ConfigError(f"{where}: expr uses `::`; write cast(x AS type) (it is evaluated as try_cast)")
+    empty_df = spark.createDataFrame([], _context_ddl(c.resource_type))
+    try:
+        column = F.expr(rule.expr_sql)
+    except PySparkException as exc:
+        raise ConfigError(f"{where}: expr does not parse: {_first_line(exc)}") from None
+    try:
+        checked_df = empty_df.select("*", column.alias("__holds"))
+    except PySparkException as exc:
+        raise ConfigError(f"{where}: expr names an unknown field or is invalid: {_first_line(exc)}") from None
+    result_type = checked_df.schema["__holds"].dataType
+    if not isinstance(result_type, BooleanType):
+        raise ConfigError(f"{where}: expr must be a boolean condition, it returns {result_type.simpleString()}")
+    # An aggregate, window or generator would change the grain of the evaluation; a subquery could read
+    # tables. Resolving the plan runs no Spark job; the node name is read from the analysed JVM plan.
+    plan = checked_df._jdf.queryExecution().analyzed()
+    if plan.nodeName() != "Project" or "subquery" in plan.toString().lower():
+        raise ConfigError(f"{where}: expr must be a row-level condition (no aggregate, window, generator or subquery)")
+
+
+def _validate_regex(rule: CompiledConstraint, spark: SparkSession) -> None:
+    check = rule.constraint.check
+    if check is None or check.regex is None:
+        return
+    try:
+        # java.util.regex is what Spark evaluates; Python's `re` accepted it at load time already.
+        spark._jvm.java.util.regex.Pattern.compile(check.regex)  # type: ignore[union-attr]
+    except PySparkException as exc:
+        raise ConfigError(
+            f"{rule.source}: constraint {rule.constraint.id}: regex is not a Java regex: {_first_line(exc)}"
+        ) from None
+
+
+def validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None:
+    """Reject expressions that do not parse, name unknown fields or are not boolean; and non-Java regexes.
+
+    Analyses every expression against an empty DataFrame with exactly the context columns (no Spark job runs).
+
+    Raises:
+        ConfigError: ``"<file>: constraint <id>: <reason>"`` for the first bad rule.
+    """
+    with ansi_disabled(spark):
+        for rule in rules.rules:
+            if rule.expr_sql is not None:
+                _validate_expression(rule, spark)
+            _validate_regex(rule, spark)
+
+
+def expression_outcome(rule: CompiledConstraint) -> Column:
+    """0 when the rule's expression holds, 1 when it is false, 2 when it is NULL (build under ANSI off)."""
+    assert rule.expr_sql is not None
+    holds = F.expr(rule.expr_sql)
+    return F.coalesce((~holds).cast("int"), F.lit(OUTCOME_NULL))
+
+
+def expression_outcome_columns(
+    rules: Sequence[CompiledConstraint], *, chunk_size: int = EXPR_CHUNK_SIZE
+) -> list[Column]:
+    """One ``CASE rule_idx WHEN ... END`` column per chunk of at most ``chunk_size`` expression rules.
+
+    Reads the ``rule_idx`` and ``expr_chunk`` (= position in ``rules`` // ``chunk_size``) columns and the
+    context columns; each row belongs to one rule, so at most one chunk is non-NULL per row: ``coalesce`` the
+    result. The chunk guard keeps per-row work at one comparison per chunk plus one chunk's CASE.
+    Build and select these inside :func:`ansi_disabled`.
+    """
+    columns = []
+    for start in range(0, len(rules), chunk_size):
+        chunk = rules[start : start + chunk_size]
+        case: Column | None = None
+        for rule in chunk:
+            hit = F.col("rule_idx") == F.lit(rule.rule_idx)
+            outcome = expression_outcome(rule)
+            case = F.when(hit, outcome) if case is None else case.when(hit, outcome)
+        assert case is not None
+        columns.append(F.when(F.col("expr_chunk") == F.lit(start // chunk_size), case))
+    return columns

@@ -1,0 +1,166 @@
+"""The compiled catalog as small DataFrames that are broadcast and joined to the long-format config rows.
+
+Public API::
+
+    CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL: str
+    check_rule_rows(rules: CompiledCatalog) -> list[tuple]
+    expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE) -> list[tuple]
+    rule_info_rows(rules: CompiledCatalog) -> list[tuple]
+    rule_tables(spark: SparkSession, rules: CompiledCatalog) -> RuleTables
+
+Design: a single-key rule is one row of ``check_rules`` keyed by ``(resource_type, config_name)`` with its
+parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lower/upper bound,
+``rule_values`` / ``rule_values_num``, ``rule_pattern`` anchored, ``rule_type``) and its KIP-1294 interval
+(``active_from``, ``active_to``). A config row joins only the rules of its own key, and one generic
+``CASE rule_kind`` (``checks.check_violation``) evaluates whichever rule it met, so per-row work and generated
+code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
+``resource_type`` with ``expr_chunk`` = their position // chunk size. ``rule_info`` holds everything needed
+only for violating rows (ids, texts, severity); it is joined after filtering.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict
+from pyspark.sql import DataFrame, SparkSession
+
+from transforms.constraints.expressions import EXPR_CHUNK_SIZE
+from transforms.constraints.messages import format_number
+from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
+
+CHECK_RULES_DDL: Final = (
+    "rule_idx int, resource_type string, config_name string, rule_kind string, rule_num_a double, "
+    "rule_num_b double, rule_values array<string>, rule_values_num array<double>, rule_pattern string, "
+    "rule_type string, active_from int, active_to int"
+)
+EXPR_RULES_DDL: Final = (
+    "rule_idx int, resource_type string, rule_configs array<string>, first_key string, expr_chunk int, "
+    "active_from int, active_to int"
+)
+RULE_INFO_DDL: Final = (
+    "rule_idx int, constraint_id string, constraint_source string, constraint_kind string, "
+    "constraint_level int, constraint_mv string, severity string, sel_key string, rule_bound_a string, "
+    "rule_bound_b string, rule_values array<string>, rule_values_text string, rule_pattern_text string, "
+    "rule_type_text string, expr_text string, reference string, description string, remediation_hint string, "
+    "rule_fix_value string"
+)
+_PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+
+
+def _sel_key(rule: CompiledConstraint) -> str:
+    resource, keys = rule.constraint.selection_key
+    return resource + "|" + "\x1f".join(keys)
+
+
+def check_rule_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
+    """One row per single-key rule, in CHECK_RULES_DDL order."""
+    rows = []
+    for rule in rules.checks:
+        c = rule.constraint
+        check = c.check
+        assert check is not None
+        lo = check.min if check.min is not None else (check.between[0] if check.between else None)
+        hi = check.max if check.max is not None else (check.between[1] if check.between else None)
+        values = check.in_ if check.in_ is not None else check.not_in
+        values_num = [float(v) for v in values or () if _PLAIN_NUMBER.match(v.strip())]
+        pattern = f"^(?:{check.regex})$" if check.regex is not None else None
+        rows.append(
+            (
+                rule.rule_idx,
+                c.resource_type,
+                c.keys[0],
+                check.kind,
+                lo,
+                hi,
+                list(values) if values is not None else [],
+                values_num,
+                pattern,
+                check.type.upper() if check.type else None,
+                rule.active_from,
+                rule.active_to,
+            )
+        )
+    return rows
+
+
+def expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE) -> list[tuple[Any, ...]]:
+    """One row per expression rule, in EXPR_RULES_DDL order; ``expr_chunk`` matches
+    ``expressions.expression_outcome_columns(rules.expressions, chunk_size=chunk_size)``."""
+    return [
+        (
+            rule.rule_idx,
+            rule.constraint.resource_type,
+            list(rule.constraint.keys),
+            rule.constraint.keys[0],
+            position // chunk_size,
+            rule.active_from,
+            rule.active_to,
+        )
+        for position, rule in enumerate(rules.expressions)
+    ]
+
+
+def rule_info_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
+    """One row per rule (checks and expressions), in RULE_INFO_DDL order."""
+    rows = []
+    for rule in rules.rules:
+        c = rule.constraint
+        check = c.check
+        lo = hi = values = pattern = type_text = fix = None
+        kind = "expr"
+        if check is not None:
+            kind = check.kind
+            lo_num = check.min if check.min is not None else (check.between[0] if check.between else None)
+            hi_num = check.max if check.max is not None else (check.between[1] if check.between else None)
+            lo = format_number(lo_num) if lo_num is not None else None
+            hi = format_number(hi_num) if hi_num is not None else None
+            values = check.in_ if check.in_ is not None else check.not_in
+            pattern = check.regex
+            type_text = check.type or None
+            if check.in_ is not None and len(check.in_) == 1:
+                fix = check.in_[0]
+        rows.append(
+            (
+                rule.rule_idx,
+                c.id,
+                rule.source,
+                kind,
+                rule.level,
+                rule.since_mv,
+                c.severity,
+                _sel_key(rule),
+                lo,
+                hi,
+                list(values) if values is not None else [],
+                ", ".join(values) if values is not None else None,
+                pattern,
+                type_text,
+                c.expr,
+                c.reference,
+                c.description or None,
+                c.remediation,
+                fix,
+            )
+        )
+    return rows
+
+
+class RuleTables(BaseModel):
+    """The three rule DataFrames of one compiled catalog."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    check_rules_df: DataFrame
+    expr_rules_df: DataFrame
+    rule_info_df: DataFrame
+
+
+def rule_tables(spark: SparkSession, rules: CompiledCatalog) -> RuleTables:
+    """Local (driver-built, tiny) DataFrames of the catalog; joins broadcast them."""
+    return RuleTables(
+        check_rules_df=spark.createDataFrame(check_rule_rows(rules), CHECK_RULES_DDL),
+        expr_rules_df=spark.createDataFrame(expr_rule_rows(rules), EXPR_RULES_DDL),
+        rule_info_df=spark.createDataFrame(rule_info_rows(rules), RULE_INFO_DDL),
+    )
