@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Final
 
 from pyspark.sql.types import (
+    ArrayType,
     BooleanType,
     IntegerType,
     LongType,
+    MapType,
     StringType,
     StructField,
     StructType,
@@ -53,3 +55,30 @@ FINDINGS: Final = StructType(
 )
 FINDINGS_PARTITIONS: Final = ("cluster_id",)
 
+
+# One row per audit run: what was audited, how much, the verdict, and fingerprints of the code and catalogs.
+AUDIT_RUNS: Final = StructType(
+    [
+        StructField("run_id", StringType(), False),
+        StructField("run_ts", TimestampType(), False),
+        StructField("command", StringType(), False),  # audit, run, gate
+        StructField("target_mv", StringType(), False),
+        StructField("target_level", IntegerType(), False),
+        StructField("clusters", ArrayType(StringType(), False), False),
+        StructField("downgrade_clusters", ArrayType(StringType(), False), False),  # current level above target
+        StructField("as_of_offset", LongType(), True),
+        StructField("as_of_time", TimestampType(), True),
+        StructField("records_read", LongType(), False),
+        StructField("records_quarantined", LongType(), False),
+        StructField("entities_evaluated", LongType(), False),
+        StructField("constraints_evaluated", IntegerType(), False),
+        StructField("violations_error", LongType(), False),
+        StructField("violations_warning", LongType(), False),
+        StructField("findings", LongType(), False),
+        StructField("highest_safe_mv", MapType(StringType(), StringType(), True), False),
+        StructField("verdict", StringType(), False),  # pass or fail
+        StructField("duration_ms", LongType(), False),
+        StructField("code_fingerprint", StringType(), False),
+        StructField("catalog_fingerprint", StringType(), False),
+    ]
+)

@@ -1,0 +1,110 @@
+"""The run summary (``--summary-json``), the JUnit report of ``gate`` and the short human verdict."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class RunSummary:
+    """CONTRACT §8's summary; field names are the JSON keys."""
+
+    run_id: str
+    target_mv: str
+    target_level: int
+    clusters: list[str]
+    records_read: int
+    records_quarantined: int
+    violations_total: int
+    violations_by_severity: dict[str, int]
+    highest_safe_mv: dict[str, str | None]
+    verdict: str
+    tables: dict[str, str]
+    downgrade_clusters: list[str] = field(default_factory=list)
+    findings_total: int = 0
+    duration_seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object written by ``--summary-json``."""
+        return {
+            "run_id": self.run_id,
+            "target_mv": self.target_mv,
+            "target_level": self.target_level,
+            "clusters": self.clusters,
+            "records_read": self.records_read,
+            "records_quarantined": self.records_quarantined,
+            "violations_total": self.violations_total,
+            "violations_by_severity": {"error": 0, "warning": 0, **self.violations_by_severity},
+            "highest_safe_mv": self.highest_safe_mv,
+            "verdict": self.verdict,
+            "tables": self.tables,
+            "downgrade_clusters": self.downgrade_clusters,
+            "findings_total": self.findings_total,
+            "duration_seconds": round(self.duration_seconds, 3),
+        }
+
+
+def write_summary_json(path: str, summary: RunSummary) -> None:
+    """Write the summary file (UTF-8, stable key order)."""
+    Path(path).write_text(json.dumps(summary.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str, Any]]) -> None:
+    """JUnit XML: one test suite per cluster, one failed case per violation (errors fail, warnings are skipped).
+
+    A cluster without violations gets one passing case, so CI systems show it as checked.
+    """
+    root = ET.Element("testsuites", name=f"kraft-audit {summary.target_mv}", tests="0", failures="0")
+    by_cluster: dict[str, list[Mapping[str, Any]]] = {c: [] for c in summary.clusters}
+    for row in violations:
+        by_cluster.setdefault(str(row["cluster_id"]), []).append(row)
+    total = failures = 0
+    for cluster, rows in sorted(by_cluster.items()):
+        errors = [r for r in rows if r["severity"] == "error"]
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=f"{cluster} → {summary.target_mv}",
+            tests=str(max(len(rows), 1)),
+            failures=str(len(errors)),
+            skipped=str(len(rows) - len(errors)),
+        )
+        if not rows:
+            ET.SubElement(suite, "testcase", classname=cluster, name="no violations at the target")
+            total += 1
+        for row in rows:
+            name = f"{row['resource_type']} {row['resource_name']} {row['config_name']} [{row['constraint_id']}]"
+            case = ET.SubElement(suite, "testcase", classname=f"{cluster}.{row['resource_type']}", name=name)
+            body = f"{row['message']}\nfix: {row.get('remediation') or '-'}"
+            if row["severity"] == "error":
+                ET.SubElement(case, "failure", message=str(row["message"]), type=str(row["constraint_id"])).text = body
+            else:
+                ET.SubElement(case, "skipped", message=f"warning: {row['message']}").text = body
+            total += 1
+        failures += len(errors)
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def verdict_text(summary: RunSummary) -> str:
+    """Three or four lines a person reads before deciding to upgrade."""
+    errors = summary.violations_by_severity.get("error", 0)
+    warnings = summary.violations_by_severity.get("warning", 0)
+    head = "SAFE to upgrade" if summary.verdict == "pass" else "DO NOT upgrade"
+    lines = [
+        f"{head} to metadata.version {summary.target_mv} (level {summary.target_level}): "
+        f"{errors} error(s), {warnings} warning(s) across {len(summary.clusters)} cluster(s).",
+    ]
+    if summary.downgrade_clusters:
+        lines.append("  downgrade audit for: " + ", ".join(summary.downgrade_clusters))
+    for cluster, mv in sorted(summary.highest_safe_mv.items()):
+        lines.append(f"  {cluster}: highest safe MV {mv or 'none above the current level'}")
+    if "violations" in summary.tables:
+        lines.append(f"  violations: {summary.tables['violations']}")
+    return "\n".join(lines)
