@@ -3,15 +3,21 @@ a decoded batch or in exactly one quarantined region, and good batches around da
 
 from __future__ import annotations
 
+import contextlib
 import struct
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.decoded import DecodedRecord, QuarantineItem
+from schemas.record_schemas import CONTROL_RECORD_SCHEMAS, METADATA_RECORD_SCHEMAS
 from transforms.binary.decode import decode_file
 from transforms.binary.encode import encode_batch, encode_log_segment, encode_metadata_record
+from transforms.binary.message import CONTROL_BODIES, METADATA_BODIES, BodyError
+
+from .strategies import body_strategy
 
 RECORDS: list[tuple[int, int, dict[str, Any]]] = [
     (12, 0, {"name": "metadata.version", "featureLevel": 27}),
@@ -180,3 +186,27 @@ def test_quarantine_excerpt_is_a_short_batch_header_prefix_never_a_record_value(
     assert SECRET.encode().hex()[:8] not in quarantined[0].excerpt
     assert SECRET not in quarantined[0].reason
     assert _records(items) == [r for _, _, records in BATCHES for r in records]
+
+
+_ALL_BODIES = [("metadata", key) for key in sorted(METADATA_BODIES)] + [
+    ("control", key) for key in sorted(CONTROL_BODIES)
+]
+
+
+@pytest.mark.parametrize(("family", "key"), _ALL_BODIES, ids=lambda v: str(v))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_body_reader_fails_only_with_body_error_on_random_or_damaged_bytes(
+    family: str, key: tuple[int, int], data: st.DataObject
+) -> None:
+    codec = (METADATA_BODIES if family == "metadata" else CONTROL_BODIES)[key]
+    if data.draw(st.booleans(), label="damage a valid body"):
+        schema = (METADATA_RECORD_SCHEMAS if family == "metadata" else CONTROL_RECORD_SCHEMAS)[key[0]]
+        body = bytearray(codec.write(data.draw(body_strategy(schema.fields, key[1]))))
+        if body:
+            body[data.draw(st.integers(0, len(body) - 1))] ^= data.draw(st.integers(1, 255))
+        raw = bytes(body[: data.draw(st.integers(0, len(body)))])
+    else:
+        raw = data.draw(st.binary(max_size=64))
+    with contextlib.suppress(BodyError):
+        codec.read(raw)

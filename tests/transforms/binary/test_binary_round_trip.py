@@ -4,6 +4,7 @@ decoded back to the same dicts."""
 from __future__ import annotations
 
 import base64
+import struct
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schemas.decoded import DecodedRecord, QuarantineItem
-from schemas.record_schemas import CONTROL_RECORD_SCHEMAS, METADATA_RECORD_SCHEMAS
+from schemas.record_schemas import CONTROL_RECORD_SCHEMAS, METADATA_RECORD_SCHEMAS, FieldSpec
 from schemas.record_types import CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES
 from transforms.binary.decode import decode_file
 from transforms.binary.encode import (
@@ -21,6 +22,8 @@ from transforms.binary.encode import (
     encode_metadata_record,
     encode_snapshot,
 )
+from transforms.binary.message_reader import compile_struct_reader
+from transforms.binary.message_writer import compile_struct_writer
 
 from .strategies import body_strategy
 
@@ -188,3 +191,29 @@ def test_unknown_tagged_fields_are_kept_and_written_back() -> None:
     assert decoded.is_unknown
     assert decoded.data["_unknownTaggedFields"] == {"9": raw}
     assert encode_metadata_record(4, 0, decoded.data) == value
+
+
+# No real non-flexible schema has strings or arrays (only EndTxnMarker, all fixed width), so exercise the
+# classic int16/int32 length prefixes with a made-up schema.
+_CLASSIC_FIELDS = (
+    FieldSpec("Version", "int16"),
+    FieldSpec("Name", "string", nullable_versions="0+"),
+    FieldSpec("Blob", "bytes"),
+    FieldSpec("Ids", "[]int32", nullable_versions="0+"),
+    FieldSpec("Items", "[]Item", fields=(FieldSpec("Key", "string"), FieldSpec("Id", "uuid"))),
+)
+_classic_read = compile_struct_reader(_CLASSIC_FIELDS, 0, flexible=False)
+_classic_write = compile_struct_writer(_CLASSIC_FIELDS, 0, flexible=False)
+
+
+@settings(max_examples=100, deadline=None)
+@given(body=body_strategy(_CLASSIC_FIELDS, 0))
+def test_non_flexible_encoding_uses_classic_lengths_and_round_trips(body: dict[str, Any]) -> None:
+    out = bytearray()
+    _classic_write(out, body)
+    decoded, end = _classic_read(bytes(out), 0)
+
+    assert decoded == body and end == len(out)
+    name = body["name"]
+    expected_prefix = struct.pack(">h", -1 if name is None else len(name.encode()))
+    assert bytes(out[2:4]) == expected_prefix  # int16 length (-1 = null), no compact varint
