@@ -7,7 +7,8 @@ Public API::
 
 ``violation_message`` reads ``config_name``, ``value`` (already redacted), ``code``, ``detail`` and the rule
 texts of RULE_INFO (``rule_bound_a``, ``rule_bound_b``, ``rule_values_text``, ``rule_pattern_text``,
-``rule_type_text``, ``expr_text``, ``constraint_mv``, ``reference``), e.g.
+``rule_type_text``, ``expr_text``, ``description`` (appended for expressions), ``constraint_mv``,
+``reference``), e.g.
 ``log.segment.bytes=1048576 is below the minimum 3145728 required from 4.4-IV1 (KIP-1294)``.
 """
 
@@ -97,4 +98,6 @@ def violation_message() -> Column:
         )
         .otherwise(F.concat(key_is_value, F.lit(" violates "), F.col("constraint_id")))
     )
-    return F.concat(body, _suffix())
+    is_expression = code.isin("EXPRESSION_FALSE", "COULD_NOT_EVALUATE")
+    description = F.when(is_expression & F.col("description").isNotNull(), F.concat(F.lit(" — "), F.col("description")))
+    return F.concat(body, F.coalesce(description, F.lit("")), _suffix())
