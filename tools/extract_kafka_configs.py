@@ -246,6 +246,11 @@ class SourceFile:
         self.classes: dict[str, ClassInfo] = {}  # simple name -> info (last wins; Scala companions merged)
         self.all_classes: list[ClassInfo] = []
         self._parse()
+        # Scala companions (class X / object X) and same-named nested classes: merge into the first one
+        for c in self.all_classes:
+            first = self.classes[c.name]
+            if first is not c:
+                self._merge(first, c)
 
     # ---- structure
     def _parse(self) -> None:
@@ -281,10 +286,7 @@ class SourceFile:
                     parent = self._innermost_class(stack)
                     info = ClassInfo(name, kind, parent, i + 1, match_close(toks, i), supers=supers)
                     self.all_classes.append(info)
-                    if name in self.classes:
-                        self._merge(self.classes[name], info)
-                    else:
-                        self.classes[name] = info
+                    self.classes.setdefault(name, info)
                     stack.append(("class", info, i))
                     if kind == "enum":
                         self._parse_enum(info)
@@ -355,6 +357,10 @@ class SourceFile:
     def _merge(old: ClassInfo, new: ClassInfo) -> None:
         for k, v in new.consts.items():
             old.consts.setdefault(k, v)
+        for k, v in new.enum_consts.items():
+            old.enum_consts.setdefault(k, v)
+        for k, v in new.methods.items():
+            old.methods.setdefault(k, v)
 
     def _class_header(self, header: Sequence[Tok]) -> tuple[str, str, list[str]] | None:
         for k, t in enumerate(header):
@@ -393,7 +399,7 @@ class SourceFile:
                     if k + 1 < len(head) and head[k + 1].kind == "id":
                         return head[k + 1].text
             return None
-        if "(" in texts or "return" in texts or "." in texts:
+        if "(" in texts or "return" in texts:
             return None
         # Java: [modifiers] Type[<..>][[]] NAME
         last = head[-1]
@@ -458,14 +464,14 @@ class SourceFile:
             t = toks[j]
             if self.scala and t.nl_before and j > i + 1 and parts and toks[j - 1].text != ".":
                 break
+            if t.text == "*" or t.text == "_":
+                self.imports.append(Import(parts, None, None, True, static))
+                return j + 1
             if t.kind == "id":
                 parts.append(t.text)
                 j += 1
             elif t.text == ".":
                 j += 1
-            elif t.text == "*" or t.text == "_":
-                self.imports.append(Import(parts, None, None, True, static))
-                return j + 1
             elif t.text == "{":
                 end = match_close(toks, j)
                 for s, e in split_args(toks, j + 1, end):
@@ -581,6 +587,8 @@ JDK_CONSTS: dict[str, Any] = {
     "ConfigDef.NO_DEFAULT_VALUE": NO_DEFAULT,
     "NO_DEFAULT_VALUE": NO_DEFAULT,
     "StandardCharsets.UTF_8": "UTF-8",
+    "Double.MaxValue": 1.7976931348623157e308,
+    "Locale.ROOT": "",
 }
 TIMEUNIT_MS = {"NANOSECONDS": 1e-6, "MICROSECONDS": 1e-3, "MILLISECONDS": 1, "SECONDS": 1000, "MINUTES": 60000,
                "HOURS": 3600000, "DAYS": 86400000}
@@ -714,7 +722,7 @@ class Resolver:
                 owner = imp.path[-2] if len(imp.path) >= 2 else None
                 if owner:
                     found = self.find_class(sf, owner) or self._class_by_path(imp.path[:-2], owner)
-                    if found is not None and imp.member in found[1].consts:
+                    if found is not None and (imp.member in found[1].consts or imp.member in found[1].enum_consts):
                         return found[0], found[1], imp.member
         for imp in sf.imports:
             if imp.wildcard and imp.path and (imp.static or sf.scala):
@@ -776,7 +784,7 @@ class Resolver:
             if member == "shortVersion":
                 return strs[0]
             return f"{strs[0]}-{strs[1]}" if len(strs) >= 2 else strs[0]
-        if ref.cls == "CompressionType" and member == "defaultLevel" and call:
+        if ref.cls == "CompressionType" and member == "defaultLevel":
             return COMPRESSION_DEFAULT_LEVELS.get(ref.name, Unresolved(f"{ref.name}.defaultLevel()"))
         if member == "name" and call:
             return ref.name  # Enum.name() is final
@@ -1032,6 +1040,11 @@ class _Parser:
             meth = self.take().text
             args = self.arglist("(", ")")
             return self.call(parts, meth, args)
+        if self.peek() is not None and self.peek().text == "[" and self.sf.scala:
+            # Scala type arguments: Collections.emptyList[String]()
+            self.i = match_close(self.toks, self.i) + 1
+            if self.peek() is not None and self.peek().text == "(":
+                pass
         if self.peek() is not None and self.peek().text == "(":
             # bare function call: f(...)  /  Scala List(...), Set(...), Seq(...)
             args = self.arglist("(", ")")
@@ -1066,6 +1079,12 @@ class _Parser:
                 continue
             f, info = found
             member = parts[k]
+            if member not in info.consts and member not in info.enum_consts \
+                    and member in ("names", "values", "latest", "latestProduction", "VALUES"):
+                v = self.call(parts[:k], member, [])
+                for extra in parts[k + 1:]:
+                    v = self.member(v, extra, None)
+                return v
             if member in info.consts or member in info.enum_consts:
                 v = self.r.const_value(f, info, member)
                 for extra in parts[k + 1:]:
@@ -1124,6 +1143,15 @@ class _Parser:
         if name in ("asJava", "asScala", "toList", "toSeq", "toSet", "toBuffer", "stream", "toArray", "sorted",
                     "unmodifiableList") and isinstance(v, list):
             return v
+        if isinstance(v, dict) and name in ("asJava", "asScala", "toMap") and not args:
+            return v
+        if isinstance(v, dict) and name in ("values", "keySet", "keys") and not args:
+            return list(v.values()) if name == "values" else list(v.keys())
+        if name in ("toInt", "toShort", "toLong", "intValue", "longValue", "shortValue") and not args \
+                and isinstance(v, (int, float)) and not isinstance(v, bool):
+            return int(v)
+        if name in ("toDouble", "doubleValue") and not args and isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v)
         if name == "map" and isinstance(v, list) and args and isinstance(args[0], tuple) and args[0][0] == "methodref":
             meth = args[0][1].split("::")[1]
             return [self.member(x, meth, []) for x in v]
@@ -1144,7 +1172,8 @@ class _Parser:
             return [x for x in v if x not in args[0]]
         if name == "mkString" and isinstance(v, list) and args:
             return args[0].join(_jstr(x) for x in v)
-        if name in ("toString", "name", "toLowerCase", "toUpperCase", "trim") and isinstance(v, str):
+        if name in ("toString", "name", "toLowerCase", "toUpperCase", "trim", "toLowerCase(Locale.ROOT)") \
+                and isinstance(v, str):
             if name == "toLowerCase":
                 return v.lower()
             if name == "toUpperCase":
@@ -1219,7 +1248,7 @@ class _Parser:
             syn = self.r.topic_synonyms()
             if args[0] in syn:
                 return syn[args[0]][0].name
-        if meth in ("values", "names") and not args and recv:
+        if meth in ("values", "names", "VALUES") and not args and recv:
             found = self._class_chain(recv)
             if found is not None and found[1].kind == "enum":
                 f, info = found
@@ -1233,6 +1262,13 @@ class _Parser:
             found = self._class_chain(recv)
             if found is not None:
                 return self.r.enum_options(found[0], found[1], exclude=("UNKNOWN",))
+        if full == "MetadataVersion.latestProduction" and not args:
+            return self.resolve_parts(["MetadataVersion", "LATEST_PRODUCTION"])
+        if full == "MetadataVersion.latest" and not args:
+            # MetadataVersion.latest() = VERSIONS[VERSIONS.length - 1], the last enum constant
+            found = self._class_chain(["MetadataVersion"])
+            if found is not None:
+                return EnumRef(found[0].path, found[1].name, found[1].enum_order[-1])
         if full in ("KeyManagerFactory.getDefaultAlgorithm", "TrustManagerFactory.getDefaultAlgorithm"):
             # JVM security defaults (java.security: ssl.KeyManagerFactory.algorithm / ssl.TrustManagerFactory.algorithm)
             return "SunX509" if full.startswith("Key") else "PKIX"
@@ -1447,7 +1483,10 @@ class ValidatorParser:
             if hit is not None:
                 f, c, nm = hit
                 cs, ce = c.consts[nm]
-                return self.parse(f, cs, ce)
+                v = self.parse(f, cs, ce)
+                if isinstance(v, dict) and v.get("kind") == "custom":
+                    return custom(f"{c.name}.{nm}", text_of(f.toks, cs, ce))
+                return v
         return custom(txt, txt)
 
     def call(self, sf: SourceFile, parts: list[str], args: list[tuple[int, int]], txt: str, is_new: bool) -> Any:
@@ -1486,7 +1525,7 @@ class ValidatorParser:
                 out.extend(v if isinstance(v, list) else [v])
             return out
         if is_new:
-            return custom(name, txt)
+            return custom(".".join(parts), txt)
         return custom(".".join(parts) + "(...)", txt)
 
     @staticmethod
@@ -1498,7 +1537,8 @@ class ValidatorParser:
 
 
 def custom(name: str, txt: str) -> dict[str, Any]:
-    return vform("custom", name=name, description=CUSTOM_DESCRIPTIONS.get(name, f"code validator: {txt}"))
+    desc = CUSTOM_DESCRIPTIONS.get(name) or CUSTOM_DESCRIPTIONS.get(name.split(".")[-1].split("(")[0])
+    return vform("custom", name=name, description=desc or f"UNDESCRIBED code validator: {txt}")
 
 
 def num_or_unresolved(v: Any) -> Any:
@@ -1524,22 +1564,33 @@ def normalize_validator_text(txt: str) -> str:
 # Custom validators whose behaviour is exactly a structured form (each checked in the source).
 KNOWN_VALIDATORS: dict[str, Any] = {
     # CompressionType.GZIP.levelValidator(): null fails; level > 9, or < 1 and != -1, fails  (3.8+)
-    r"(CompressionType\.GZIP\.levelValidator\(\)|newGzipCompression\.LevelValidator\(\))":
+    r"CompressionType\.GZIP\.levelValidator(\(\))?":
         vform("in", values=[-1, 1, 2, 3, 4, 5, 6, 7, 8, 9], case_insensitive=False),
     # CompressionType.LZ4.levelValidator() = between(1, 17)
-    r"(CompressionType\.LZ4\.levelValidator\(\))": vform("between", min=1, max=17),
+    r"CompressionType\.LZ4\.levelValidator(\(\))?": vform("between", min=1, max=17),
     # CompressionType.ZSTD.levelValidator() = between(-131072, 22)
-    r"(CompressionType\.ZSTD\.levelValidator\(\))": vform("between", min=-131072, max=22),
+    r"CompressionType\.ZSTD\.levelValidator(\(\))?": vform("between", min=-131072, max=22),
 }
 
 CUSTOM_DESCRIPTIONS: dict[str, str] = {
-    "ThrottledReplicaListValidator": "LIST; either exactly ['*'] or every element matches "
-                                     "'([0-9]+:[0-9]+)?' (partitionId:brokerId); elements are trimmed first",
-    "MetadataVersionValidator": "the value must parse as a known MetadataVersion/IBP string "
-                                "(MetadataVersion.fromVersionString)",
-    "ControllerQuorumVotersValidator": "each entry must parse as '{id}@{host}:{port}' (QuorumConfig.parseVoterConnections)",
-    "ControllerQuorumBootstrapServersValidator": "each entry must parse as '{host}:{port}'",
+    "ThrottledReplicaListValidator": "LIST: valid when every element, trimmed, matches '([0-9]+:[0-9]+)?' "
+                                     "(partitionId:brokerId, empty elements allowed) or when the concatenation of all "
+                                     "elements is '*'; a non-list value fails",
+    "MetadataVersionValidator": "the value must parse with MetadataVersion.fromVersionString (a known IBP/metadata "
+                                "version string of the release, e.g. 3.0, 3.0-IV1)",
+    "RaftConfig.ControllerQuorumVotersValidator": "non-null; every entry must parse as '{id}@{host}:{port}' "
+                                                  "(id an integer, host a valid host name, port an integer)",
+    "QuorumConfig.ControllerQuorumVotersValidator": "non-null; every entry must parse as '{id}@{host}:{port}' "
+                                                    "(id an integer, host a valid host name, port an integer)",
+    "QuorumConfig.ControllerQuorumBootstrapServersValidator": "non-null; every entry must parse as '{host}:{port}'",
+    "RemoteLogManagerConfig.REMOTE_LOG_MANAGER_THREAD_POOL_SIZE_VALIDATOR": "INT: -1 or >= 1 (0 and values below -1 "
+                                                                            "fail); -1 means 'use "
+                                                                            "remote.log.manager.thread.pool.size'",
+    "ShareGroupAutoOffsetResetStrategy.Validator": "'earliest', 'latest' or 'by_duration:<ISO-8601 duration>'",
 }
+for _k in list(CUSTOM_DESCRIPTIONS):
+    if _k.split(".")[-1] != "Validator":
+        CUSTOM_DESCRIPTIONS.setdefault(_k.split(".")[-1], CUSTOM_DESCRIPTIONS[_k])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1649,49 +1700,6 @@ CMC = "server/src/main/java/org/apache/kafka/server/metrics/ClientMetricsConfigs
 GCFG = "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/GroupConfig.java"
 
 
-def _v39_broker(zk: bool, txn_suffix: str, share_cfg: str, password: bool, krp: str, sc: str, cleaner: bool = True,
-                gcc: list[tuple[str, str]] | None = None, extra: list[tuple[str, str]] | None = None,
-                quota: str = "server-common/src/main/java/org/apache/kafka/server/config/QuotaConfigs.java",
-                dtm: str = "server/src/main/java/org/apache/kafka/server/config/DelegationTokenManagerConfigs.java",
-                mlc: str | None = None, sharecoord: str | None = None, ap2txn: str | None = None) -> list[tuple[str, str]]:
-    out = [(RLMC, "configDef()")]
-    if zk:
-        out.append(("server/src/main/java/org/apache/kafka/server/config/ZkConfigs.java", "CONFIG_DEF"))
-    out += [
-        (sc, "CONFIG_DEF"),
-        (krp, "CONFIG_DEF"),
-    ]
-    if mlc:
-        out.append((mlc, "CONFIG_DEF"))
-    out += [
-        ("server/src/main/java/org/apache/kafka/network/SocketServerConfigs.java", "CONFIG_DEF"),
-        ("server/src/main/java/org/apache/kafka/server/config/ReplicationConfigs.java", "CONFIG_DEF"),
-    ]
-    out += gcc or []
-    out += [
-        ("storage/src/main/java/org/apache/kafka/storage/internals/log/CleanerConfig.java", "CONFIG_DEF"),
-        (LOGCONFIG_J, "SERVER_CONFIG_DEF"),
-        (share_cfg, "CONFIG_DEF"),
-    ]
-    if sharecoord:
-        out.append((sharecoord, "CONFIG_DEF"))
-    out += [
-        (f"transaction-coordinator/src/main/java/org/apache/kafka/coordinator/transaction/TransactionLogConfig{txn_suffix}.java", "CONFIG_DEF"),
-        (f"transaction-coordinator/src/main/java/org/apache/kafka/coordinator/transaction/TransactionStateManagerConfig{txn_suffix}.java", "CONFIG_DEF"),
-        ("raft/src/main/java/org/apache/kafka/raft/QuorumConfig.java", "CONFIG_DEF"),
-        ("server/src/main/java/org/apache/kafka/server/metrics/MetricConfigs.java", "CONFIG_DEF"),
-        (quota, "CONFIG_DEF"),
-        ("clients/src/main/java/org/apache/kafka/common/config/internals/BrokerSecurityConfigs.java", "CONFIG_DEF"),
-        (dtm, "CONFIG_DEF"),
-    ]
-    if password:
-        out.append(("server-common/src/main/java/org/apache/kafka/security/PasswordEncoderConfigs.java", "CONFIG_DEF"))
-    if ap2txn:
-        out.append((ap2txn, "CONFIG_DEF"))
-    out += extra or []
-    return out
-
-
 GC = "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/GroupCoordinatorConfig.java"
 
 
@@ -1729,60 +1737,71 @@ RELEASES["3.6"] = _spec_3x_scala(LOGCONFIG_J, "CONFIG_DEF", False, "")
 RELEASES["3.7"] = _spec_3x_scala(LOGCONFIG_J, "CONFIG_DEF", True, "")
 RELEASES["3.8"] = _spec_3x_scala(LOGCONFIG_J, "configDef()", True, "")
 
-RELEASES["3.9"] = ReleaseSpec(
-    broker=_v39_broker(
-        zk=True, txn_suffix="s", share_cfg="server/src/main/java/org/apache/kafka/server/config/ShareGroupConfig.java",
-        password=True, krp="server/src/main/java/org/apache/kafka/server/config/KRaftConfigs.java",
-        sc="server/src/main/java/org/apache/kafka/server/config/ServerConfigs.java",
-        gcc=[(GC, "GROUP_COORDINATOR_CONFIG_DEF"), (GC, "NEW_GROUP_CONFIG_DEF"), (GC, "OFFSET_MANAGEMENT_CONFIG_DEF"),
-             (GC, "CONSUMER_GROUP_CONFIG_DEF"), (GC, "SHARE_GROUP_CONFIG_DEF")],
-    ),
-    topic=[(LOGCONFIG_J, "CONFIG")],
-    group=[],
-    client_metrics=[(CMC, "CONFIG")],
-    broker_dynamic_only=[("core/src/main/scala/kafka/server/DynamicConfig.scala", "brokerConfigDef")],
-    kip1161=False,
-)
+AKC = "server/src/main/java/org/apache/kafka/server/config/AbstractKafkaConfig.java"
 
 
-def _spec_4x(release: str) -> ReleaseSpec:
-    sc = "server-common/src/main/java/org/apache/kafka/server/config/ServerConfigs.java" \
-        if release >= "4.2" else "server/src/main/java/org/apache/kafka/server/config/ServerConfigs.java"
-    krp = "raft/src/main/java/org/apache/kafka/raft/KRaftConfigs.java" if release >= "4.3" \
-        else "server/src/main/java/org/apache/kafka/server/config/KRaftConfigs.java"
-    mlc = "raft/src/main/java/org/apache/kafka/raft/MetadataLogConfig.java" if release >= "4.1" else None
-    dtm = "server-common/src/main/java/org/apache/kafka/server/config/DelegationTokenManagerConfigs.java" \
-        if release >= "4.2" else "server/src/main/java/org/apache/kafka/server/config/DelegationTokenManagerConfigs.java"
-    dyn_cfg = "server/src/main/java/org/apache/kafka/server/config/DynamicConfig.java" if release >= "4.3" \
-        else "core/src/main/scala/kafka/server/DynamicConfig.scala"
-    quota = "server-common/src/main/java/org/apache/kafka/server/config/QuotaConfig.java"
+def _spec_39_plus(release: str) -> ReleaseSpec:
+    # 3.9+: KafkaConfig.configDef = AbstractKafkaConfig.CONFIG_DEF = Utils.mergeConfigs(List.of(...)); the list is
+    # read from the source (merged_sources) so that moved/renamed config classes are followed automatically.
+    # Dynamic-only broker configs (replication throttles): DynamicConfig.Broker adds QuotaConfig(s).brokerQuotaConfigs().
+    if release >= "4.0":
+        dyn_only = [("server-common/src/main/java/org/apache/kafka/server/config/QuotaConfig.java", "brokerQuotaConfigs()")]
+    else:
+        dyn_only = [("server-common/src/main/java/org/apache/kafka/server/config/QuotaConfigs.java", "brokerQuotaConfigs()")]
     return ReleaseSpec(
-        broker=_v39_broker(
-            zk=False, txn_suffix="",
-            share_cfg="group-coordinator/src/main/java/org/apache/kafka/coordinator/group/modern/share/ShareGroupConfig.java",
-            password=False, krp=krp, sc=sc, gcc=[(GC, "CONFIG_DEF")], quota=quota, dtm=dtm, mlc=mlc,
-            sharecoord="share-coordinator/src/main/java/org/apache/kafka/coordinator/share/ShareCoordinatorConfig.java",
-            ap2txn="transaction-coordinator/src/main/java/org/apache/kafka/coordinator/transaction/AddPartitionsToTxnConfig.java",
-        ),
+        broker=[("@merge", (AKC, "CONFIG_DEF"))],
         topic=[(LOGCONFIG_J, "CONFIG")],
-        group=[(GCFG, "CONFIG_DEF")],
+        group=[(GCFG, "CONFIG_DEF" if release >= "4.3" else "CONFIG")] if release >= "4.0" else [],
         client_metrics=[(CMC, "CONFIG")],
-        broker_dynamic_only=[(quota, "brokerQuotaConfigs()")] if release >= "4.0" else [(dyn_cfg, "brokerConfigDef")],
+        broker_dynamic_only=dyn_only,
         kip1161=release >= "4.2",
     )
 
 
-for _r in ("4.0", "4.1", "4.2", "4.3", "4.4"):
-    RELEASES[_r] = _spec_4x(_r)
+for _r in ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4"):
+    RELEASES[_r] = _spec_39_plus(_r)
 
 
 # --------------------------------------------------------------------------------------------------
 # main extraction
 
 
+def merged_sources(r: Resolver, path: str, const: str, problems: list[str]) -> list[tuple[str, str]]:
+    """The (file, owner) list of ``CONST = Utils.mergeConfigs(List.of(A.X, B.y(), ...))`` in ``path``."""
+    sf = r.file(path)
+    toks = sf.toks
+    for info in sf.all_classes:
+        if const in info.consts:
+            s, e = info.consts[const]
+            break
+    else:
+        problems.append(f"{const} not found in {path}")
+        return []
+    k = next(j for j in range(s, e) if toks[j].text == "mergeConfigs")
+    inner = next(j for j in range(k + 2, e) if toks[j].text == "(")  # List.of( / Arrays.asList(
+    close = match_close(toks, inner)
+    out: list[tuple[str, str]] = []
+    for a, b in split_args(toks, inner + 1, close):
+        parts = [t.text for t in toks[a:b]]
+        cls, member = parts[0], parts[2]
+        owner = member + "()" if len(parts) > 3 and parts[3] == "(" else member
+        found = r.find_class(sf, cls)
+        if found is None:
+            problems.append(f"mergeConfigs: class {cls} not found")
+            continue
+        out.append((found[0].path, owner))
+    return out
+
+
 def collect(r: Resolver, vp: ValidatorParser, sources: list[tuple[str, str]], problems: list[str]) -> list[dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
+    expanded: list[tuple[str, str]] = []
     for path, owner in sources:
+        if path == "@merge":
+            expanded.extend(merged_sources(r, owner[0], owner[1], problems))
+        else:
+            expanded.append((path, owner))
+    for path, owner in expanded:
         if not r.git.exists(path):
             problems.append(f"missing source file {path}")
             continue
@@ -2056,6 +2075,19 @@ def build(release: str, repo: str, git: Git, previous: dict[str, Any] | None) ->
             if gone:
                 removed[resource] = gone
 
+    # single-key checks done in code
+    if res["client_metrics"]:
+        for e in res["client_metrics"]:
+            if e["name"] in CLIENT_METRICS_CODE_CHECKS:
+                e["code_checks"] = CLIENT_METRICS_CODE_CHECKS[e["name"]]
+    cfc = cross_field_checks(release, r, broker_names, {e["name"] for e in res["group"]})
+    topic_set = set(topic_names)
+    for c in cfc:
+        known = broker_names | topic_set | {e["name"] for e in res["group"]}
+        missing = [k for k in c["keys"] if k not in known]
+        if missing:
+            problems.append(f"cross-field check {c['id']} names unknown keys {missing}")
+
     # problems left in entries
     for resource, entries in res.items():
         for e in entries:
@@ -2063,10 +2095,12 @@ def build(release: str, repo: str, git: Git, previous: dict[str, Any] | None) ->
                 problems.append(f"{resource} {e['name']}: {pr}")
             if "UNRESOLVED" in repr(e):
                 problems.append(f"{resource} {e['name']}: unresolved value left")
+            if "UNDESCRIBED" in repr(e):
+                problems.append(f"{resource} {e['name']}: custom validator without a description")
 
     files_read = sorted({e["_source"].rsplit(":", 1)[0] for es in res.values() for e in es}
                         | {SYNONYM_SOURCE[release][0], DYNAMIC[release].file}
-                        | set(manual.get("files_read", [])) | {c["source"].split(":")[0] for c in manual.get("cross_field_checks", [])}
+                        | set(manual.get("files_read", [])) | {c["source"].split(":")[0] for c in cfc}
                         | ({GROUP_SYNONYM_SOURCE[release][0]} if release in GROUP_SYNONYM_SOURCE else set()))
     for es in res.values():
         for e in es:
@@ -2088,7 +2122,7 @@ def build(release: str, repo: str, git: Git, previous: dict[str, Any] | None) ->
         "group_synonyms_note": manual.get("group_synonyms_note"),
         "topic_configs_without_server_default": without_default,
         "removed_since": {"previous_release": previous["release"], "keys": removed} if previous else None,
-        "cross_field_checks": manual.get("cross_field_checks", []),
+        "cross_field_checks": cfc,
         "notes": manual.get("notes", []),
         "unresolved": sorted(set(problems)),
     }
@@ -2148,8 +2182,8 @@ def _flow(v: Any) -> str:
     return _scalar(v)
 
 
-ENTRY_ORDER = ["name", "type", "default", "required", "validator", "importance", "sensitive", "internal",
-               "dynamic", "listener_prefix_required", "dynamic_only", "hand_checked", "source"]
+ENTRY_ORDER = ["name", "type", "default", "required", "validator", "code_checks", "importance", "sensitive",
+               "internal", "dynamic", "listener_prefix_required", "dynamic_only", "hand_checked", "source"]
 
 
 def dump(doc: dict[str, Any]) -> str:
@@ -2181,7 +2215,7 @@ def dump(doc: dict[str, Any]) -> str:
                 if k in ("required", "sensitive", "internal", "listener_prefix_required", "dynamic_only",
                          "hand_checked") and not v:
                     continue
-                line = f"{k}: {_flow(v) if k == 'validator' else _scalar(v)}"
+                line = f"{k}: {_flow(v) if k == 'validator' or isinstance(v, (dict, list)) else _scalar(v)}"
                 out.append(("  - " if first else "    ") + line)
                 first = False
     out.append("topic_synonyms:")
@@ -2235,9 +2269,527 @@ def dump(doc: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
+# "X must be <comparison> Y" checks (require(...) / throw new ...Exception(...) with such a message)
+
+_CMP = [("greater than or equals? to", ">="), ("less than or equals? to", "<="), ("greater than", ">"),
+        ("less than", "<")]
+
+
+def render_message(r: Resolver, sf: SourceFile, s: int, e: int) -> str:
+    """Render an exception message expression, substituting config-name constants; unknown parts become <?>."""
+    toks = sf.toks
+    if e - s >= 4 and toks[s].text == "String" and toks[s + 2].text == "format":
+        close = match_close(toks, s + 3)
+        args = split_args(toks, s + 4, close)
+        tmpl = r.eval(sf, *args[0])
+        vals = [r.eval(sf, *a) for a in args[1:]]
+        if not isinstance(tmpl, str):
+            return "<?>"
+        out = tmpl
+        for v in vals:
+            out = re.sub(r"%[sd]", lambda _m, v=v: v if isinstance(v, str) else "<?>", out, count=1)
+        return out
+    parts = []
+    for a, b in _split_plus(toks, s, e):
+        if b - a == 2 and toks[a].text == "s" and toks[a + 1].kind == "str":
+            txt = toks[a + 1].text
+
+            def sub(m: re.Match[str]) -> str:
+                v = eval_text(r, sf.path, m.group(1))
+                return v if isinstance(v, str) else "<?>"
+            parts.append(re.sub(r"\$\{([\w.]+)\}", sub, txt))
+        elif b - a == 1 and toks[a].kind == "str":
+            parts.append(toks[a].text)
+        else:
+            v = r.eval(sf, a, b)
+            parts.append(v if isinstance(v, str) else "<?>")
+    return "".join(parts)
+
+
+def _split_plus(toks: Sequence[Tok], s: int, e: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    depth = 0
+    start = s
+    for j in range(s, e):
+        t = toks[j]
+        if t.kind == "op" and t.text in OPEN:
+            depth += 1
+        elif t.kind == "op" and t.text in CLOSE:
+            depth -= 1
+        elif t.kind == "op" and t.text == "+" and depth == 0:
+            out.append((start, j))
+            start = j + 1
+    out.append((start, e))
+    return out
+
+
+def must_be_checks(r: Resolver, path: str, resource: str, lhs_names: set[str], rhs_names: set[str],
+                   within: str | None = None) -> list[dict[str, Any]]:
+    """Checks whose message reads "<key> must be <comparison> <key>" in ``path`` (optionally only inside method
+    ``within``)."""
+    sf = r.file(path)
+    toks = sf.toks
+    lo, hi = 0, len(toks)
+    if within:
+        for c in sf.all_classes:
+            if within in c.methods:
+                lo, hi = c.methods[within]
+                break
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    j = lo
+    while j < hi:
+        t = toks[j]
+        msg_rng = None
+        if t.text == "require" and j + 1 < hi and toks[j + 1].text == "(":
+            close = match_close(toks, j + 1)
+            args = split_args(toks, j + 2, close)
+            if len(args) == 2:
+                msg_rng = args[1]
+        elif t.text == "throw" and j + 2 < hi and toks[j + 1].text == "new":
+            k = j + 2
+            while k < hi and toks[k].text != "(":
+                k += 1
+            close = match_close(toks, k)
+            args = split_args(toks, k + 1, close)
+            if len(args) == 1:
+                msg_rng = args[0]
+        if msg_rng is None:
+            j += 1
+            continue
+        msg = render_message(r, sf, *msg_rng)
+        for phrase, op in _CMP:
+            m = re.match(rf"^`?([\w.\-]+)`? (?:must|should) (?:always )?be {phrase} `?([\w.\-]+)`?\.?$", msg.strip())
+            if m and m.group(1) in lhs_names and m.group(2) in rhs_names:
+                a, b = m.group(1), m.group(2)
+                cid = f"{resource}-{a}-{op}-{b}"
+                if cid not in seen:
+                    seen.add(cid)
+                    out.append({"id": cid, "resource": resource, "keys": [a, b], "rule": f"{a} {op} {b}",
+                                "message": msg.strip(), "source": f"{path}:{toks[j].line}"})
+                break
+        j += 1
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
 # hand-checked data (see README "What the extractor cannot resolve")
 
-MANUAL: dict[str, dict[str, Any]] = {}
+KC_SRC = "core/src/main/scala/kafka/server/KafkaConfig.scala"
+LC_J = LOGCONFIG_J
+EFFECT_BROKER = "broker refuses to start (KafkaConfig construction fails); a dynamic update that would break it is rejected"
+EFFECT_TOPIC = "CreateTopics / AlterConfigs for the topic is rejected by the controller (ControllerConfigurationValidator -> LogConfig.validate)"
+EFFECT_GROUP = "IncrementalAlterConfigs / AlterConfigs on the GROUP resource is rejected"
+
+
+def _c(cid: str, resource: str, keys: list[str], rule: str, expr: str | None, source: str,
+       since: str = "3.3", until: str = "9.9", effect: str | None = None, note: str | None = None) -> dict[str, Any]:
+    d: dict[str, Any] = {"id": cid, "resource": resource, "keys": keys, "rule": rule, "expr": expr,
+                         "kafka_effect": effect or {"broker": EFFECT_BROKER, "topic": EFFECT_TOPIC,
+                                                    "group": EFFECT_GROUP}[resource],
+                         "source": source, "_since": since, "_until": until}
+    if note:
+        d["note"] = note
+    return d
+
+
+def _lng(k: str) -> str:
+    return f"cast(cfg['{k}'] as long)"
+
+
+# Broker checks in KafkaConfig.validateValues (read in every release; `until` is exclusive).
+BROKER_CHECKS = [
+    _c("broker-node-id-equals-broker-id", "broker", ["node.id", "broker.id"],
+       "node.id and broker.id must be equal after KafkaConfig.populateSynonyms (which copies node.id to broker.id when "
+       "only node.id is set, and broker.id to node.id when only broker.id is set)",
+       "cfg['broker.id'] is null or cfg['node.id'] is null or cast(cfg['broker.id'] as int) = -1 "
+       "or cast(cfg['node.id'] as int) = cast(cfg['broker.id'] as int)", KC_SRC + ": validateValues",
+       note="an unset broker.id shows its default -1 in the effective config; the expression treats -1 as unset"),
+    _c("broker-log-roll-ms-at-least-1", "broker", ["log.roll.ms", "log.roll.hours"],
+       "the effective log.roll.ms (log.roll.ms, else log.roll.hours * 3600000) must be >= 1",
+       f"{_lng('log.roll.ms')} >= 1", KC_SRC + ": validateValues"),
+    _c("broker-log-roll-jitter-ms-at-least-0", "broker", ["log.roll.jitter.ms", "log.roll.jitter.hours"],
+       "the effective log.roll.jitter.ms (log.roll.jitter.ms, else log.roll.jitter.hours * 3600000) must be >= 0",
+       f"{_lng('log.roll.jitter.ms')} >= 0", KC_SRC + ": validateValues"),
+    _c("broker-log-retention-ms-not-zero", "broker", ["log.retention.ms", "log.retention.minutes", "log.retention.hours"],
+       "the effective log.retention.ms (log.retention.ms, else log.retention.minutes * 60000, else "
+       "log.retention.hours * 3600000; any negative result becomes -1) must be -1 or >= 1, i.e. it must not be 0",
+       f"{_lng('log.retention.ms')} != 0", KC_SRC + ": validateValues"),
+    _c("broker-log-dirs-not-empty", "broker", ["log.dirs", "log.dir"],
+       "log.dirs, or log.dir when log.dirs is unset, must name at least one directory",
+       "trim(coalesce(cfg['log.dirs'], cfg['log.dir'], '')) != ''", KC_SRC + ": validateValues"),
+    _c("broker-remote-storage-single-log-dir", "broker", ["remote.log.storage.system.enable", "log.dirs", "log.dir"],
+       "when remote.log.storage.system.enable=true only one log directory may be configured",
+       "lower(cfg['remote.log.storage.system.enable']) != 'true' or "
+       "size(split(trim(coalesce(cfg['log.dirs'], cfg['log.dir'], '')), '\\\\s*,\\\\s*')) <= 1",
+       KC_SRC + ": validateValues", since="3.6", until="3.8"),
+    _c("broker-cleaner-dedupe-buffer-per-thread", "broker", ["log.cleaner.dedupe.buffer.size", "log.cleaner.threads"],
+       "log.cleaner.dedupe.buffer.size / log.cleaner.threads (integer division) must be > 1048576 (1 MiB per cleaner "
+       "thread); log.cleaner.threads = 0 makes the division throw, so the broker does not start either",
+       "cast(cfg['log.cleaner.threads'] as int) > 0 and "
+       "cast(cfg['log.cleaner.dedupe.buffer.size'] as long) div cast(cfg['log.cleaner.threads'] as int) > 1048576",
+       KC_SRC + ": validateValues"),
+    _c("broker-replica-fetch-wait-le-socket-timeout", "broker", ["replica.fetch.wait.max.ms", "replica.socket.timeout.ms"],
+       "replica.fetch.wait.max.ms <= replica.socket.timeout.ms",
+       "cast(cfg['replica.fetch.wait.max.ms'] as int) <= cast(cfg['replica.socket.timeout.ms'] as int)",
+       KC_SRC + ": validateValues"),
+    _c("broker-replica-fetch-wait-le-lag-time", "broker", ["replica.fetch.wait.max.ms", "replica.lag.time.max.ms"],
+       "replica.fetch.wait.max.ms <= replica.lag.time.max.ms",
+       "cast(cfg['replica.fetch.wait.max.ms'] as long) <= cast(cfg['replica.lag.time.max.ms'] as long)",
+       KC_SRC + ": validateValues"),
+    _c("broker-offsets-commit-required-acks-range", "broker", ["offsets.commit.required.acks", "offsets.topic.replication.factor"],
+       "-1 <= offsets.commit.required.acks <= offsets.topic.replication.factor",
+       "cast(cfg['offsets.commit.required.acks'] as int) between -1 and cast(cfg['offsets.topic.replication.factor'] as int)",
+       KC_SRC + ": validateValues (3.9: GroupCoordinatorConfig)", until="4.0"),
+    _c("broker-heartbeat-at-most-half-session", "broker", ["broker.heartbeat.interval.ms", "broker.session.timeout.ms"],
+       "broker.heartbeat.interval.ms * 2 <= broker.session.timeout.ms (the session timeout is read on the "
+       "controller, the heartbeat interval on the broker); only an ERROR log line, the broker still starts",
+       "cast(cfg['broker.heartbeat.interval.ms'] as long) * 2 <= cast(cfg['broker.session.timeout.ms'] as long)",
+       KC_SRC + ": validateValues", since="4.2", effect="ERROR log only (not enforced)"),
+    _c("broker-queued-max-bytes-vs-request-max", "broker", ["queued.max.request.bytes", "socket.request.max.bytes"],
+       "queued.max.request.bytes <= 0 or queued.max.request.bytes >= socket.request.max.bytes",
+       "cast(cfg['queued.max.request.bytes'] as long) <= 0 or "
+       "cast(cfg['queued.max.request.bytes'] as long) >= cast(cfg['socket.request.max.bytes'] as long)",
+       KC_SRC + ": validateValues"),
+    _c("broker-max-connections-per-ip-zero-needs-overrides", "broker",
+       ["max.connections.per.ip", "max.connections.per.ip.overrides"],
+       "max.connections.per.ip may be 0 only if max.connections.per.ip.overrides is non-empty",
+       "cast(cfg['max.connections.per.ip'] as int) != 0 or trim(coalesce(cfg['max.connections.per.ip.overrides'], '')) != ''",
+       KC_SRC + ": validateValues"),
+    _c("broker-failed-auth-delay-lt-idle", "broker", ["connection.failed.authentication.delay.ms", "connections.max.idle.ms"],
+       "if connections.max.idle.ms >= 0 then connection.failed.authentication.delay.ms < connections.max.idle.ms",
+       "cast(cfg['connections.max.idle.ms'] as long) < 0 or "
+       "cast(cfg['connection.failed.authentication.delay.ms'] as long) < cast(cfg['connections.max.idle.ms'] as long)",
+       KC_SRC + ": validateValues"),
+    _c("broker-sasl-inter-broker-mechanism-enabled", "broker",
+       ["sasl.mechanism.inter.broker.protocol", "sasl.enabled.mechanisms", "security.inter.broker.protocol",
+        "inter.broker.listener.name", "listener.security.protocol.map"],
+       "when the inter-broker listener uses SASL_PLAINTEXT or SASL_SSL, sasl.mechanism.inter.broker.protocol must be "
+       "one of the listener's sasl.enabled.mechanisms (listener.name.<l>.sasl.enabled.mechanisms overrides the base key)",
+       None, KC_SRC + ": validateValues"),
+    _c("broker-message-format-within-ibp", "broker", ["log.message.format.version", "inter.broker.protocol.version"],
+       "the record version of log.message.format.version must not exceed the highest record version supported by "
+       "inter.broker.protocol.version (KRaft: the metadata.version)", None, KC_SRC + ": validateValues", until="4.0"),
+    _c("broker-inter-broker-listener-advertised", "broker",
+       ["inter.broker.listener.name", "security.inter.broker.protocol", "advertised.listeners", "listeners"],
+       "brokers: the inter-broker listener name (inter.broker.listener.name, else the listener of "
+       "security.inter.broker.protocol) must be one of the advertised broker listeners, and the advertised listener "
+       "names must be a subset of the listeners' names", None, KC_SRC + ": validateValues"),
+    _c("broker-advertised-not-wildcard", "broker", ["advertised.listeners", "listeners"],
+       "no effective advertised listener (advertised.listeners, else listeners) may use the host 0.0.0.0",
+       None, KC_SRC + ": validateValues"),
+    _c("broker-kraft-role-listeners", "broker",
+       ["process.roles", "node.id", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
+        "controller.listener.names", "listeners", "listener.security.protocol.map"],
+       "KRaft role rules: broker-only nodes need a non-empty controller.listener.names that does not appear in "
+       "listeners and has a listener.security.protocol.map entry, and their node.id must not be a voter; controller "
+       "nodes must be in controller.quorum.voters (when voters are static) and their controller.listener.names must "
+       "appear in listeners; every KRaft node needs controller.quorum.voters (3.8+: or "
+       "controller.quorum.bootstrap.servers)", None, KC_SRC + ": validateValues"),
+    _c("broker-cordoned-log-dirs-subset", "broker", ["cordoned.log.dirs", "log.dirs", "log.dir"],
+       "cordoned.log.dirs is either exactly '*' or every entry is one of the log directories (log.dirs, else log.dir)",
+       None, KC_SRC + ": validateCordonedLogDirs", since="4.3"),
+    _c("broker-streams-rack-tags-no-duplicates", "broker", ["group.streams.rack.aware.assignment.tags"],
+       "the raw (pre-de-duplication) group.streams.rack.aware.assignment.tags value must not repeat a tag",
+       None, GC + ": verifyStreamsGroupConfigs", since="4.4"),
+    _c("broker-share-assignors-exactly-one", "broker", ["group.share.assignors"],
+       "group.share.assignors must contain exactly one assignor",
+       "size(split(trim(cfg['group.share.assignors']), '\\\\s*,\\\\s*')) = 1", GC + ": verifyShareGroupConfigs",
+       since="4.3"),
+]
+
+# Topic checks (LogConfig.validate* / RemoteLogConfig), read in every release.
+LC_SCALA_SRC = "core/src/main/scala/kafka/log/LogConfig.scala"
+_RS = "lower(cfg['remote.storage.enable']) = 'true'"
+
+
+def topic_checks(release: str) -> list[dict[str, Any]]:
+    src = LC_SCALA_SRC if release < "3.5" else LC_J
+    out = [
+        _c("topic-min-compaction-lag-le-max", "topic", ["min.compaction.lag.ms", "max.compaction.lag.ms"],
+           "min.compaction.lag.ms <= max.compaction.lag.ms (on the topic's overrides merged over the validating node's "
+           "broker defaults)", f"{_lng('min.compaction.lag.ms')} <= {_lng('max.compaction.lag.ms')}",
+           src + ": validateValues"),
+    ]
+    if release < "3.6":
+        out += [
+            _c("topic-local-retention-ms-vs-retention", "topic", ["local.retention.ms", "retention.ms"],
+               "when local.retention.ms != -2: it must not be -1 unless retention.ms is -1, and it must not be greater "
+               "than retention.ms (also when retention.ms is -1); checked whenever the topic's LogConfig is built, "
+               "whether or not remote storage is enabled",
+               f"{_lng('local.retention.ms')} = -2 or (({_lng('local.retention.ms')} != -1 or {_lng('retention.ms')} = -1) "
+               f"and {_lng('local.retention.ms')} <= {_lng('retention.ms')})",
+               src + ": RemoteLogConfig", effect="LogConfig construction fails (topic creation / config change fails)"),
+            _c("topic-local-retention-bytes-vs-retention", "topic", ["local.retention.bytes", "retention.bytes"],
+               "when local.retention.bytes != -2: it must not be -1 unless retention.bytes is -1, and it must not be "
+               "greater than retention.bytes (also when retention.bytes is -1); checked whenever the topic's LogConfig "
+               "is built", f"{_lng('local.retention.bytes')} = -2 or (({_lng('local.retention.bytes')} != -1 or "
+               f"{_lng('retention.bytes')} = -1) and {_lng('local.retention.bytes')} <= {_lng('retention.bytes')})",
+               src + ": RemoteLogConfig", effect="LogConfig construction fails (topic creation / config change fails)"),
+        ]
+        return out
+    out += [
+        _c("topic-remote-storage-needs-system-enable", "topic", ["remote.storage.enable"],
+           "remote.storage.enable=true requires remote.log.storage.system.enable=true on the validating broker/controller",
+           None, src + ": validateRemoteStorageOnlyIfSystemEnabled",
+           note="reads the node's remote.log.storage.system.enable; with remote storage disabled cluster-wide a "
+                "stored remote.storage.enable=true also fails broker-side when configs are loaded"),
+        _c("topic-remote-retention-ms", "topic", ["remote.storage.enable", "local.retention.ms", "retention.ms"],
+           "if remote.storage.enable=true, retention.ms != -1 and local.retention.ms != -2: local.retention.ms must "
+           "not be -1 and must be <= retention.ms",
+           f"not ({_RS}) or {_lng('retention.ms')} = -1 or {_lng('local.retention.ms')} = -2 or "
+           f"({_lng('local.retention.ms')} != -1 and {_lng('local.retention.ms')} <= {_lng('retention.ms')})",
+           src + ": validateRemoteStorageRetentionTime"),
+        _c("topic-remote-retention-bytes", "topic", ["remote.storage.enable", "local.retention.bytes", "retention.bytes"],
+           "if remote.storage.enable=true, retention.bytes > -1 and local.retention.bytes != -2: local.retention.bytes "
+           "must not be -1 and must be <= retention.bytes",
+           f"not ({_RS}) or {_lng('retention.bytes')} <= -1 or {_lng('local.retention.bytes')} = -2 or "
+           f"({_lng('local.retention.bytes')} != -1 and {_lng('local.retention.bytes')} <= {_lng('retention.bytes')})",
+           src + ": validateRemoteStorageRetentionSize"),
+    ]
+    if release < "4.1":
+        out.append(_c("topic-remote-storage-not-compacted", "topic", ["remote.storage.enable", "cleanup.policy"],
+                      "if remote.storage.enable=true, cleanup.policy must not contain 'compact'",
+                      f"not ({_RS}) or not array_contains(split(trim(cfg['cleanup.policy']), '\\\\s*,\\\\s*'), 'compact')",
+                      src + ": validateNoRemoteStorageForCompactedTopic"))
+    elif release < "4.2":
+        out.append(_c("topic-remote-storage-delete-only", "topic", ["remote.storage.enable", "cleanup.policy"],
+                      "if remote.storage.enable=true, the set of (lower-cased) cleanup.policy values must be exactly "
+                      "{delete}", f"not ({_RS}) or array_sort(array_distinct(split(lower(trim(cfg['cleanup.policy'])), "
+                      "'\\\\s*,\\\\s*'))) = array('delete')", src + ": validateRemoteStorageRequiresDeleteCleanupPolicy"))
+    else:
+        out.append(_c("topic-remote-storage-delete-only", "topic", ["remote.storage.enable", "cleanup.policy"],
+                      "if remote.storage.enable=true, cleanup.policy must be exactly [delete] or the empty list",
+                      f"not ({_RS}) or trim(cfg['cleanup.policy']) in ('', 'delete')",
+                      src + ": validateRemoteStorageRequiresDeleteCleanupPolicy"))
+    if release >= "3.9":
+        out += [
+            _c("topic-remote-copy-disabled-retention", "topic",
+               ["remote.storage.enable", "remote.log.copy.disable", "local.retention.ms", "retention.ms",
+                "local.retention.bytes", "retention.bytes"],
+               "if remote.storage.enable=true and remote.log.copy.disable=true: local.retention.bytes must be -2 or "
+               "equal to retention.bytes, and local.retention.ms must be -2 or equal to retention.ms",
+               f"not ({_RS} and lower(cfg['remote.log.copy.disable']) = 'true') or "
+               f"(({_lng('local.retention.bytes')} = -2 or {_lng('local.retention.bytes')} = {_lng('retention.bytes')}) and "
+               f"({_lng('local.retention.ms')} = -2 or {_lng('local.retention.ms')} = {_lng('retention.ms')}))",
+               src + ": validateRetentionConfigsWhenRemoteCopyDisabled"),
+            _c("topic-remote-storage-disable-needs-delete", "topic", ["remote.storage.enable", "remote.log.delete.on.disable"],
+               "changing remote.storage.enable from true to false requires remote.log.delete.on.disable=true in the "
+               "same change (state transition, not a property of a single config snapshot)", None,
+               src + ": validateTurningOffRemoteStorageWithDelete"),
+        ]
+    if release >= "4.4":
+        out += [
+            _c("topic-remote-copy-lag-ms-le-local-retention", "topic",
+               ["remote.storage.enable", "remote.copy.lag.ms", "local.retention.ms", "retention.ms"],
+               "if remote.storage.enable=true and remote.copy.lag.ms > 0: with effective local retention "
+               "L = (local.retention.ms == -2 ? retention.ms : local.retention.ms), if L >= 0 then remote.copy.lag.ms <= L",
+               f"not ({_RS}) or {_lng('remote.copy.lag.ms')} <= 0 or (case when {_lng('local.retention.ms')} = -2 then "
+               f"{_lng('retention.ms')} else {_lng('local.retention.ms')} end) < 0 or {_lng('remote.copy.lag.ms')} <= "
+               f"(case when {_lng('local.retention.ms')} = -2 then {_lng('retention.ms')} else {_lng('local.retention.ms')} end)",
+               src + ": validateRemoteCopyLagTime"),
+            _c("topic-remote-copy-lag-bytes-le-local-retention", "topic",
+               ["remote.storage.enable", "remote.copy.lag.bytes", "local.retention.bytes", "retention.bytes"],
+               "if remote.storage.enable=true and remote.copy.lag.bytes > 0: with effective local retention "
+               "L = (local.retention.bytes == -2 ? retention.bytes : local.retention.bytes), if L >= 0 then "
+               "remote.copy.lag.bytes <= L",
+               f"not ({_RS}) or {_lng('remote.copy.lag.bytes')} <= 0 or (case when {_lng('local.retention.bytes')} = -2 then "
+               f"{_lng('retention.bytes')} else {_lng('local.retention.bytes')} end) < 0 or {_lng('remote.copy.lag.bytes')} <= "
+               f"(case when {_lng('local.retention.bytes')} = -2 then {_lng('retention.bytes')} else {_lng('local.retention.bytes')} end)",
+               src + ": validateRemoteCopyLagSize"),
+        ]
+    if release >= "3.6":
+        out += [
+            _c("broker-remote-retention-ms", "broker",
+               ["remote.log.storage.system.enable", "log.local.retention.ms", "log.retention.ms"],
+               "if remote.log.storage.system.enable=true, the broker-level values must satisfy the topic rule: with "
+               "effective log.retention.ms != -1 and log.local.retention.ms != -2, log.local.retention.ms must not be -1 "
+               "and must be <= the effective log.retention.ms",
+               "lower(cfg['remote.log.storage.system.enable']) != 'true' or " + f"{_lng('log.retention.ms')} = -1 or "
+               f"{_lng('log.local.retention.ms')} = -2 or ({_lng('log.local.retention.ms')} != -1 and "
+               f"{_lng('log.local.retention.ms')} <= {_lng('log.retention.ms')})",
+               src + ": validateBrokerLogConfigValues (called by LogManager at startup)"),
+            _c("broker-remote-retention-bytes", "broker",
+               ["remote.log.storage.system.enable", "log.local.retention.bytes", "log.retention.bytes"],
+               "if remote.log.storage.system.enable=true: with log.retention.bytes > -1 and log.local.retention.bytes "
+               "!= -2, log.local.retention.bytes must not be -1 and must be <= log.retention.bytes",
+               "lower(cfg['remote.log.storage.system.enable']) != 'true' or " + f"{_lng('log.retention.bytes')} <= -1 or "
+               f"{_lng('log.local.retention.bytes')} = -2 or ({_lng('log.local.retention.bytes')} != -1 and "
+               f"{_lng('log.local.retention.bytes')} <= {_lng('log.retention.bytes')})",
+               src + ": validateBrokerLogConfigValues (called by LogManager at startup)"),
+        ]
+    return out
+
+
+# Group checks of 4.4 (GroupConfig.validateValues with validateIntRange/validateIntMin/validateIntMax helpers;
+# the other releases' group checks are read from the "must be" messages).
+def group_checks_44() -> list[dict[str, Any]]:
+    src = GCFG + ": validateValues"
+    out = []
+    for key, lo, hi in [
+        ("consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms"),
+        ("consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms"),
+        ("consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms", "group.consumer.max.assignment.interval.ms"),
+        ("share.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms", "group.share.max.heartbeat.interval.ms"),
+        ("share.session.timeout.ms", "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms"),
+        ("share.record.lock.duration.ms", "group.share.min.record.lock.duration.ms", "group.share.max.record.lock.duration.ms"),
+        ("share.delivery.count.limit", "group.share.min.delivery.count.limit", "group.share.max.delivery.count.limit"),
+        ("share.partition.max.record.locks", "group.share.min.partition.max.record.locks", "group.share.max.partition.max.record.locks"),
+        ("share.assignment.interval.ms", "group.share.min.assignment.interval.ms", "group.share.max.assignment.interval.ms"),
+        ("streams.heartbeat.interval.ms", "group.streams.min.heartbeat.interval.ms", "group.streams.max.heartbeat.interval.ms"),
+        ("streams.session.timeout.ms", "group.streams.min.session.timeout.ms", "group.streams.max.session.timeout.ms"),
+        ("streams.assignment.interval.ms", "group.streams.min.assignment.interval.ms", "group.streams.max.assignment.interval.ms"),
+    ]:
+        out.append(_c(f"group-{key}-within-broker-bounds", "group", [key, lo, hi],
+                      f"when set on the group: {lo} <= {key} <= {hi} (bounds are the broker's current values)",
+                      None, src, since="4.4"))
+    for key, hi in [("streams.num.standby.replicas", "group.streams.max.standby.replicas"),
+                    ("streams.num.warmup.replicas", "group.streams.max.warmup.replicas")]:
+        out.append(_c(f"group-{key}-le-broker-max", "group", [key, hi], f"when set on the group: {key} <= {hi}",
+                      None, src, since="4.4"))
+    out.append(_c("group-streams.task.offset.interval.ms-ge-broker-min", "group",
+                  ["streams.task.offset.interval.ms", "group.streams.min.task.offset.interval.ms"],
+                  "when set on the group: streams.task.offset.interval.ms >= group.streams.min.task.offset.interval.ms",
+                  None, src, since="4.4"))
+    for kind in ("consumer", "share", "streams"):
+        out.append(_c(f"group-{kind}-session-gt-heartbeat", "group",
+                      [f"{kind}.session.timeout.ms", f"{kind}.heartbeat.interval.ms",
+                       f"group.{kind}.session.timeout.ms", f"group.{kind}.heartbeat.interval.ms"],
+                      f"when either is set on the group: {kind}.session.timeout.ms > {kind}.heartbeat.interval.ms, "
+                      f"an unset side taking the broker's group.{kind}.* value",
+                      f"cast(cfg['{kind}.session.timeout.ms'] as int) > cast(cfg['{kind}.heartbeat.interval.ms'] as int)",
+                      GCFG + ": validateSessionExceedsHeartbeat", since="4.4"))
+    out += [
+        _c("group-streams.assignor.name-registered", "group", ["streams.assignor.name", "group.streams.assignors"],
+           "when set: streams.assignor.name must be one of the broker's registered streams assignors "
+           "(group.streams.assignors)", None, src, since="4.4"),
+        _c("group-dlq-topic-not-internal", "group", ["errors.deadletterqueue.topic.name"],
+           "errors.deadletterqueue.topic.name must not start with '__'",
+           "not startswith(coalesce(cfg['errors.deadletterqueue.topic.name'], ''), '__')", src, since="4.4"),
+        _c("group-streams.rack.aware.assignment.tags-no-duplicates", "group", ["streams.rack.aware.assignment.tags"],
+           "the raw streams.rack.aware.assignment.tags value must not repeat a tag (checked before ConfigDef "
+           "de-duplicates it)", None, GCFG + ": validateNoDuplicateRackAwareAssignmentTags", since="4.4"),
+    ]
+    return out
+
+
+# Where the "<key> must be <cmp> <key>" checks live, per release: (path, resource, method or None)
+def must_be_sources(release: str) -> list[tuple[str, str, str | None]]:
+    if release < "3.5":
+        return []
+    if release < "3.9":
+        return [(KC_SRC, "broker", "validateValues")]
+    share = "server/src/main/java/org/apache/kafka/server/config/ShareGroupConfig.java" if release < "4.0" else \
+        "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/modern/share/ShareGroupConfig.java"
+    out: list[tuple[str, str, str | None]] = [(GC, "broker", None), (share, "broker", None)]
+    if "4.0" <= release < "4.4":
+        out.append((GCFG, "group", "validateValues"))
+    return out
+
+
+def cross_field_checks(release: str, r: Resolver, broker_names: set[str], group_names: set[str]) -> list[dict[str, Any]]:
+    checks = [c for c in BROKER_CHECKS + topic_checks(release) if c["_since"] <= release < c["_until"]]
+    if release == "4.4":
+        checks += group_checks_44()
+    for path, resource, method in must_be_sources(release):
+        lhs = broker_names if resource == "broker" else group_names
+        for c in must_be_checks(r, path, resource, lhs, broker_names | group_names, within=method):
+            a, b = c["keys"]
+            op = c["rule"].split()[1]
+            same = (a in lhs) and ((b in broker_names) == (resource == "broker"))
+            c["expr"] = f"cast(cfg['{a}'] as long) {op} cast(cfg['{b}'] as long)" if same else None
+            if resource == "group":
+                c["rule"] += " (checked on the group's overrides merged over the broker-derived group defaults; " \
+                             "bounds on the right are the broker's current values)" if not same else \
+                             " (on the group's overrides merged over the broker-derived group defaults)"
+                c["kafka_effect"] = EFFECT_GROUP
+            else:
+                c["kafka_effect"] = EFFECT_BROKER
+            c["message"] = c.pop("message")
+            checks.append(c)
+    out = []
+    seen = set()
+    for c in checks:
+        c = {k: v for k, v in c.items() if not k.startswith("_")}
+        if c["id"] == "broker-kraft-role-listeners":
+            c["keys"] = [k for k in c["keys"] if k in broker_names]
+        if c["id"] in seen:
+            continue
+        seen.add(c["id"])
+        out.append(c)
+    return out
+
+
+# Client-metrics single-key checks done in code (ClientMetricsConfigs.validate), 3.7+.
+CLIENT_METRICS_CODE_CHECKS = {
+    "interval.ms": [{"kind": "between", "min": 100, "max": 3600000,
+                     "source": "server/src/main/java/org/apache/kafka/server/metrics/ClientMetricsConfigs.java: validate",
+                     "note": "checked only when the key is set (ConfigDef itself has no validator)"}],
+    "match": [{"kind": "custom", "name": "ClientMetricsConfigs.parseMatchingPatterns",
+               "description": "every element must be '<param>=<regex>' (split on '=' gives exactly 2 parts), param "
+                              "(trimmed) one of client_instance_id, client_id, client_software_name, "
+                              "client_software_version, client_source_address, client_source_port, and the regex "
+                              "(trimmed) must compile",
+               "source": "server/src/main/java/org/apache/kafka/server/metrics/ClientMetricsConfigs.java: validate"}],
+}
+
+_LSPM_SCALA = "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
+_LSPM_JAVA = "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
+_SSL_J11 = {"ssl.protocol": {"default": "TLSv1.3"}, "ssl.enabled.protocols": {"default": "TLSv1.2,TLSv1.3"}}
+_NOTE_LSPM = ("listener.security.protocol.map default: 3.3-3.7 build it as a Scala Map of SecurityProtocol.values "
+              "(insertion order); 3.8+ collect a java.util.HashMap (iteration order SASL_SSL, PLAINTEXT, SSL, "
+              "SASL_PLAINTEXT, computed from String.hashCode); the mapping is the same")
+_NOTE_SSL = ("ssl.protocol / ssl.enabled.protocols defaults before 4.0 depend on the JVM (SslConfigs static block): "
+             "Java 11+ gives TLSv1.3 / TLSv1.2,TLSv1.3 (recorded), Java 8 gives TLSv1.2 / TLSv1.2")
+_NOTE_TM = ("ssl.keymanager.algorithm / ssl.trustmanager.algorithm defaults are the JVM's "
+            "KeyManagerFactory/TrustManagerFactory.getDefaultAlgorithm() (SunX509 / PKIX on standard JDKs)")
+
+
+def _manual(release: str) -> dict[str, Any]:
+    broker: dict[str, Any] = {
+        "listener.security.protocol.map": {"default": _LSPM_SCALA if release < "3.8" else _LSPM_JAVA},
+    }
+    if release < "4.0":
+        broker.update(_SSL_J11)
+    topic: dict[str, Any] = {}
+    if release < "3.5":
+        comp = {"validator": vform("in", values=["uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"],
+                                   case_insensitive=False)}
+        broker["compression.type"] = comp
+        topic["compression.type"] = comp
+        broker["offsets.topic.compression.codec"] = {"default": "0"}  # OffsetConfig.DefaultOffsetsTopicCompressionCodec = NoCompressionCodec (codec 0)
+    if release < "3.8":
+        broker["ssl.client.auth"] = {"validator": vform("in", values=["required", "requested", "none"],
+                                                        case_insensitive=False)}
+    group: dict[str, Any] = {}
+    if release >= "4.0":
+        group["share.auto.offset.reset"] = {
+            "default": "latest",
+            "validator": vform("custom", name="ShareGroupAutoOffsetResetStrategy.Validator",
+                               description="'earliest', 'latest' or 'by_duration:<ISO-8601 duration>' (case-insensitive "
+                                           "strategy name; the duration must parse and not be negative)")}
+    notes = [_NOTE_LSPM, _NOTE_TM]
+    if release < "4.0":
+        notes.append(_NOTE_SSL)
+    m: dict[str, Any] = {"entries": {"broker": broker, "topic": topic, "group": group}, "notes": notes}
+    if "4.0" <= release < "4.3":
+        gs = {"consumer.session.timeout.ms": "group.consumer.session.timeout.ms",
+              "consumer.heartbeat.interval.ms": "group.consumer.heartbeat.interval.ms"}
+        if release >= "4.1":
+            gs.update({"share.session.timeout.ms": "group.share.session.timeout.ms",
+                       "share.heartbeat.interval.ms": "group.share.heartbeat.interval.ms"})
+        gs["share.record.lock.duration.ms"] = "group.share.record.lock.duration.ms"
+        m["group_synonyms"] = gs
+        m["group_synonyms_note"] = (
+            "4.0-4.2 have no synonym table: GroupConfigManager builds each group's GroupConfig from "
+            "GroupCoordinatorConfig.extractGroupConfigMap (the keys listed here, taken from the broker) plus the group's "
+            "overrides. Other group keys of a group that has any override take GroupConfig's own ConfigDef default, "
+            "not the broker value; a group without overrides uses the broker's group.* values for everything.")
+    m["files_read"] = [KC_SRC, "core/src/main/scala/kafka/server/DynamicBrokerConfig.scala" if release < "4.3" else DBC_JAVA]
+    return m
+
+
+MANUAL: dict[str, dict[str, Any]] = {r: _manual(r) for r in RELEASES}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
