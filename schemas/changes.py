@@ -147,6 +147,15 @@ class ChangeSet(BaseModel):
         return self
 
 
+def _problems(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(parts)
+
+
 def parse_changes(data: Any, source: str) -> ChangeSet:
     """Validate an already-parsed changes file.
 
@@ -168,13 +177,11 @@ def parse_changes(data: Any, source: str) -> ChangeSet:
         try:
             parsed.append(ResourceChange.model_validate(entry))
         except ValidationError as exc:
-            problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
-            raise ConfigError(f"{source}: {where}: {problems}") from None
+            raise ConfigError(f"{source}: {where}: {_problems(exc)}") from None
     try:
         return ChangeSet(changes=tuple(parsed))
     except ValidationError as exc:
-        problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
-        raise ConfigError(f"{source}: {problems}") from None
+        raise ConfigError(f"{source}: {_problems(exc)}") from None
 
 
 def load_changes_text(text: str, source: str) -> ChangeSet:

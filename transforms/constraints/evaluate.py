@@ -27,7 +27,8 @@ How it runs (one pass, no per-constraint jobs):
   from a broker layer through that key). One generic ``CASE rule_kind`` evaluates each (row, rule) pair.
 * **expression rules** — one context row per entity and broker view (``cfg`` map of its effective values,
   ``topic`` struct from TOPICS, ``cluster`` struct from CLUSTER_STATE) joins the broadcast ``expr_rules`` of
-  its resource type (only entities holding at least one of the rule's keys); expressions are evaluated in
+  its resource type (only entities holding at least one of the rule's keys, unless the expression reads no
+  ``cfg`` / ``value`` — a pure topic/cluster policy applies to every entity); expressions are evaluated in
   chunks of 25 per generated CASE, under ANSI off (see ``expressions``). A topic whose broker views differ
   (rows with ``node_id``) is evaluated per view: if every view fails, one row with ``node_id`` NULL; if only
   some fail, one row per failing view naming its ``node_id``.
@@ -197,7 +198,7 @@ def _expression_failures(
         return None
     types = sorted({r.constraint.resource_type for r in expr_rules})
     contexts_df = _expression_contexts(effective_df, topics_df, cluster_df, types)
-    holds_a_key = F.arrays_overlap(F.map_keys("cfg"), F.col("rule_configs"))
+    holds_a_key = F.arrays_overlap(F.map_keys("cfg"), F.col("rule_configs")) | ~F.col("reads_values")
     paired_df = contexts_df.join(F.broadcast(tables.expr_rules_df), on="resource_type", how="inner").filter(holds_a_key)
     prepared_df = _level_filter(paired_df, cluster_df, target_level).select(
         "*",

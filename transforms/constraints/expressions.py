@@ -4,6 +4,7 @@ Public API::
 
     EXPR_CONTEXT_FIELDS: dict[str, str]                       # field -> Spark SQL type an expr may read
     rewrite_casts(text: str) -> str                           # cast( -> try_cast( outside literals/comments
+    reads_entity_values(text: str) -> bool                    # does it read cfg / value?
     validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None   # raises ConfigError
     ansi_disabled(spark: SparkSession) -> ContextManager[None]
     expression_outcome_columns(rules: Sequence[CompiledConstraint], *, chunk_size: int = 25) -> list[Column]
@@ -19,8 +20,8 @@ and — for ``resource: topic`` only — ``topic.partitions``, ``topic.replicati
    as int is NULL) whatever the session's ANSI setting; ``x::type`` casts are rejected at load time because
    they cannot be rewritten reliably; and
 2. the projection that evaluates expressions is *built and analysed* with ``spark.sql.ansi.enabled=false``
-   (:func:`ansi_disabled`), which also makes the casts Spark inserts implicitly (``cfg['x'] <= 3``), integer
-   overflow and division by zero yield NULL instead of raising. Spark fixes each expression's eval mode when it
+   (:func:`ansi_disabled`), which also makes the casts Spark inserts implicitly (``cfg['x'] <= 3``) and
+   division by zero yield NULL instead of raising (integer overflow wraps around, as in non-ANSI Spark). Spark fixes each expression's eval mode when it
    is constructed and analysed, so the plan keeps the lenient mode after the setting is restored (checked by a
    test that runs the plan with ANSI on). This relies on classic (non-Connect) PySpark, where analysis is eager.
 
@@ -118,6 +119,18 @@ def rewrite_casts(text: str) -> str:
     return "".join(parts)
 
 
+_ENTITY_VALUE_REF = re.compile(r"(?<![\w.$])(cfg|value)(?![\w$])", re.IGNORECASE)
+
+
+def reads_entity_values(text: str) -> bool:
+    """Whether an expression reads ``cfg`` or ``value`` (outside literals and comments).
+
+    Expressions that read only ``topic`` / ``cluster`` facts are evaluated for every entity of their resource;
+    the others only for entities holding at least one of their ``configs``.
+    """
+    return any(is_code and _ENTITY_VALUE_REF.search(seg) for is_code, seg in _code_segments(text))
+
+
 def _has_double_colon_cast(text: str) -> bool:
     return any(is_code and "::" in seg for is_code, seg in _code_segments(text))
 
@@ -132,6 +145,12 @@ def ansi_disabled(spark: SparkSession) -> Iterator[None]:
         yield
     finally:
         spark.conf.set(key, previous if previous is not None else "true")
+
+
+# Analysis errors that mean the expression is not evaluated row by row.
+_NOT_ROW_LEVEL: Final = frozenset(
+    {"MISSING_GROUP_BY", "UNSUPPORTED_GENERATOR.OUTSIDE_SELECT", "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE"}
+)
 
 
 def _context_ddl(resource_type: str) -> str:
@@ -158,7 +177,14 @@ def _validate_expression(rule: CompiledConstraint, spark: SparkSession) -> None:
     try:
         checked_df = empty_df.select("*", column.alias("__holds"))
     except PySparkException as exc:
-        raise ConfigError(f"{where}: expr names an unknown field or is invalid: {_first_line(exc)}") from None
+        condition = exc.getCondition() or ""
+        if condition.startswith("PARSE_"):
+            reason = "does not parse"
+        elif condition in _NOT_ROW_LEVEL:
+            reason = "must be a row-level condition (no aggregate, window, generator or subquery)"
+        else:
+            reason = "names an unknown field or is invalid"
+        raise ConfigError(f"{where}: expr {reason}: {_first_line(exc)}") from None
     result_type = checked_df.schema["__holds"].dataType
     if not isinstance(result_type, BooleanType):
         raise ConfigError(f"{where}: expr must be a boolean condition, it returns {result_type.simpleString()}")

@@ -40,6 +40,8 @@ def violation_message() -> Column:
     key_is_value = F.concat(key, F.lit("="), shown)
     quoted = F.concat(key, F.lit("='"), shown, F.lit("'"))
     code, detail = F.col("code"), F.coalesce(F.col("detail"), F.lit(""))
+    # an expression over topic/cluster facts may name a key the entity does not have: no "=null" then
+    key_and_value = F.when(F.col("value").isNull(), key).otherwise(key_is_value)
     expected = F.coalesce(
         F.when(F.col("constraint_kind") == "min", F.concat(F.lit("a minimum of "), F.col("rule_bound_a"))),
         F.when(F.col("constraint_kind") == "max", F.concat(F.lit("a maximum of "), F.col("rule_bound_b"))),
@@ -84,7 +86,7 @@ def violation_message() -> Column:
         .when(code == "EMPTY_ELEMENT", F.concat(key_is_value, F.lit(" has an empty element")))
         .when(
             code == "EXPRESSION_FALSE",
-            F.concat(key_is_value, F.lit(": `"), F.col("expr_text"), F.lit("` does not hold")),
+            F.concat(key_and_value, F.lit(": `"), F.col("expr_text"), F.lit("` does not hold")),
         )
         .when(
             code == "COULD_NOT_EVALUATE",
@@ -92,7 +94,7 @@ def violation_message() -> Column:
                 F.lit("could not evaluate `"),
                 F.col("expr_text"),
                 F.lit("` for "),
-                key_is_value,
+                key_and_value,
                 F.lit(" (a value is missing or does not parse)"),
             ),
         )

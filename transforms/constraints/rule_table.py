@@ -14,7 +14,8 @@ parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lo
 (``active_from``, ``active_to``). A config row joins only the rules of its own key, and one generic
 ``CASE rule_kind`` (``checks.check_violation``) evaluates whichever rule it met, so per-row work and generated
 code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
-``resource_type`` with ``expr_chunk`` = their position // chunk size. ``rule_info`` holds everything needed
+``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values`` (the expression reads
+``cfg`` / ``value``; if not, it is a pure topic/cluster policy evaluated for every entity). ``rule_info`` holds everything needed
 only for violating rows (ids, texts, severity); it is joined after filtering.
 """
 
@@ -26,7 +27,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict
 from pyspark.sql import DataFrame, SparkSession
 
-from transforms.constraints.expressions import EXPR_CHUNK_SIZE
+from transforms.constraints.expressions import EXPR_CHUNK_SIZE, reads_entity_values
 from transforms.constraints.messages import format_number
 from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 
@@ -36,8 +37,8 @@ CHECK_RULES_DDL: Final = (
     "rule_type string, active_from int, active_to int"
 )
 EXPR_RULES_DDL: Final = (
-    "rule_idx int, resource_type string, rule_configs array<string>, first_key string, expr_chunk int, "
-    "active_from int, active_to int"
+    "rule_idx int, resource_type string, rule_configs array<string>, first_key string, reads_values boolean, "
+    "expr_chunk int, active_from int, active_to int"
 )
 RULE_INFO_DDL: Final = (
     "rule_idx int, constraint_id string, constraint_source string, constraint_kind string, "
@@ -94,6 +95,7 @@ def expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE)
             rule.constraint.resource_type,
             list(rule.constraint.keys),
             rule.constraint.keys[0],
+            reads_entity_values(rule.expr_sql or ""),
             position // chunk_size,
             rule.active_from,
             rule.active_to,

@@ -1,0 +1,96 @@
+"""Fixtures for the constraint tests: the MV table, catalog compilation and tiny effective-config rows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from schemas.constraints import load_catalog_text
+from schemas.gold import EFFECTIVE_CONFIGS
+from schemas.metadata_version import MetadataVersionTable
+from transforms.constraints.selection import CompiledCatalog, compile_catalog
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="session")
+def mv_table() -> MetadataVersionTable:
+    """The real metadata.version table of conf/."""
+    return MetadataVersionTable.model_validate(yaml.safe_load((ROOT / "conf" / "metadata_versions.yaml").read_text()))
+
+
+@pytest.fixture(scope="session")
+def compile_yaml(mv_table: MetadataVersionTable) -> Callable[..., CompiledCatalog]:
+    """Compile catalog texts given as ``name=text`` keyword arguments (or one positional text)."""
+
+    def build(*texts: str, **named: str) -> CompiledCatalog:
+        sources = [(f"test-{i}.yaml", t) for i, t in enumerate(texts)] + list(named.items())
+        return compile_catalog([load_catalog_text(t, name) for name, t in sources], mv_table)
+
+    return build
+
+
+def effective_row(**fields: Any) -> tuple[Any, ...]:
+    """One EFFECTIVE_CONFIGS row: a static broker INT value on node 1 of cluster c1 unless overridden."""
+    row: dict[str, Any] = {
+        "cluster_id": "c1",
+        "resource_type": "BROKER",
+        "resource_name": "1",
+        "node_id": None,
+        "config_name": "x",
+        "value": None,
+        "value_hash": None,
+        "is_sensitive": False,
+        "config_type": "INT",
+        "source": "STATIC_BROKER_CONFIG",
+        "synonym": None,
+        "source_offset": None,
+        "source_timestamp": None,
+        "kafka_release": "4.1",
+    }
+    unknown = set(fields) - set(row)
+    assert not unknown, f"not EFFECTIVE_CONFIGS columns: {unknown}"
+    row.update(fields)
+    return tuple(row[f.name] for f in EFFECTIVE_CONFIGS.fields)
+
+
+@pytest.fixture(scope="session")
+def effective_df_of(spark: Any) -> Callable[..., Any]:
+    """Build an EFFECTIVE_CONFIGS DataFrame from keyword dicts (see ``effective_row``)."""
+
+    def build(*rows: dict[str, Any]) -> Any:
+        return spark.createDataFrame([effective_row(**r) for r in rows], EFFECTIVE_CONFIGS)
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def topics_df_of(spark: Any) -> Callable[..., Any]:
+    """TOPICS rows from (name, partitions, replication_factor, replica_nodes[, internal]) tuples in cluster c1."""
+    from schemas.silver import TOPICS
+
+    def build(*topics: tuple[Any, ...]) -> Any:
+        rows = []
+        for i, t in enumerate(topics):
+            name, partitions, rf, nodes = t[:4]
+            internal = t[4] if len(t) > 4 else False
+            rows.append(("c1", f"id{i:020d}", name, partitions, rf, internal, list(nodes), 0))
+        return spark.createDataFrame(rows, TOPICS)
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def cluster_df_of(spark: Any) -> Callable[..., Any]:
+    """CLUSTER_STATE of cluster c1 with a current level, live broker and rack counts."""
+    from schemas.silver import CLUSTER_STATE
+
+    def build(current_level: int | None = 27, broker_count: int = 3, rack_count: int = 1) -> Any:
+        row = ("c1", current_level, broker_count, rack_count, 0, None, None, None, 0)
+        return spark.createDataFrame([row], CLUSTER_STATE)
+
+    return build

@@ -1,0 +1,155 @@
+"""Expression constraints: cast rewriting, load-time validation without a Spark job, ANSI-safe evaluation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pyspark.sql import functions as F
+
+from schemas.errors import ConfigError
+from transforms.constraints.expressions import (
+    OUTCOME_FALSE,
+    OUTCOME_HOLDS,
+    OUTCOME_NULL,
+    ansi_disabled,
+    expression_outcome_columns,
+    reads_entity_values,
+    rewrite_casts,
+    validate_with_spark,
+)
+from transforms.constraints.selection import CompiledCatalog
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cast(value as int) > 1", "try_cast(value as int) > 1"),
+        ("CAST (value AS int) > 1", "try_cast(value AS int) > 1"),
+        ("try_cast(value as int) > 1", "try_cast(value as int) > 1"),
+        ("value = 'cast(x as int)'", "value = 'cast(x as int)'"),
+        ("value = \"it's cast(\"", "value = \"it's cast(\""),
+        ("`cast(` = 1 -- cast(\ncast(1 as int)", "`cast(` = 1 -- cast(\ntry_cast(1 as int)"),
+        ("/* cast( */ my_cast(1) + broadcast(2)", "/* cast( */ my_cast(1) + broadcast(2)"),
+        ("value = 'a''cast(' or cast(value as int) = 1", "value = 'a''cast(' or try_cast(value as int) = 1"),
+    ],
+    ids=["plain", "upper-with-space", "already-try", "in-literal", "in-double-quotes", "identifier-and-comment",
+         "block-comment-and-other-functions", "escaped-quote"],
+)
+def test_rewrite_casts_only_touches_code(text: str, expected: str) -> None:
+    assert rewrite_casts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "reads"),
+    [
+        ("topic.partitions <= 10", False),
+        ("cast(value as int) > 1", True),
+        ("cfg['a'] = 'x'", True),
+        ("topic.replication_factor <= cluster.broker_count and 'value' = 'value'", False),
+    ],
+    ids=["topic-only", "value", "cfg", "value-only-in-literals"],
+)
+def test_reads_entity_values(text: str, reads: bool) -> None:
+    assert reads_entity_values(text) is reads
+
+
+def _one_expr(resource: str, expr: str) -> str:
+    return f'constraints: [{{id: rule-x, resource: {resource}, configs: [a], expr: "{expr}"}}]'
+
+
+@pytest.mark.parametrize(
+    ("resource", "expr", "reason"),
+    [
+        ("topic", "cast(value as int) >", "does not parse"),
+        ("topic", "value ==== 1", "does not parse"),
+        ("topic", "topic.partitons > 1", "unknown field"),
+        ("topic", "cfg['a'] > nosuchcolumn", "unknown field"),
+        ("topic", "no_such_function(value)", "unknown field"),
+        ("broker", "topic.partitions > 1", "unknown field"),
+        ("topic", "cast(value as int) + 1", "must be a boolean condition, it returns int"),
+        ("topic", "count(value) > 1", "row-level condition"),
+        ("topic", "value::int > 1", "uses `::`"),
+    ],
+    ids=["truncated", "bad-operator", "misspelt-topic-field", "unknown-column", "unknown-function",
+         "topic-field-on-broker-rule", "not-boolean", "aggregate", "double-colon-cast"],
+)
+def test_invalid_expression_is_rejected_at_load_with_id_and_reason(
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog], resource: str, expr: str, reason: str
+) -> None:
+    rules = compile_yaml(**{"team.yaml": _one_expr(resource, expr)})
+    with pytest.raises(ConfigError) as info:
+        validate_with_spark(rules, spark)
+    assert str(info.value).startswith("team.yaml: constraint rule-x: expr")
+    assert reason in str(info.value)
+
+
+def test_non_java_regex_is_rejected_at_load(spark: Any, compile_yaml: Callable[..., CompiledCatalog]) -> None:
+    # Python accepts (?P<name>...), java.util.regex does not
+    rules = compile_yaml(**{"r.yaml": "constraints: [{id: rx, resource: topic, config: a, check: {regex: '(?P<n>a)'}}]"})
+    with pytest.raises(ConfigError, match=r"^r.yaml: constraint rx: regex is not a Java regex"):
+        validate_with_spark(rules, spark)
+
+
+def test_valid_expressions_validate_without_running_a_spark_job(
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog]
+) -> None:
+    rules = compile_yaml(
+        """
+constraints:
+  - {id: t, resource: topic, configs: [a, b], expr: "cast(cfg['a'] as int) <= topic.replication_factor and not topic.internal"}
+  - {id: b, resource: broker, config: a, expr: "cast(value as int) <= cluster.broker_count + cluster.rack_count"}
+  - {id: r, resource: topic, config: a, check: {regex: '[0-9]+:[0-9]+'}}
+"""
+    )
+    tracker = spark.sparkContext.statusTracker()
+    before = set(tracker.getJobIdsForGroup(None))
+    validate_with_spark(rules, spark)
+    assert set(tracker.getJobIdsForGroup(None)) == before
+    assert spark.conf.get("spark.sql.ansi.enabled") == "true"  # restored
+
+
+def test_expressions_never_fail_the_job_even_when_run_with_ansi_on(
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog]
+) -> None:
+    # explicit cast of garbage, implicit string->number coercion, division by zero and overflow
+    rules = compile_yaml(
+        """
+constraints:
+  - {id: explicit, resource: topic, configs: [a], expr: "cast(cfg['a'] as int) > 0"}
+  - {id: implicit, resource: topic, configs: [a], expr: "cfg['a'] > 0"}
+  - {id: divide, resource: topic, configs: [a], expr: "1 / 0 > 0"}
+  - {id: overflow, resource: topic, configs: [a], expr: "2147483647 + topic.partitions > 0"}
+  - {id: holds, resource: topic, configs: [a], expr: "topic.partitions = 3"}
+  - {id: is-false, resource: topic, configs: [a], expr: "topic.partitions = 4"}
+"""
+    )
+    validate_with_spark(rules, spark)
+    context_df = spark.createDataFrame(
+        [(r.rule_idx, 0, "abc", {"a": "abc"}, (3, 3, False)) for r in rules.expressions],
+        "rule_idx int, expr_chunk int, value string, cfg map<string,string>, "
+        "topic struct<partitions:int,replication_factor:int,internal:boolean>",
+    )
+    with ansi_disabled(spark):
+        evaluated_df = context_df.select("rule_idx", F.coalesce(*expression_outcome_columns(rules.expressions)).alias("o"))
+    assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+    outcome = {rules.rules[row.rule_idx].constraint.id: row.o for row in evaluated_df.collect()}
+    assert outcome == {
+        "explicit": OUTCOME_NULL,
+        "implicit": OUTCOME_NULL,
+        "divide": OUTCOME_NULL,
+        "overflow": OUTCOME_FALSE,  # non-ANSI integer arithmetic wraps around
+        "holds": OUTCOME_HOLDS,
+        "is-false": OUTCOME_FALSE,
+    }
+
+
+def test_expression_chunks_hold_at_most_the_chunk_size(compile_yaml: Callable[..., CompiledCatalog]) -> None:
+    entries = "\n".join(
+        f"  - {{id: e{i}, resource: topic, configs: [a], expr: \"topic.partitions > {i}\"}}" for i in range(60)
+    )
+    rules = compile_yaml("constraints:\n" + entries)
+    columns = expression_outcome_columns(rules.expressions, chunk_size=25)
+    assert len(columns) == 3
+    assert all(str(c).count("rule_idx") <= 25 for c in columns)
