@@ -57,8 +57,10 @@ def sensitivity_rules() -> SensitivityRules:
     passwords: set[str] = set()
     known: dict[str, set[str]] = {}
     for _release, doc in kafka_catalog_documents():
-        configs = doc.get("configs", {}) if isinstance(doc, dict) else {}
-        for resource, entries in (configs or {}).items():
+        if not isinstance(doc, dict):
+            continue
+        for resource in ("broker", "topic", "group", "client_metrics"):
+            entries = doc.get(resource)
             names = known.setdefault(resource, set())
             for entry in entries or []:
                 if not isinstance(entry, dict) or "name" not in entry:
