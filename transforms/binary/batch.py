@@ -39,7 +39,7 @@ ATTR_CONTROL: Final = 0x20
 _HEADER: Final = struct.Struct(">qiibIhiqqqhii")
 _LENGTH: Final = struct.Struct(">i")
 _CRC: Final = struct.Struct(">I")
-_ATTRS_AND_COUNT: Final = struct.Struct(">h")
+_INT16: Final = struct.Struct(">h")
 _crc32c = crc32c.crc32c
 
 # A raw record as framed in a batch: (timestamp delta, offset delta, key or None, value or None).
@@ -125,7 +125,7 @@ def _is_plausible(data: bytes, pos: int) -> bool:
     (length,) = _LENGTH.unpack_from(data, pos + 8)
     if not MIN_LENGTH <= length <= min(MAX_LENGTH, len(data) - pos - 12):
         return False
-    (attributes,) = _ATTRS_AND_COUNT.unpack_from(data, pos + CRC_START)
+    (attributes,) = _INT16.unpack_from(data, pos + CRC_START)
     (count,) = _LENGTH.unpack_from(data, pos + 57)
     if attributes & ATTR_COMPRESSION_MASK > MAX_CODEC or not 0 <= count <= length:
         return False
