@@ -24,6 +24,7 @@ exercise redaction. With ``violation_rate == 0`` none of the three is planted.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import hashlib
 import random
@@ -90,6 +91,7 @@ _MV_4_1_IV0: Final = 26  # ELR on by default
 _MV_4_3_IV0: Final = 30  # RegisterBrokerRecord v4, BRCR v3
 STATIC_CONFIGS_VERSION: Final = 5  # RegisterBrokerRecord v5 carries StaticConfigs (KIP-1294 seed)
 
+SECRET_MARKER: Final = "synth-fake-secret-"  # prefix of every planted fake password
 BASE_TIMESTAMP_MS: Final = 1_735_689_600_000  # 2025-01-01T00:00:00Z; clusters start up to ~300 days later
 MIB: Final = 1024 * 1024
 
@@ -199,19 +201,24 @@ class Planted:
     source: str  # DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, ..., STATIC_BROKER_CONFIG
     related: tuple[tuple[str, str], ...] = ()  # other keys of the entity the kind is about (e.g. the session timeout)
     reason: str = ""  # decoys: why the value is not in effect
+    sensitive: bool = False  # a fake secret: the manifest carries its hash, never the value
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form for the manifest."""
+        """JSON-ready form for the manifest; a sensitive value is replaced by its SHA-256 and ``SECRET_MARKER``
+        (every fake secret starts with it, so a leak check can search any output for the marker)."""
         out: dict[str, Any] = {
             "cluster": self.cluster,
             "cluster_id": self.cluster_id,
             "resource_type": self.resource_type,
             "resource_name": self.resource_name,
             "config": self.config,
-            "value": self.value,
+            "value": "[redacted]" if self.sensitive else self.value,
             "kind": self.kind,
             "source": self.source,
         }
+        if self.sensitive:
+            out["value_sha256"] = hashlib.sha256(self.value.encode("utf-8")).hexdigest()
+            out["marker"] = SECRET_MARKER
         if self.related:
             out["related"] = dict(self.related)
         if self.reason:
@@ -769,8 +776,9 @@ class ClusterSynth:
         if self._plant:
             broker = rng.choice(self.plan.broker_ids)
             key = rng.choice(_SECRET_KEYS)
-            value = f"synth-fake-secret-{rng.randbytes(6).hex()}"
-            self.secrets.append(self._planted(RT_BROKER, str(broker), key, value, "planted_secret", SRC_BROKER))
+            value = f"{SECRET_MARKER}{rng.randbytes(6).hex()}"
+            secret = self._planted(RT_BROKER, str(broker), key, value, "planted_secret", SRC_BROKER)
+            self.secrets.append(dataclasses.replace(secret, sensitive=True))
             yield self._config(RT_BROKER, str(broker), key, value)
 
     def _plan_static_and_dynamic_plants(self) -> None:
