@@ -39,7 +39,7 @@ import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -63,9 +63,7 @@ class Git:
         self._cache: dict[str, str] = {}
 
     def _run(self, *args: str) -> str:
-        out = subprocess.run(
-            ["git", f"--git-dir={self.git_dir}", *args], check=True, capture_output=True, text=True
-        )
+        out = subprocess.run(["git", f"--git-dir={self.git_dir}", *args], check=True, capture_output=True, text=True)
         return out.stdout
 
     def read(self, path: str) -> str:
@@ -91,7 +89,8 @@ TOKEN_RE = re.compile(
   | (?P<char>'(?:\\.|[^'\\\n])')
   | (?P<num>0[xX][0-9a-fA-F_]+[lL]?|(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][+-]?\d+)?[lLfFdD]?)
   | (?P<id>`[^`]+`|[A-Za-z_$][\w$]*)
-  | (?P<op>>>>=|<<=|>>=|>>>|\+\+=|::|->|=>|<-|\+\+|--|&&|\|\||==|!=|<=|>=|\+=|-=|\*=|/=|<<|:\+|\+:|[{}()\[\];,.=<>+\-*/%!?:&|^~@#])
+  | (?P<op>>>>=|<<=|>>=|>>>|\+\+=|::|->|=>|<-|\+\+|--|&&|\|\||==|!=|<=|>=|\+=|-=|\*=|/=|<<|:\+|\+:
+          |[{}()\[\];,.=<>+\-*/%!?:&|^~@#])
   | (?P<other>.)
     """,
     re.S | re.X,
@@ -194,10 +193,10 @@ def text_of(toks: Sequence[Tok], s: int, e: int) -> str:
     prev: Tok | None = None
     for t in toks[s:e]:
         txt = f'"{t.text}"' if t.kind == "str" else t.text
-        if prev is not None and (prev.kind in ("id", "num", "str") and t.kind in ("id", "num", "str")):
-            out += " "
-        elif prev is not None and t.text in ("+", "-", "*", "/", "=>", "->", "==", "&&", "||", "?", ":") \
-                or (prev is not None and prev.text in ("+", "*", "/", "=>", "->", "==", "&&", "||", ",", "?")):
+        if (prev is not None and (prev.kind in ("id", "num", "str") and t.kind in ("id", "num", "str"))) or (
+            (prev is not None and t.text in ("+", "-", "*", "/", "=>", "->", "==", "&&", "||", "?", ":"))
+            or (prev is not None and prev.text in ("+", "*", "/", "=>", "->", "==", "&&", "||", ",", "?"))
+        ):
             out += " "
         out += txt
         prev = t
@@ -232,8 +231,33 @@ class Import:
 
 
 KEYWORDS_CLASS = {"class", "interface", "enum", "object", "trait", "record"}
-SCALA_CONT_END = {".", ",", "(", "[", "{", "=", "+", "-", "*", "/", "++", "&&", "||", "->", "=>", ":", "::", "with",
-                  "extends", "new", "<-", "!", "%", ":+", "+:"}
+SCALA_CONT_END = {
+    ".",
+    ",",
+    "(",
+    "[",
+    "{",
+    "=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "++",
+    "&&",
+    "||",
+    "->",
+    "=>",
+    ":",
+    "::",
+    "with",
+    "extends",
+    "new",
+    "<-",
+    "!",
+    "%",
+    ":+",
+    "+:",
+}
 
 
 class SourceFile:
@@ -342,9 +366,7 @@ class SourceFile:
             return False
         if cur.kind == "op" and cur.text in (".", ")", "]", "}", ",", "+", "++", "=", "::", "=>"):
             return False
-        if cur.kind == "id" and cur.text in ("extends", "with", "else", "catch", "finally", "match"):
-            return False
-        return True
+        return not (cur.kind == "id" and cur.text in ("extends", "with", "else", "catch", "finally", "match"))
 
     @staticmethod
     def _innermost_class(stack: list[tuple[str, Any, int]]) -> ClassInfo | None:
@@ -369,7 +391,11 @@ class SourceFile:
                     continue
                 if t.text == "object" and k > 0 and header[k - 1].text == "case":
                     pass
-                supers = [h.text for h in header[k + 2:] if h.kind == "id" and h.text not in ("extends", "implements", "with")]
+                supers = [
+                    h.text
+                    for h in header[k + 2 :]
+                    if h.kind == "id" and h.text not in ("extends", "implements", "with")
+                ]
                 return t.text, header[k + 1].text, supers
         return None
 
@@ -381,8 +407,10 @@ class SourceFile:
         if "new" in texts or "=" in texts or "->" in texts or "=>" in texts:
             return None
         for k in range(len(header) - 1):
-            if header[k].kind == "id" and header[k + 1].text == "(" and header[k].text not in (
-                "if", "for", "while", "switch", "catch", "synchronized", "try"
+            if (
+                header[k].kind == "id"
+                and header[k + 1].text == "("
+                and header[k].text not in ("if", "for", "while", "switch", "catch", "synchronized", "try")
             ):
                 return header[k].text
         return None
@@ -479,9 +507,9 @@ class SourceFile:
                     if seg == ["_"]:
                         self.imports.append(Import(parts, None, None, True, static))
                     elif len(seg) >= 3 and seg[1] in ("=>", "as"):
-                        self.imports.append(Import(parts + [seg[0]], seg[0], seg[2], False, static))
+                        self.imports.append(Import([*parts, seg[0]], seg[0], seg[2], False, static))
                     elif seg:
-                        self.imports.append(Import(parts + [seg[0]], seg[0], None, False, static))
+                        self.imports.append(Import([*parts, seg[0]], seg[0], None, False, static))
                 return end + 1
             elif t.text == ";":
                 j += 1
@@ -548,6 +576,8 @@ class Unresolved:
 @dataclass(frozen=True)
 class ClassRef:
     fqcn: str
+    path: str | None = None  # defining file, when the class was found
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -560,6 +590,7 @@ class EnumRef:
 @dataclass(frozen=True)
 class ObjRef:
     """An instance created with ``new X()`` (no arguments); getters returning constants can be evaluated."""
+
     file: str
     cls: str
 
@@ -590,8 +621,15 @@ JDK_CONSTS: dict[str, Any] = {
     "Double.MaxValue": 1.7976931348623157e308,
     "Locale.ROOT": "",
 }
-TIMEUNIT_MS = {"NANOSECONDS": 1e-6, "MICROSECONDS": 1e-3, "MILLISECONDS": 1, "SECONDS": 1000, "MINUTES": 60000,
-               "HOURS": 3600000, "DAYS": 86400000}
+TIMEUNIT_MS = {
+    "NANOSECONDS": 1e-6,
+    "MICROSECONDS": 1e-3,
+    "MILLISECONDS": 1,
+    "SECONDS": 1000,
+    "MINUTES": 60000,
+    "HOURS": 3600000,
+    "DAYS": 86400000,
+}
 CONVERTERS = {"HOURS_TO_MILLISECONDS": "hours_to_ms", "MINUTES_TO_MILLISECONDS": "minutes_to_ms"}
 
 
@@ -617,6 +655,7 @@ class Resolver:
         self._evaluating: set[tuple[str, int]] = set()
         self.synonyms: dict[str, list[SynonymRef]] | None = None
         self.synonym_source: tuple[str, str, str] | None = None
+        self.global_guesses: set[tuple[str, str, str]] = set()
 
     def topic_synonyms(self) -> dict[str, list[SynonymRef]]:
         if self.synonyms is None:
@@ -665,21 +704,24 @@ class Resolver:
         for p in self.git.paths:
             if p.rsplit("/", 1)[0] == pkgdir and p not in cands and p.endswith(".scala") and sf.scala:
                 cands.append(p)
-        # global by basename
+        # global by basename (a guess: recorded in self.global_guesses for review)
+        n_specific = len(cands)
         cands.extend(self.git.by_basename.get(name, []))
         seen = set()
-        for p in cands:
+        for idx, p in enumerate(cands):
             if p in seen or not self.git.exists(p):
                 continue
             seen.add(p)
             f = self.file(p)
             if name in f.classes:
+                if idx >= n_specific:
+                    self.global_guesses.add((sf.path, name, p))
                 return f, f.classes[name]
         return None
 
     def _paths_for(self, pkg: list[str], cls: str) -> list[str]:
-        suffix_java = "/".join(pkg + [cls]) + ".java"
-        suffix_scala = "/".join(pkg + [cls]) + ".scala"
+        suffix_java = "/".join([*pkg, cls]) + ".java"
+        suffix_scala = "/".join([*pkg, cls]) + ".scala"
         out = [p for p in self.git.by_basename.get(cls, []) if p.endswith(suffix_java) or p.endswith(suffix_scala)]
         if not out:
             # Scala files may hold several top-level objects; search the package directory
@@ -699,11 +741,13 @@ class Resolver:
             c = c.parent
         outer = ".".join(reversed(chain[1:]))
         rest = name.split(".")[1:]
-        nested = "$".join([chain[0]] + rest)
+        nested = "$".join([chain[0], *rest])
         return ".".join(x for x in (f.pkg, outer) if x) + ("." if f.pkg or outer else "") + nested
 
     # ---- constant lookup
-    def lookup_const(self, sf: SourceFile, ctx: ClassInfo | None, name: str) -> tuple[SourceFile, ClassInfo, str] | None:
+    def lookup_const(
+        self, sf: SourceFile, ctx: ClassInfo | None, name: str
+    ) -> tuple[SourceFile, ClassInfo, str] | None:
         c = ctx
         while c is not None:
             if name in c.consts or name in c.enum_consts:
@@ -718,7 +762,12 @@ class Resolver:
                     return found[0], found[1], name
             c = c.parent
         for imp in sf.imports:
-            if not imp.wildcard and imp.member is not None and (imp.alias or imp.member) == name and (imp.static or sf.scala):
+            if (
+                not imp.wildcard
+                and imp.member is not None
+                and (imp.alias or imp.member) == name
+                and (imp.static or sf.scala)
+            ):
                 owner = imp.path[-2] if len(imp.path) >= 2 else None
                 if owner:
                     found = self.find_class(sf, owner) or self._class_by_path(imp.path[:-2], owner)
@@ -828,8 +877,25 @@ class _EvalError(Exception):
 class _Parser:
     """Pratt parser + evaluator for the constant subset of Java/Scala expressions."""
 
-    BINARY = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, ">": 4, "<=": 4, ">=": 4, "++": 5, "+": 5, "-": 5,
-              "--": 5, "->": 5, "*": 6, "/": 6, "%": 6, "<<": 5}
+    BINARY: ClassVar[dict[str, int]] = {
+        "||": 1,
+        "&&": 2,
+        "==": 3,
+        "!=": 3,
+        "<": 4,
+        ">": 4,
+        "<=": 4,
+        ">=": 4,
+        "++": 5,
+        "+": 5,
+        "-": 5,
+        "--": 5,
+        "->": 5,
+        "*": 6,
+        "/": 6,
+        "%": 6,
+        "<<": 5,
+    }
 
     def __init__(self, r: Resolver, sf: SourceFile, s: int, e: int) -> None:
         self.r = r
@@ -924,9 +990,14 @@ class _Parser:
                 return not v
             raise _EvalError("not")
         # casts: (int) x, (long) x
-        if t.text == "(" and self.peek(1) is not None and self.peek(1).text in ("int", "long", "short", "double", "float", "byte",
-                                                                                 "Integer", "Long", "Short", "Double") \
-                and self.peek(2) is not None and self.peek(2).text == ")":
+        if (
+            t.text == "("
+            and self.peek(1) is not None
+            and self.peek(1).text
+            in ("int", "long", "short", "double", "float", "byte", "Integer", "Long", "Short", "Double")
+            and self.peek(2) is not None
+            and self.peek(2).text == ")"
+        ):
             cast = self.peek(1).text
             self.i += 3
             v = self.unary()
@@ -962,13 +1033,21 @@ class _Parser:
                 self.take("[")
                 name = self.qualified()
                 self.take("]")
-                return ClassRef(self.r.fqcn(self.sf, name))
+                found = self._class_chain(name.split("."))
+                return ClassRef(
+                    self.r.fqcn(self.sf, name), found[0].path if found else None, found[1].name if found else None
+                )
             return self.name_expr(t.text)
         raise _EvalError(f"unexpected {t.text}")
 
     def qualified(self) -> str:
         parts = [self.take().text]
-        while self.peek() is not None and self.peek().text == "." and self.peek(1) is not None and self.peek(1).kind == "id":
+        while (
+            self.peek() is not None
+            and self.peek().text == "."
+            and self.peek(1) is not None
+            and self.peek(1).kind == "id"
+        ):
             self.i += 1
             parts.append(self.take().text)
         return ".".join(parts)
@@ -1028,14 +1107,24 @@ class _Parser:
             self.i += 2
             return ("methodref", first + "::" + self.toks[self.i - 1].text)
         parts = [first]
-        while self.peek() is not None and self.peek().text == "." and self.peek(1) is not None and self.peek(1).kind == "id":
+        while (
+            self.peek() is not None
+            and self.peek().text == "."
+            and self.peek(1) is not None
+            and self.peek(1).kind == "id"
+        ):
             if self.peek(2) is not None and self.peek(2).text == "(":
                 break
             # stop before method-ish members on values; handled in postfix
             self.i += 1
             parts.append(self.take().text)
         # method call on a qualified receiver: X.Y.m(...)
-        if self.peek() is not None and self.peek().text == "." and self.peek(2) is not None and self.peek(2).text == "(":
+        if (
+            self.peek() is not None
+            and self.peek().text == "."
+            and self.peek(2) is not None
+            and self.peek(2).text == "("
+        ):
             self.i += 1
             meth = self.take().text
             args = self.arglist("(", ")")
@@ -1049,14 +1138,24 @@ class _Parser:
             # bare function call: f(...)  /  Scala List(...), Set(...), Seq(...)
             args = self.arglist("(", ")")
             return self.call(parts[:-1], parts[-1], args)
-        if self.peek() is not None and self.peek().text == ":" and self.peek(1) is not None and self.peek(1).text == "_":
+        if (
+            self.peek() is not None
+            and self.peek().text == ":"
+            and self.peek(1) is not None
+            and self.peek(1).text == "_"
+        ):
             pass
         return self.resolve_parts(parts)
 
     def resolve_parts(self, parts: list[str]) -> Any:
         full = ".".join(parts)
         if parts[-1] == "class" and len(parts) >= 2:
-            return ClassRef(self.r.fqcn(self.sf, ".".join(parts[:-1])))
+            found = self._class_chain(parts[:-1])
+            return ClassRef(
+                self.r.fqcn(self.sf, ".".join(parts[:-1])),
+                found[0].path if found else None,
+                found[1].name if found else None,
+            )
         if full in JDK_CONSTS:
             return JDK_CONSTS[full]
         if len(parts) >= 2 and parts[-2] == "TimeUnit":
@@ -1079,15 +1178,18 @@ class _Parser:
                 continue
             f, info = found
             member = parts[k]
-            if member not in info.consts and member not in info.enum_consts \
-                    and member in ("names", "values", "latest", "latestProduction", "VALUES"):
+            if (
+                member not in info.consts
+                and member not in info.enum_consts
+                and member in ("names", "values", "latest", "latestProduction", "VALUES")
+            ):
                 v = self.call(parts[:k], member, [])
-                for extra in parts[k + 1:]:
+                for extra in parts[k + 1 :]:
                     v = self.member(v, extra, None)
                 return v
             if member in info.consts or member in info.enum_consts:
                 v = self.r.const_value(f, info, member)
-                for extra in parts[k + 1:]:
+                for extra in parts[k + 1 :]:
                     v = self.member(v, extra, None)
                 return v
         # a constant followed by members (e.g. SOME_ENUM_CONST.name)
@@ -1131,8 +1233,13 @@ class _Parser:
                     args = self.arglist("(", ")")
                 v = self.member(v, name, args)
                 continue
-            if t.text == ":" and self.peek(1) is not None and self.peek(1).text == "_" and self.peek(2) is not None \
-                    and self.peek(2).text == "*":
+            if (
+                t.text == ":"
+                and self.peek(1) is not None
+                and self.peek(1).text == "_"
+                and self.peek(2) is not None
+                and self.peek(2).text == "*"
+            ):
                 self.i += 3
                 continue
             return v
@@ -1140,15 +1247,29 @@ class _Parser:
     def member(self, v: Any, name: str, args: list[Any] | None) -> Any:
         if isinstance(v, Unresolved):
             raise _EvalError("unresolved receiver")
-        if name in ("asJava", "asScala", "toList", "toSeq", "toSet", "toBuffer", "stream", "toArray", "sorted",
-                    "unmodifiableList") and isinstance(v, list):
+        if name in (
+            "asJava",
+            "asScala",
+            "toList",
+            "toSeq",
+            "toSet",
+            "toBuffer",
+            "stream",
+            "toArray",
+            "sorted",
+            "unmodifiableList",
+        ) and isinstance(v, list):
             return v
         if isinstance(v, dict) and name in ("asJava", "asScala", "toMap") and not args:
             return v
         if isinstance(v, dict) and name in ("values", "keySet", "keys") and not args:
             return list(v.values()) if name == "values" else list(v.keys())
-        if name in ("toInt", "toShort", "toLong", "intValue", "longValue", "shortValue") and not args \
-                and isinstance(v, (int, float)) and not isinstance(v, bool):
+        if (
+            name in ("toInt", "toShort", "toLong", "intValue", "longValue", "shortValue")
+            and not args
+            and isinstance(v, (int, float))
+            and not isinstance(v, bool)
+        ):
             return int(v)
         if name in ("toDouble", "doubleValue") and not args and isinstance(v, (int, float)) and not isinstance(v, bool):
             return float(v)
@@ -1172,8 +1293,14 @@ class _Parser:
             return [x for x in v if x not in args[0]]
         if name == "mkString" and isinstance(v, list) and args:
             return args[0].join(_jstr(x) for x in v)
-        if name in ("toString", "name", "toLowerCase", "toUpperCase", "trim", "toLowerCase(Locale.ROOT)") \
-                and isinstance(v, str):
+        if name in (
+            "toString",
+            "name",
+            "toLowerCase",
+            "toUpperCase",
+            "trim",
+            "toLowerCase(Locale.ROOT)",
+        ) and isinstance(v, str):
             if name == "toLowerCase":
                 return v.lower()
             if name == "toUpperCase":
@@ -1198,10 +1325,23 @@ class _Parser:
         raise _EvalError(f"member {name} of {v!r}")
 
     def call(self, recv: list[str], meth: str, args: list[Any]) -> Any:
-        full = ".".join(recv + [meth])
-        if full in ("List.of", "Arrays.asList", "Set.of", "Utils.mkSet", "Utils.mkList", "List", "Seq", "Set",
-                    "Collections.singletonList", "Collections.singleton", "java.util.List.of", "Array", "ListBuffer",
-                    "Stream.of"):
+        full = ".".join([*recv, meth])
+        if full in (
+            "List.of",
+            "Arrays.asList",
+            "Set.of",
+            "Utils.mkSet",
+            "Utils.mkList",
+            "List",
+            "Seq",
+            "Set",
+            "Collections.singletonList",
+            "Collections.singleton",
+            "java.util.List.of",
+            "Array",
+            "ListBuffer",
+            "Stream.of",
+        ):
             flat: list[Any] = []
             for a in args:
                 flat.append(a)
@@ -1212,8 +1352,10 @@ class _Parser:
             if not all(isinstance(a, tuple) and len(a) == 2 for a in args):
                 raise _EvalError("map entries")
             return dict(args)
-        if full in ("Collections.unmodifiableMap", "Collections.unmodifiableList", "Collections.unmodifiableSet") \
-                and len(args) == 1:
+        if (
+            full in ("Collections.unmodifiableMap", "Collections.unmodifiableList", "Collections.unmodifiableSet")
+            and len(args) == 1
+        ):
             return args[0]
         if full in ("Utils.mkEntry", "mkEntry", "Map.entry") and len(args) == 2:
             return (args[0], args[1])
@@ -1227,8 +1369,15 @@ class _Parser:
             return None
         if full == "Stream.of":
             return list(args)
-        if full in ("Collections.emptyList", "Collections.emptySet", "List.empty", "Seq.empty", "Nil", "Set.empty",
-                    "util.Collections.emptyList"):
+        if full in (
+            "Collections.emptyList",
+            "Collections.emptySet",
+            "List.empty",
+            "Seq.empty",
+            "Nil",
+            "Set.empty",
+            "util.Collections.emptyList",
+        ):
             return []
         if full == "String.join" and len(args) >= 2:
             items = args[1] if len(args) == 2 and isinstance(args[1], list) else args[1:]
@@ -1241,7 +1390,13 @@ class _Parser:
             return min(args)
         if full in ("Integer.toString", "String.valueOf", "Long.toString", "Double.toString"):
             return _jstr(args[0])
-        if full in ("Duration.ofMinutes", "Duration.ofSeconds", "Duration.ofHours", "Duration.ofMillis", "Duration.ofDays"):
+        if full in (
+            "Duration.ofMinutes",
+            "Duration.ofSeconds",
+            "Duration.ofHours",
+            "Duration.ofMillis",
+            "Duration.ofDays",
+        ):
             mult = {"ofMinutes": 60000, "ofSeconds": 1000, "ofHours": 3600000, "ofMillis": 1, "ofDays": 86400000}[meth]
             return ("Duration", args[0] * mult)
         if meth == "serverSynonym" and len(args) == 1:
@@ -1254,7 +1409,10 @@ class _Parser:
                 f, info = found
                 return [self.r.enum_string(EnumRef(f.path, info.name, c), "name", False) for c in info.enum_order]
         if full == "Utils.enumOptions" and len(args) == 1 and isinstance(args[0], ClassRef):
-            found = self.r.find_class(self.sf, args[0].fqcn.rsplit(".", 1)[-1].split("$")[-1])
+            found = None
+            if args[0].path and args[0].name:
+                f = self.r.file(args[0].path)
+                found = (f, f.classes[args[0].name])
             if found is not None and found[1].kind == "enum":
                 return self.r.enum_options(*found)
         if meth == "documentValidValues" and recv and recv[-1] == "GroupType" and not args:
@@ -1345,8 +1503,14 @@ def find_defines(sf: SourceFile) -> list[Define]:
     i = 0
     while i < n:
         t = toks[i]
-        if t.kind == "id" and t.text in ("define", "defineInternal") and i > 0 and toks[i - 1].text == "." \
-                and i + 1 < n and toks[i + 1].text == "(":
+        if (
+            t.kind == "id"
+            and t.text in ("define", "defineInternal")
+            and i > 0
+            and toks[i - 1].text == "."
+            and i + 1 < n
+            and toks[i + 1].text == "("
+        ):
             close = match_close(toks, i + 1)
             args = split_args(toks, i + 2, close)
             owner = chain_owner(sf, i - 1)
@@ -1506,8 +1670,9 @@ class ValidatorParser:
                 if vals and isinstance(vals[0], bool):
                     empty_ok = vals[0]
                     vals = vals[1:]
-                return vform("list_in", values=flat_values(vals), empty_allowed=empty_ok, null_allowed=False,
-                             kip1161=True)
+                return vform(
+                    "list_in", values=flat_values(vals), empty_allowed=empty_ok, null_allowed=False, kip1161=True
+                )
             return vform("list_in", values=flat_values(vals), empty_allowed=True, null_allowed=True, kip1161=False)
         if name == "in" and owner in ("ValidString", ""):
             return vform("in", values=flat_values([ev(a) for a in args]), case_insensitive=False)
@@ -1525,8 +1690,25 @@ class ValidatorParser:
                 out.extend(v if isinstance(v, list) else [v])
             return out
         if is_new:
-            return custom(".".join(parts), txt)
+            return custom(self._stable_name(sf, parts), txt)
         return custom(".".join(parts) + "(...)", txt)
+
+    def _stable_name(self, sf: SourceFile, parts: list[str]) -> str:
+        """Outer.Inner name of a validator class, whatever way the source spelled it."""
+        parts = [p for p in parts if p != "ConfigDef"] or parts
+        found = self.r.find_class(sf, parts[0])
+        if found is None:
+            return ".".join(parts)
+        f, info = found
+        for nested in parts[1:]:
+            if nested in f.classes:
+                info = f.classes[nested]
+        chain = []
+        c: ClassInfo | None = info
+        while c is not None:
+            chain.append(c.name)
+            c = c.parent
+        return ".".join(reversed(chain))
 
     @staticmethod
     def _bare_in_is_list(sf: SourceFile) -> bool:
@@ -1564,8 +1746,9 @@ def normalize_validator_text(txt: str) -> str:
 # Custom validators whose behaviour is exactly a structured form (each checked in the source).
 KNOWN_VALIDATORS: dict[str, Any] = {
     # CompressionType.GZIP.levelValidator(): null fails; level > 9, or < 1 and != -1, fails  (3.8+)
-    r"CompressionType\.GZIP\.levelValidator(\(\))?":
-        vform("in", values=[-1, 1, 2, 3, 4, 5, 6, 7, 8, 9], case_insensitive=False),
+    r"CompressionType\.GZIP\.levelValidator(\(\))?": vform(
+        "in", values=[-1, 1, 2, 3, 4, 5, 6, 7, 8, 9], case_insensitive=False
+    ),
     # CompressionType.LZ4.levelValidator() = between(1, 17)
     r"CompressionType\.LZ4\.levelValidator(\(\))?": vform("between", min=1, max=17),
     # CompressionType.ZSTD.levelValidator() = between(-131072, 22)
@@ -1574,18 +1757,18 @@ KNOWN_VALIDATORS: dict[str, Any] = {
 
 CUSTOM_DESCRIPTIONS: dict[str, str] = {
     "ThrottledReplicaListValidator": "LIST: valid when every element, trimmed, matches '([0-9]+:[0-9]+)?' "
-                                     "(partitionId:brokerId, empty elements allowed) or when the concatenation of all "
-                                     "elements is '*'; a non-list value fails",
+    "(partitionId:brokerId, empty elements allowed) or when the concatenation of all "
+    "elements is '*'; a non-list value fails",
     "MetadataVersionValidator": "the value must parse with MetadataVersion.fromVersionString (a known IBP/metadata "
-                                "version string of the release, e.g. 3.0, 3.0-IV1)",
+    "version string of the release, e.g. 3.0, 3.0-IV1)",
     "RaftConfig.ControllerQuorumVotersValidator": "non-null; every entry must parse as '{id}@{host}:{port}' "
-                                                  "(id an integer, host a valid host name, port an integer)",
+    "(id an integer, host a valid host name, port an integer)",
     "QuorumConfig.ControllerQuorumVotersValidator": "non-null; every entry must parse as '{id}@{host}:{port}' "
-                                                    "(id an integer, host a valid host name, port an integer)",
+    "(id an integer, host a valid host name, port an integer)",
     "QuorumConfig.ControllerQuorumBootstrapServersValidator": "non-null; every entry must parse as '{host}:{port}'",
     "RemoteLogManagerConfig.REMOTE_LOG_MANAGER_THREAD_POOL_SIZE_VALIDATOR": "INT: -1 or >= 1 (0 and values below -1 "
-                                                                            "fail); -1 means 'use "
-                                                                            "remote.log.manager.thread.pool.size'",
+    "fail); -1 means 'use "
+    "remote.log.manager.thread.pool.size'",
     "ShareGroupAutoOffsetResetStrategy.Validator": "'earliest', 'latest' or 'by_duration:<ISO-8601 duration>'",
 }
 for _k in list(CUSTOM_DESCRIPTIONS):
@@ -1646,7 +1829,7 @@ def define_to_entry(r: Resolver, vp: ValidatorParser, d: Define) -> dict[str, An
     sf = r.file(d.file)
     toks = sf.toks
     imp_idx = None
-    for k, (s, e) in enumerate(d.args):
+    for k, (_s, e) in enumerate(d.args):
         last = toks[e - 1].text
         if toks[e - 1].kind == "id" and last in IMPORTANCE and k >= 2:
             imp_idx = k
@@ -1743,11 +1926,16 @@ AKC = "server/src/main/java/org/apache/kafka/server/config/AbstractKafkaConfig.j
 def _spec_39_plus(release: str) -> ReleaseSpec:
     # 3.9+: KafkaConfig.configDef = AbstractKafkaConfig.CONFIG_DEF = Utils.mergeConfigs(List.of(...)); the list is
     # read from the source (merged_sources) so that moved/renamed config classes are followed automatically.
-    # Dynamic-only broker configs (replication throttles): DynamicConfig.Broker adds QuotaConfig(s).brokerQuotaConfigs().
+    # Dynamic-only broker configs (replication throttles): DynamicConfig.Broker adds
+    # QuotaConfig(s).brokerQuotaConfigs().
     if release >= "4.0":
-        dyn_only = [("server-common/src/main/java/org/apache/kafka/server/config/QuotaConfig.java", "brokerQuotaConfigs()")]
+        dyn_only = [
+            ("server-common/src/main/java/org/apache/kafka/server/config/QuotaConfig.java", "brokerQuotaConfigs()")
+        ]
     else:
-        dyn_only = [("server-common/src/main/java/org/apache/kafka/server/config/QuotaConfigs.java", "brokerQuotaConfigs()")]
+        dyn_only = [
+            ("server-common/src/main/java/org/apache/kafka/server/config/QuotaConfigs.java", "brokerQuotaConfigs()")
+        ]
     return ReleaseSpec(
         broker=[("@merge", (AKC, "CONFIG_DEF"))],
         topic=[(LOGCONFIG_J, "CONFIG")],
@@ -1793,7 +1981,9 @@ def merged_sources(r: Resolver, path: str, const: str, problems: list[str]) -> l
     return out
 
 
-def collect(r: Resolver, vp: ValidatorParser, sources: list[tuple[str, str]], problems: list[str]) -> list[dict[str, Any]]:
+def collect(
+    r: Resolver, vp: ValidatorParser, sources: list[tuple[str, str]], problems: list[str]
+) -> list[dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
     expanded: list[tuple[str, str]] = []
     for path, owner in sources:
@@ -1808,7 +1998,9 @@ def collect(r: Resolver, vp: ValidatorParser, sources: list[tuple[str, str]], pr
         sf = r.file(path)
         defs = [d for d in find_defines(sf) if d.owner == owner]
         if not defs:
-            problems.append(f"no defines for owner {owner} in {path} (owners: {sorted({d.owner for d in find_defines(sf)})})")
+            problems.append(
+                f"no defines for owner {owner} in {path} (owners: {sorted({d.owner for d in find_defines(sf)})})"
+            )
         for d in defs:
             if d.single_key:
                 continue
@@ -1843,53 +2035,99 @@ class DynSpec:
 DBC_SCALA = "core/src/main/scala/kafka/server/DynamicBrokerConfig.scala"
 DBC_JAVA = "server/src/main/java/org/apache/kafka/server/config/DynamicBrokerConfig.java"
 
-_DYN_3X_BASE = ["SslConfigs.RECONFIGURABLE_CONFIGS.asScala", "LogCleaner.ReconfigurableConfigs",
-                ("@log", ["message.format.version"]), "DynamicThreadPool.ReconfigurableConfigs",
-                "Set(KafkaConfig.MetricReporterClassesProp)", "DynamicListenerConfig.ReconfigurableConfigs",
-                "SocketServer.ReconfigurableConfigs"]
-_DYN_38_BASE = ["SslConfigs.RECONFIGURABLE_CONFIGS.asScala", "LogCleaner.ReconfigurableConfigs",
-                ("@log", ["message.format.version"]), "DynamicThreadPool.ReconfigurableConfigs",
-                "Set(MetricConfigs.METRIC_REPORTER_CLASSES_CONFIG)", "DynamicListenerConfig.ReconfigurableConfigs",
-                "SocketServer.ReconfigurableConfigs", "DynamicProducerStateManagerConfig",
-                "DynamicRemoteLogConfig.ReconfigurableConfigs"]
+_DYN_3X_BASE = [
+    "SslConfigs.RECONFIGURABLE_CONFIGS.asScala",
+    "LogCleaner.ReconfigurableConfigs",
+    ("@log", ["message.format.version"]),
+    "DynamicThreadPool.ReconfigurableConfigs",
+    "Set(KafkaConfig.MetricReporterClassesProp)",
+    "DynamicListenerConfig.ReconfigurableConfigs",
+    "SocketServer.ReconfigurableConfigs",
+]
+_DYN_38_BASE = [
+    "SslConfigs.RECONFIGURABLE_CONFIGS.asScala",
+    "LogCleaner.ReconfigurableConfigs",
+    ("@log", ["message.format.version"]),
+    "DynamicThreadPool.ReconfigurableConfigs",
+    "Set(MetricConfigs.METRIC_REPORTER_CLASSES_CONFIG)",
+    "DynamicListenerConfig.ReconfigurableConfigs",
+    "SocketServer.ReconfigurableConfigs",
+    "DynamicProducerStateManagerConfig",
+    "DynamicRemoteLogConfig.ReconfigurableConfigs",
+]
 
 
 def _dyn_scala(terms: list[Any], cl: str) -> DynSpec:
-    return DynSpec(DBC_SCALA, terms, "SslConfigs.RECONFIGURABLE_CONFIGS.asScala",
-                   "DynamicListenerConfig.ReconfigurableConfigs", cl)
+    return DynSpec(
+        DBC_SCALA, terms, "SslConfigs.RECONFIGURABLE_CONFIGS.asScala", "DynamicListenerConfig.ReconfigurableConfigs", cl
+    )
 
 
-_CL_OLD = "Set(KafkaConfig.MaxConnectionsProp, KafkaConfig.MaxConnectionCreationRateProp, KafkaConfig.NumNetworkThreadsProp)"
+_CL_OLD = (
+    "Set(KafkaConfig.MaxConnectionsProp, KafkaConfig.MaxConnectionCreationRateProp, KafkaConfig.NumNetworkThreadsProp)"
+)
 _CL_38 = "ClusterLevelListenerConfigs"
 DYNAMIC: dict[str, DynSpec] = {
     "3.3": _dyn_scala(_DYN_3X_BASE, _CL_OLD),
-    "3.4": _dyn_scala(_DYN_3X_BASE + ["ProducerStateManagerConfig.ReconfigurableConfigs"], _CL_OLD),
-    "3.5": _dyn_scala(_DYN_3X_BASE + ["ProducerStateManagerConfig.RECONFIGURABLE_CONFIGS.asScala"], _CL_OLD),
-    "3.6": _dyn_scala(_DYN_3X_BASE + ["ProducerStateManagerConfig.RECONFIGURABLE_CONFIGS.asScala"], _CL_OLD),
-    "3.7": _dyn_scala(_DYN_3X_BASE + ["ProducerStateManagerConfig.RECONFIGURABLE_CONFIGS.asScala",
-                                      "DynamicRemoteLogConfig.ReconfigurableConfigs"], _CL_OLD),
+    "3.4": _dyn_scala([*_DYN_3X_BASE, "ProducerStateManagerConfig.ReconfigurableConfigs"], _CL_OLD),
+    "3.5": _dyn_scala([*_DYN_3X_BASE, "ProducerStateManagerConfig.RECONFIGURABLE_CONFIGS.asScala"], _CL_OLD),
+    "3.6": _dyn_scala([*_DYN_3X_BASE, "ProducerStateManagerConfig.RECONFIGURABLE_CONFIGS.asScala"], _CL_OLD),
+    "3.7": _dyn_scala(
+        [
+            *_DYN_3X_BASE,
+            "ProducerStateManagerConfig.RECONFIGURABLE_CONFIGS.asScala",
+            "DynamicRemoteLogConfig.ReconfigurableConfigs",
+        ],
+        _CL_OLD,
+    ),
     "3.8": _dyn_scala(_DYN_38_BASE, _CL_38),
     "3.9": _dyn_scala(_DYN_38_BASE, _CL_38),
     "4.0": _dyn_scala([("@log", []) if isinstance(t, tuple) else t for t in _DYN_38_BASE], _CL_38),
-    "4.1": _dyn_scala([("@log", []) if isinstance(t, tuple) else t.replace("LogCleaner.ReconfigurableConfigs",
-                      "LogCleaner.RECONFIGURABLE_CONFIGS.asScala").replace(
-                      "DynamicThreadPool.ReconfigurableConfigs", "DynamicThreadPool.RECONFIGURABLE_CONFIGS.asScala")
-                       for t in _DYN_38_BASE], _CL_38),
+    "4.1": _dyn_scala(
+        [
+            ("@log", [])
+            if isinstance(t, tuple)
+            else t.replace("LogCleaner.ReconfigurableConfigs", "LogCleaner.RECONFIGURABLE_CONFIGS.asScala").replace(
+                "DynamicThreadPool.ReconfigurableConfigs", "DynamicThreadPool.RECONFIGURABLE_CONFIGS.asScala"
+            )
+            for t in _DYN_38_BASE
+        ],
+        _CL_38,
+    ),
 }
-DYNAMIC["4.2"] = DynSpec(DBC_SCALA, DYNAMIC["4.1"].all_terms + ["Set(AbstractConfig.CONFIG_PROVIDERS_CONFIG)"],
-                         DYNAMIC["4.1"].security, DYNAMIC["4.1"].listener, _CL_38)
+DYNAMIC["4.2"] = DynSpec(
+    DBC_SCALA,
+    [*DYNAMIC["4.1"].all_terms, "Set(AbstractConfig.CONFIG_PROVIDERS_CONFIG)"],
+    DYNAMIC["4.1"].security,
+    DYNAMIC["4.1"].listener,
+    _CL_38,
+)
 _DYN_43 = DynSpec(
     DBC_JAVA,
-    ["DYNAMIC_SECURITY_CONFIGS", "LogCleaner.RECONFIGURABLE_CONFIGS",
-     ("@log", [], ["ServerLogConfigs.CORDONED_LOG_DIRS_CONFIG"]), "DynamicThreadPool.RECONFIGURABLE_CONFIGS",
-     "List.of(MetricConfigs.METRIC_REPORTER_CLASSES_CONFIG)", "DynamicListenerConfig.RECONFIGURABLE_CONFIGS",
-     "SocketServer.RECONFIGURABLE_CONFIGS", "DYNAMIC_PRODUCER_STATE_MANAGER_CONFIGS",
-     "DynamicRemoteLogConfig.RECONFIGURABLE_CONFIGS", "DynamicReplicationConfig.RECONFIGURABLE_CONFIGS",
-     "List.of(AbstractConfig.CONFIG_PROVIDERS_CONFIG)", "GroupCoordinatorConfig.RECONFIGURABLE_CONFIGS",
-     # DynamicQuotaConfig.RECONFIGURABLE_CONFIGS = QuotaConfig.BROKER_QUOTA_CONFIGS = brokerQuotaConfigs().names()
-     ("@defs", "server-common/src/main/java/org/apache/kafka/server/config/QuotaConfig.java", "brokerQuotaConfigs()"),
-     "ShareCoordinatorConfig.RECONFIGURABLE_CONFIGS"],
-    "DYNAMIC_SECURITY_CONFIGS", "DynamicListenerConfig.RECONFIGURABLE_CONFIGS", "CLUSTER_LEVEL_LISTENER_CONFIGS",
+    [
+        "DYNAMIC_SECURITY_CONFIGS",
+        "LogCleaner.RECONFIGURABLE_CONFIGS",
+        ("@log", [], ["ServerLogConfigs.CORDONED_LOG_DIRS_CONFIG"]),
+        "DynamicThreadPool.RECONFIGURABLE_CONFIGS",
+        "List.of(MetricConfigs.METRIC_REPORTER_CLASSES_CONFIG)",
+        "DynamicListenerConfig.RECONFIGURABLE_CONFIGS",
+        "SocketServer.RECONFIGURABLE_CONFIGS",
+        "DYNAMIC_PRODUCER_STATE_MANAGER_CONFIGS",
+        "DynamicRemoteLogConfig.RECONFIGURABLE_CONFIGS",
+        "DynamicReplicationConfig.RECONFIGURABLE_CONFIGS",
+        "List.of(AbstractConfig.CONFIG_PROVIDERS_CONFIG)",
+        "GroupCoordinatorConfig.RECONFIGURABLE_CONFIGS",
+        # DynamicQuotaConfig.RECONFIGURABLE_CONFIGS = QuotaConfig.BROKER_QUOTA_CONFIGS = brokerQuotaConfigs().names()
+        (
+            "@defs",
+            "server-common/src/main/java/org/apache/kafka/server/config/QuotaConfig.java",
+            "brokerQuotaConfigs()",
+        ),
+        "ShareCoordinatorConfig.RECONFIGURABLE_CONFIGS",
+    ],
+    "DYNAMIC_SECURITY_CONFIGS",
+    "DynamicListenerConfig.RECONFIGURABLE_CONFIGS",
+    "CLUSTER_LEVEL_LISTENER_CONFIGS",
     per_broker_extra=["Set.of(ServerLogConfigs.CORDONED_LOG_DIRS_CONFIG)"],
 )
 DYNAMIC["4.3"] = _DYN_43
@@ -1927,7 +2165,7 @@ def dynamic_sets(r: Resolver, release: str, problems: list[str]) -> tuple[set[st
         if isinstance(term, tuple) and term[0] == "@log":
             excluded = term[1]
             out = [v[0].name for k, v in syn.items() if k not in excluded]
-            for extra in (term[2] if len(term) > 2 else []):
+            for extra in term[2] if len(term) > 2 else []:
                 out.append(eval_text(r, spec.file, extra))
             return out
         if isinstance(term, tuple) and term[0] == "@defs":
@@ -1964,18 +2202,32 @@ SYNONYM_SOURCE["3.4"] = (LC_SCALA, "LogConfig", "AllTopicConfigSynonyms")
 
 # DynamicBrokerConfig.brokerConfigSynonyms (same four groups in every release 3.3 ... 4.4, read in each).
 BROKER_SYNONYM_GROUPS = [
-    {"primary": "log.roll.ms", "members": [{"name": "log.roll.ms", "unit": "ms"},
-                                           {"name": "log.roll.hours", "unit": "hours"}]},
-    {"primary": "log.roll.jitter.ms", "members": [{"name": "log.roll.jitter.ms", "unit": "ms"},
-                                                  {"name": "log.roll.jitter.hours", "unit": "hours"}]},
-    {"primary": "log.retention.ms", "members": [{"name": "log.retention.ms", "unit": "ms"},
-                                                {"name": "log.retention.minutes", "unit": "minutes"},
-                                                {"name": "log.retention.hours", "unit": "hours"}],
-     "note": "KafkaConfig.logRetentionTimeMillis maps any negative resolved value to -1 (unlimited)"},
-    {"primary": "log.flush.interval.ms", "members": [{"name": "log.flush.interval.ms", "unit": "ms"},
-                                                     {"name": "log.flush.scheduler.interval.ms", "unit": "ms"}],
-     "note": "asymmetric in DynamicBrokerConfig.brokerConfigSynonyms: only log.flush.interval.ms lists "
-             "log.flush.scheduler.interval.ms as its synonym (the latter is its default)"},
+    {
+        "primary": "log.roll.ms",
+        "members": [{"name": "log.roll.ms", "unit": "ms"}, {"name": "log.roll.hours", "unit": "hours"}],
+    },
+    {
+        "primary": "log.roll.jitter.ms",
+        "members": [{"name": "log.roll.jitter.ms", "unit": "ms"}, {"name": "log.roll.jitter.hours", "unit": "hours"}],
+    },
+    {
+        "primary": "log.retention.ms",
+        "members": [
+            {"name": "log.retention.ms", "unit": "ms"},
+            {"name": "log.retention.minutes", "unit": "minutes"},
+            {"name": "log.retention.hours", "unit": "hours"},
+        ],
+        "note": "KafkaConfig.logRetentionTimeMillis maps any negative resolved value to -1 (unlimited)",
+    },
+    {
+        "primary": "log.flush.interval.ms",
+        "members": [
+            {"name": "log.flush.interval.ms", "unit": "ms"},
+            {"name": "log.flush.scheduler.interval.ms", "unit": "ms"},
+        ],
+        "note": "asymmetric in DynamicBrokerConfig.brokerConfigSynonyms: only log.flush.interval.ms lists "
+        "log.flush.scheduler.interval.ms as its synonym (the latter is its default)",
+    },
 ]
 
 GROUP_SYNONYM_SOURCE = {
@@ -2098,10 +2350,13 @@ def build(release: str, repo: str, git: Git, previous: dict[str, Any] | None) ->
             if "UNDESCRIBED" in repr(e):
                 problems.append(f"{resource} {e['name']}: custom validator without a description")
 
-    files_read = sorted({e["_source"].rsplit(":", 1)[0] for es in res.values() for e in es}
-                        | {SYNONYM_SOURCE[release][0], DYNAMIC[release].file}
-                        | set(manual.get("files_read", [])) | {c["source"].split(":")[0] for c in cfc}
-                        | ({GROUP_SYNONYM_SOURCE[release][0]} if release in GROUP_SYNONYM_SOURCE else set()))
+    files_read = sorted(
+        {e["_source"].rsplit(":", 1)[0] for es in res.values() for e in es}
+        | {SYNONYM_SOURCE[release][0], DYNAMIC[release].file}
+        | set(manual.get("files_read", []))
+        | {c["source"].split(":")[0] for c in cfc}
+        | ({GROUP_SYNONYM_SOURCE[release][0]} if release in GROUP_SYNONYM_SOURCE else set())
+    )
     for es in res.values():
         for e in es:
             e["source"] = e.pop("_source")
@@ -2137,9 +2392,9 @@ for _r in RELEASES:
             "parse": "LIST values split on \\s*,\\s* after trim (limit -1: empty elements kept); blank -> []",
             "dedup_before_validate": True,
             "rules": "ValidList: null fails unless null_allowed; [] fails unless empty_allowed; duplicates fail "
-                     "(but ConfigDef.parseValue de-duplicates lists with a ValidList validator first, with a WARN, "
-                     "so duplicates never fail in practice); every element must be a non-empty string; if values "
-                     "is non-empty every element must be in it",
+            "(but ConfigDef.parseValue de-duplicates lists with a ValidList validator first, with a WARN, "
+            "so duplicates never fail in practice); every element must be a non-empty string; if values "
+            "is non-empty every element must be in it",
         }
     else:
         LIST_VALIDATION[_r] = {
@@ -2147,7 +2402,7 @@ for _r in RELEASES:
             "parse": "LIST values split on \\s*,\\s* after trim (limit -1: empty elements kept); blank -> []",
             "dedup_before_validate": False,
             "rules": "ValidList.in: only membership is checked, element by element; empty lists and duplicates "
-                     "pass; an empty element fails only because '' is not an allowed value",
+            "pass; an empty element fails only because '' is not an allowed value",
         }
 
 
@@ -2164,13 +2419,24 @@ def _scalar(v: Any) -> str:
         return repr(v)
     s = str(v)
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-/]*", s) and s.lower() not in (
-            "null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"):
+        "null",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "y",
+        "n",
+        "~",
+    ):
         return s
     return json_str(s)
 
 
 def json_str(s: str) -> str:
     import json
+
     return json.dumps(s, ensure_ascii=False)
 
 
@@ -2182,8 +2448,22 @@ def _flow(v: Any) -> str:
     return _scalar(v)
 
 
-ENTRY_ORDER = ["name", "type", "default", "required", "validator", "code_checks", "importance", "sensitive",
-               "internal", "dynamic", "listener_prefix_required", "dynamic_only", "hand_checked", "source"]
+ENTRY_ORDER = [
+    "name",
+    "type",
+    "default",
+    "required",
+    "validator",
+    "code_checks",
+    "importance",
+    "sensitive",
+    "internal",
+    "dynamic",
+    "listener_prefix_required",
+    "dynamic_only",
+    "hand_checked",
+    "source",
+]
 
 
 def dump(doc: dict[str, Any]) -> str:
@@ -2212,8 +2492,11 @@ def dump(doc: dict[str, Any]) -> str:
             first = True
             for k in keys:
                 v = e[k]
-                if k in ("required", "sensitive", "internal", "listener_prefix_required", "dynamic_only",
-                         "hand_checked") and not v:
+                if (
+                    k
+                    in ("required", "sensitive", "internal", "listener_prefix_required", "dynamic_only", "hand_checked")
+                    and not v
+                ):
                     continue
                 line = f"{k}: {_flow(v) if k == 'validator' or isinstance(v, (dict, list)) else _scalar(v)}"
                 out.append(("  - " if first else "    ") + line)
@@ -2249,7 +2532,9 @@ def dump(doc: dict[str, Any]) -> str:
         for c in doc["cross_field_checks"]:
             first = True
             for k, v in c.items():
-                out.append(("  - " if first else "    ") + f"{k}: {_flow(v) if isinstance(v, (list, dict)) else _scalar(v)}")
+                out.append(
+                    ("  - " if first else "    ") + f"{k}: {_flow(v) if isinstance(v, (list, dict)) else _scalar(v)}"
+                )
                 first = False
     else:
         out.append("cross_field_checks: []")
@@ -2271,8 +2556,12 @@ def dump(doc: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------------------------------
 # "X must be <comparison> Y" checks (require(...) / throw new ...Exception(...) with such a message)
 
-_CMP = [("greater than or equals? to", ">="), ("less than or equals? to", "<="), ("greater than", ">"),
-        ("less than", "<")]
+_CMP = [
+    ("greater than or equals? to", ">="),
+    ("less than or equals? to", "<="),
+    ("greater than", ">"),
+    ("less than", "<"),
+]
 
 
 def render_message(r: Resolver, sf: SourceFile, s: int, e: int) -> str:
@@ -2297,6 +2586,7 @@ def render_message(r: Resolver, sf: SourceFile, s: int, e: int) -> str:
             def sub(m: re.Match[str]) -> str:
                 v = eval_text(r, sf.path, m.group(1))
                 return v if isinstance(v, str) else "<?>"
+
             parts.append(re.sub(r"\$\{([\w.]+)\}", sub, txt))
         elif b - a == 1 and toks[a].kind == "str":
             parts.append(toks[a].text)
@@ -2323,8 +2613,9 @@ def _split_plus(toks: Sequence[Tok], s: int, e: int) -> list[tuple[int, int]]:
     return out
 
 
-def must_be_checks(r: Resolver, path: str, resource: str, lhs_names: set[str], rhs_names: set[str],
-                   within: str | None = None) -> list[dict[str, Any]]:
+def must_be_checks(
+    r: Resolver, path: str, resource: str, lhs_names: set[str], rhs_names: set[str], within: str | None = None
+) -> list[dict[str, Any]]:
     """Checks whose message reads "<key> must be <comparison> <key>" in ``path`` (optionally only inside method
     ``within``)."""
     sf = r.file(path)
@@ -2365,8 +2656,16 @@ def must_be_checks(r: Resolver, path: str, resource: str, lhs_names: set[str], r
                 cid = f"{resource}-{a}-{op}-{b}"
                 if cid not in seen:
                     seen.add(cid)
-                    out.append({"id": cid, "resource": resource, "keys": [a, b], "rule": f"{a} {op} {b}",
-                                "message": msg.strip(), "source": f"{path}:{toks[j].line}"})
+                    out.append(
+                        {
+                            "id": cid,
+                            "resource": resource,
+                            "keys": [a, b],
+                            "rule": f"{a} {op} {b}",
+                            "message": msg.strip(),
+                            "source": f"{path}:{toks[j].line}",
+                        }
+                    )
                 break
         j += 1
     return out
@@ -2377,17 +2676,39 @@ def must_be_checks(r: Resolver, path: str, resource: str, lhs_names: set[str], r
 
 KC_SRC = "core/src/main/scala/kafka/server/KafkaConfig.scala"
 LC_J = LOGCONFIG_J
-EFFECT_BROKER = "broker refuses to start (KafkaConfig construction fails); a dynamic update that would break it is rejected"
-EFFECT_TOPIC = "CreateTopics / AlterConfigs for the topic is rejected by the controller (ControllerConfigurationValidator -> LogConfig.validate)"
+EFFECT_BROKER = (
+    "broker refuses to start (KafkaConfig construction fails); a dynamic update that would break it is rejected"
+)
+EFFECT_TOPIC = (
+    "CreateTopics / AlterConfigs for the topic is rejected by the controller "
+    "(ControllerConfigurationValidator -> LogConfig.validate)"
+)
 EFFECT_GROUP = "IncrementalAlterConfigs / AlterConfigs on the GROUP resource is rejected"
 
 
-def _c(cid: str, resource: str, keys: list[str], rule: str, expr: str | None, source: str,
-       since: str = "3.3", until: str = "9.9", effect: str | None = None, note: str | None = None) -> dict[str, Any]:
-    d: dict[str, Any] = {"id": cid, "resource": resource, "keys": keys, "rule": rule, "expr": expr,
-                         "kafka_effect": effect or {"broker": EFFECT_BROKER, "topic": EFFECT_TOPIC,
-                                                    "group": EFFECT_GROUP}[resource],
-                         "source": source, "_since": since, "_until": until}
+def _c(
+    cid: str,
+    resource: str,
+    keys: list[str],
+    rule: str,
+    expr: str | None,
+    source: str,
+    since: str = "3.3",
+    until: str = "9.9",
+    effect: str | None = None,
+    note: str | None = None,
+) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "id": cid,
+        "resource": resource,
+        "keys": keys,
+        "rule": rule,
+        "expr": expr,
+        "kafka_effect": effect or {"broker": EFFECT_BROKER, "topic": EFFECT_TOPIC, "group": EFFECT_GROUP}[resource],
+        "source": source,
+        "_since": since,
+        "_until": until,
+    }
     if note:
         d["note"] = note
     return d
@@ -2399,103 +2720,227 @@ def _lng(k: str) -> str:
 
 # Broker checks in KafkaConfig.validateValues (read in every release; `until` is exclusive).
 BROKER_CHECKS = [
-    _c("broker-node-id-equals-broker-id", "broker", ["node.id", "broker.id"],
-       "node.id and broker.id must be equal after KafkaConfig.populateSynonyms (which copies node.id to broker.id when "
-       "only node.id is set, and broker.id to node.id when only broker.id is set)",
-       "cfg['broker.id'] is null or cfg['node.id'] is null or cast(cfg['broker.id'] as int) = -1 "
-       "or cast(cfg['node.id'] as int) = cast(cfg['broker.id'] as int)", KC_SRC + ": validateValues",
-       note="an unset broker.id shows its default -1 in the effective config; the expression treats -1 as unset"),
-    _c("broker-log-roll-ms-at-least-1", "broker", ["log.roll.ms", "log.roll.hours"],
-       "the effective log.roll.ms (log.roll.ms, else log.roll.hours * 3600000) must be >= 1",
-       f"{_lng('log.roll.ms')} >= 1", KC_SRC + ": validateValues"),
-    _c("broker-log-roll-jitter-ms-at-least-0", "broker", ["log.roll.jitter.ms", "log.roll.jitter.hours"],
-       "the effective log.roll.jitter.ms (log.roll.jitter.ms, else log.roll.jitter.hours * 3600000) must be >= 0",
-       f"{_lng('log.roll.jitter.ms')} >= 0", KC_SRC + ": validateValues"),
-    _c("broker-log-retention-ms-not-zero", "broker", ["log.retention.ms", "log.retention.minutes", "log.retention.hours"],
-       "the effective log.retention.ms (log.retention.ms, else log.retention.minutes * 60000, else "
-       "log.retention.hours * 3600000; any negative result becomes -1) must be -1 or >= 1, i.e. it must not be 0",
-       f"{_lng('log.retention.ms')} != 0", KC_SRC + ": validateValues"),
-    _c("broker-log-dirs-not-empty", "broker", ["log.dirs", "log.dir"],
-       "log.dirs, or log.dir when log.dirs is unset, must name at least one directory",
-       "trim(coalesce(cfg['log.dirs'], cfg['log.dir'], '')) != ''", KC_SRC + ": validateValues"),
-    _c("broker-remote-storage-single-log-dir", "broker", ["remote.log.storage.system.enable", "log.dirs", "log.dir"],
-       "when remote.log.storage.system.enable=true only one log directory may be configured",
-       "lower(cfg['remote.log.storage.system.enable']) != 'true' or "
-       "size(split(trim(coalesce(cfg['log.dirs'], cfg['log.dir'], '')), '\\\\s*,\\\\s*')) <= 1",
-       KC_SRC + ": validateValues", since="3.6", until="3.8"),
-    _c("broker-cleaner-dedupe-buffer-per-thread", "broker", ["log.cleaner.dedupe.buffer.size", "log.cleaner.threads"],
-       "log.cleaner.dedupe.buffer.size / log.cleaner.threads (integer division) must be > 1048576 (1 MiB per cleaner "
-       "thread); log.cleaner.threads = 0 makes the division throw, so the broker does not start either",
-       "cast(cfg['log.cleaner.threads'] as int) > 0 and "
-       "cast(cfg['log.cleaner.dedupe.buffer.size'] as long) div cast(cfg['log.cleaner.threads'] as int) > 1048576",
-       KC_SRC + ": validateValues"),
-    _c("broker-replica-fetch-wait-le-socket-timeout", "broker", ["replica.fetch.wait.max.ms", "replica.socket.timeout.ms"],
-       "replica.fetch.wait.max.ms <= replica.socket.timeout.ms",
-       "cast(cfg['replica.fetch.wait.max.ms'] as int) <= cast(cfg['replica.socket.timeout.ms'] as int)",
-       KC_SRC + ": validateValues"),
-    _c("broker-replica-fetch-wait-le-lag-time", "broker", ["replica.fetch.wait.max.ms", "replica.lag.time.max.ms"],
-       "replica.fetch.wait.max.ms <= replica.lag.time.max.ms",
-       "cast(cfg['replica.fetch.wait.max.ms'] as long) <= cast(cfg['replica.lag.time.max.ms'] as long)",
-       KC_SRC + ": validateValues"),
-    _c("broker-offsets-commit-required-acks-range", "broker", ["offsets.commit.required.acks", "offsets.topic.replication.factor"],
-       "-1 <= offsets.commit.required.acks <= offsets.topic.replication.factor",
-       "cast(cfg['offsets.commit.required.acks'] as int) between -1 and cast(cfg['offsets.topic.replication.factor'] as int)",
-       KC_SRC + ": validateValues (3.9: GroupCoordinatorConfig)", until="4.0"),
-    _c("broker-heartbeat-at-most-half-session", "broker", ["broker.heartbeat.interval.ms", "broker.session.timeout.ms"],
-       "broker.heartbeat.interval.ms * 2 <= broker.session.timeout.ms (the session timeout is read on the "
-       "controller, the heartbeat interval on the broker); only an ERROR log line, the broker still starts",
-       "cast(cfg['broker.heartbeat.interval.ms'] as long) * 2 <= cast(cfg['broker.session.timeout.ms'] as long)",
-       KC_SRC + ": validateValues", since="4.2", effect="ERROR log only (not enforced)"),
-    _c("broker-queued-max-bytes-vs-request-max", "broker", ["queued.max.request.bytes", "socket.request.max.bytes"],
-       "queued.max.request.bytes <= 0 or queued.max.request.bytes >= socket.request.max.bytes",
-       "cast(cfg['queued.max.request.bytes'] as long) <= 0 or "
-       "cast(cfg['queued.max.request.bytes'] as long) >= cast(cfg['socket.request.max.bytes'] as long)",
-       KC_SRC + ": validateValues"),
-    _c("broker-max-connections-per-ip-zero-needs-overrides", "broker",
-       ["max.connections.per.ip", "max.connections.per.ip.overrides"],
-       "max.connections.per.ip may be 0 only if max.connections.per.ip.overrides is non-empty",
-       "cast(cfg['max.connections.per.ip'] as int) != 0 or trim(coalesce(cfg['max.connections.per.ip.overrides'], '')) != ''",
-       KC_SRC + ": validateValues"),
-    _c("broker-failed-auth-delay-lt-idle", "broker", ["connection.failed.authentication.delay.ms", "connections.max.idle.ms"],
-       "if connections.max.idle.ms >= 0 then connection.failed.authentication.delay.ms < connections.max.idle.ms",
-       "cast(cfg['connections.max.idle.ms'] as long) < 0 or "
-       "cast(cfg['connection.failed.authentication.delay.ms'] as long) < cast(cfg['connections.max.idle.ms'] as long)",
-       KC_SRC + ": validateValues"),
-    _c("broker-sasl-inter-broker-mechanism-enabled", "broker",
-       ["sasl.mechanism.inter.broker.protocol", "sasl.enabled.mechanisms", "security.inter.broker.protocol",
-        "inter.broker.listener.name", "listener.security.protocol.map"],
-       "when the inter-broker listener uses SASL_PLAINTEXT or SASL_SSL, sasl.mechanism.inter.broker.protocol must be "
-       "one of the listener's sasl.enabled.mechanisms (listener.name.<l>.sasl.enabled.mechanisms overrides the base key)",
-       None, KC_SRC + ": validateValues"),
-    _c("broker-message-format-within-ibp", "broker", ["log.message.format.version", "inter.broker.protocol.version"],
-       "the record version of log.message.format.version must not exceed the highest record version supported by "
-       "inter.broker.protocol.version (KRaft: the metadata.version)", None, KC_SRC + ": validateValues", until="4.0"),
-    _c("broker-inter-broker-listener-advertised", "broker",
-       ["inter.broker.listener.name", "security.inter.broker.protocol", "advertised.listeners", "listeners"],
-       "brokers: the inter-broker listener name (inter.broker.listener.name, else the listener of "
-       "security.inter.broker.protocol) must be one of the advertised broker listeners, and the advertised listener "
-       "names must be a subset of the listeners' names", None, KC_SRC + ": validateValues"),
-    _c("broker-advertised-not-wildcard", "broker", ["advertised.listeners", "listeners"],
-       "no effective advertised listener (advertised.listeners, else listeners) may use the host 0.0.0.0",
-       None, KC_SRC + ": validateValues"),
-    _c("broker-kraft-role-listeners", "broker",
-       ["process.roles", "node.id", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-        "controller.listener.names", "listeners", "listener.security.protocol.map"],
-       "KRaft role rules: broker-only nodes need a non-empty controller.listener.names that does not appear in "
-       "listeners and has a listener.security.protocol.map entry, and their node.id must not be a voter; controller "
-       "nodes must be in controller.quorum.voters (when voters are static) and their controller.listener.names must "
-       "appear in listeners; every KRaft node needs controller.quorum.voters (3.8+: or "
-       "controller.quorum.bootstrap.servers)", None, KC_SRC + ": validateValues"),
-    _c("broker-cordoned-log-dirs-subset", "broker", ["cordoned.log.dirs", "log.dirs", "log.dir"],
-       "cordoned.log.dirs is either exactly '*' or every entry is one of the log directories (log.dirs, else log.dir)",
-       None, KC_SRC + ": validateCordonedLogDirs", since="4.3"),
-    _c("broker-streams-rack-tags-no-duplicates", "broker", ["group.streams.rack.aware.assignment.tags"],
-       "the raw (pre-de-duplication) group.streams.rack.aware.assignment.tags value must not repeat a tag",
-       None, GC + ": verifyStreamsGroupConfigs", since="4.4"),
-    _c("broker-share-assignors-exactly-one", "broker", ["group.share.assignors"],
-       "group.share.assignors must contain exactly one assignor",
-       "size(split(trim(cfg['group.share.assignors']), '\\\\s*,\\\\s*')) = 1", GC + ": verifyShareGroupConfigs",
-       since="4.3"),
+    _c(
+        "broker-node-id-equals-broker-id",
+        "broker",
+        ["node.id", "broker.id"],
+        "node.id and broker.id must be equal after KafkaConfig.populateSynonyms (which copies node.id to broker.id "
+        "when "
+        "only node.id is set, and broker.id to node.id when only broker.id is set)",
+        "cfg['broker.id'] is null or cfg['node.id'] is null or cast(cfg['broker.id'] as int) = -1 "
+        "or cast(cfg['node.id'] as int) = cast(cfg['broker.id'] as int)",
+        KC_SRC + ": validateValues",
+        note="an unset broker.id shows its default -1 in the effective config; the expression treats -1 as unset",
+    ),
+    _c(
+        "broker-log-roll-ms-at-least-1",
+        "broker",
+        ["log.roll.ms", "log.roll.hours"],
+        "the effective log.roll.ms (log.roll.ms, else log.roll.hours * 3600000) must be >= 1",
+        f"{_lng('log.roll.ms')} >= 1",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-log-roll-jitter-ms-at-least-0",
+        "broker",
+        ["log.roll.jitter.ms", "log.roll.jitter.hours"],
+        "the effective log.roll.jitter.ms (log.roll.jitter.ms, else log.roll.jitter.hours * 3600000) must be >= 0",
+        f"{_lng('log.roll.jitter.ms')} >= 0",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-log-retention-ms-not-zero",
+        "broker",
+        ["log.retention.ms", "log.retention.minutes", "log.retention.hours"],
+        "the effective log.retention.ms (log.retention.ms, else log.retention.minutes * 60000, else "
+        "log.retention.hours * 3600000; any negative result becomes -1) must be -1 or >= 1, i.e. it must not be 0",
+        f"{_lng('log.retention.ms')} != 0",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-log-dirs-not-empty",
+        "broker",
+        ["log.dirs", "log.dir"],
+        "log.dirs, or log.dir when log.dirs is unset, must name at least one directory",
+        "trim(coalesce(cfg['log.dirs'], cfg['log.dir'], '')) != ''",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-remote-storage-single-log-dir",
+        "broker",
+        ["remote.log.storage.system.enable", "log.dirs", "log.dir"],
+        "when remote.log.storage.system.enable=true only one log directory may be configured",
+        "lower(cfg['remote.log.storage.system.enable']) != 'true' or "
+        "size(split(trim(coalesce(cfg['log.dirs'], cfg['log.dir'], '')), '\\\\s*,\\\\s*')) <= 1",
+        KC_SRC + ": validateValues",
+        since="3.6",
+        until="3.8",
+    ),
+    _c(
+        "broker-cleaner-dedupe-buffer-per-thread",
+        "broker",
+        ["log.cleaner.dedupe.buffer.size", "log.cleaner.threads"],
+        "log.cleaner.dedupe.buffer.size / log.cleaner.threads (integer division) must be > 1048576 (1 MiB per cleaner "
+        "thread); log.cleaner.threads = 0 makes the division throw, so the broker does not start either",
+        "cast(cfg['log.cleaner.threads'] as int) > 0 and "
+        "cast(cfg['log.cleaner.dedupe.buffer.size'] as long) div cast(cfg['log.cleaner.threads'] as int) > 1048576",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-replica-fetch-wait-le-socket-timeout",
+        "broker",
+        ["replica.fetch.wait.max.ms", "replica.socket.timeout.ms"],
+        "replica.fetch.wait.max.ms <= replica.socket.timeout.ms",
+        "cast(cfg['replica.fetch.wait.max.ms'] as int) <= cast(cfg['replica.socket.timeout.ms'] as int)",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-replica-fetch-wait-le-lag-time",
+        "broker",
+        ["replica.fetch.wait.max.ms", "replica.lag.time.max.ms"],
+        "replica.fetch.wait.max.ms <= replica.lag.time.max.ms",
+        "cast(cfg['replica.fetch.wait.max.ms'] as long) <= cast(cfg['replica.lag.time.max.ms'] as long)",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-offsets-commit-required-acks-range",
+        "broker",
+        ["offsets.commit.required.acks", "offsets.topic.replication.factor"],
+        "-1 <= offsets.commit.required.acks <= offsets.topic.replication.factor",
+        "cast(cfg['offsets.commit.required.acks'] as int) between -1 and "
+        "cast(cfg['offsets.topic.replication.factor'] as int)",
+        KC_SRC + ": validateValues (3.9: GroupCoordinatorConfig)",
+        until="4.0",
+    ),
+    _c(
+        "broker-heartbeat-at-most-half-session",
+        "broker",
+        ["broker.heartbeat.interval.ms", "broker.session.timeout.ms"],
+        "broker.heartbeat.interval.ms * 2 <= broker.session.timeout.ms (the session timeout is read on the "
+        "controller, the heartbeat interval on the broker); only an ERROR log line, the broker still starts",
+        "cast(cfg['broker.heartbeat.interval.ms'] as long) * 2 <= cast(cfg['broker.session.timeout.ms'] as long)",
+        KC_SRC + ": validateValues",
+        since="4.2",
+        effect="ERROR log only (not enforced)",
+    ),
+    _c(
+        "broker-queued-max-bytes-vs-request-max",
+        "broker",
+        ["queued.max.request.bytes", "socket.request.max.bytes"],
+        "queued.max.request.bytes <= 0 or queued.max.request.bytes >= socket.request.max.bytes",
+        "cast(cfg['queued.max.request.bytes'] as long) <= 0 or "
+        "cast(cfg['queued.max.request.bytes'] as long) >= cast(cfg['socket.request.max.bytes'] as long)",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-max-connections-per-ip-zero-needs-overrides",
+        "broker",
+        ["max.connections.per.ip", "max.connections.per.ip.overrides"],
+        "max.connections.per.ip may be 0 only if max.connections.per.ip.overrides is non-empty",
+        "cast(cfg['max.connections.per.ip'] as int) != 0 or trim(coalesce(cfg['max.connections.per.ip.overrides'], "
+        "'')) != ''",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-failed-auth-delay-lt-idle",
+        "broker",
+        ["connection.failed.authentication.delay.ms", "connections.max.idle.ms"],
+        "if connections.max.idle.ms >= 0 then connection.failed.authentication.delay.ms < connections.max.idle.ms",
+        "cast(cfg['connections.max.idle.ms'] as long) < 0 or "
+        "cast(cfg['connection.failed.authentication.delay.ms'] as long) < cast(cfg['connections.max.idle.ms'] as long)",
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-sasl-inter-broker-mechanism-enabled",
+        "broker",
+        [
+            "sasl.mechanism.inter.broker.protocol",
+            "sasl.enabled.mechanisms",
+            "security.inter.broker.protocol",
+            "inter.broker.listener.name",
+            "listener.security.protocol.map",
+        ],
+        "when the inter-broker listener uses SASL_PLAINTEXT or SASL_SSL, sasl.mechanism.inter.broker.protocol must be "
+        "one of the listener's sasl.enabled.mechanisms (listener.name.<l>.sasl.enabled.mechanisms overrides the base "
+        "key)",
+        None,
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-message-format-within-ibp",
+        "broker",
+        ["log.message.format.version", "inter.broker.protocol.version"],
+        "the record version of log.message.format.version must not exceed the highest record version supported by "
+        "inter.broker.protocol.version (KRaft: the metadata.version)",
+        None,
+        KC_SRC + ": validateValues",
+        until="4.0",
+    ),
+    _c(
+        "broker-inter-broker-listener-advertised",
+        "broker",
+        ["inter.broker.listener.name", "security.inter.broker.protocol", "advertised.listeners", "listeners"],
+        "brokers: the inter-broker listener name (inter.broker.listener.name, else the listener of "
+        "security.inter.broker.protocol) must be one of the advertised broker listeners, and the advertised listener "
+        "names must be a subset of the listeners' names",
+        None,
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-advertised-not-wildcard",
+        "broker",
+        ["advertised.listeners", "listeners"],
+        "no effective advertised listener (advertised.listeners, else listeners) may use the host 0.0.0.0",
+        None,
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-kraft-role-listeners",
+        "broker",
+        [
+            "process.roles",
+            "node.id",
+            "controller.quorum.voters",
+            "controller.quorum.bootstrap.servers",
+            "controller.listener.names",
+            "listeners",
+            "listener.security.protocol.map",
+        ],
+        "KRaft role rules: broker-only nodes need a non-empty controller.listener.names that does not appear in "
+        "listeners and has a listener.security.protocol.map entry, and their node.id must not be a voter; controller "
+        "nodes must be in controller.quorum.voters (when voters are static) and their controller.listener.names must "
+        "appear in listeners; every KRaft node needs controller.quorum.voters (3.8+: or "
+        "controller.quorum.bootstrap.servers)",
+        None,
+        KC_SRC + ": validateValues",
+    ),
+    _c(
+        "broker-cordoned-log-dirs-subset",
+        "broker",
+        ["cordoned.log.dirs", "log.dirs", "log.dir"],
+        "cordoned.log.dirs is either exactly '*' or every entry is one of the log directories (log.dirs, else log.dir)",
+        None,
+        KC_SRC + ": validateCordonedLogDirs",
+        since="4.3",
+    ),
+    _c(
+        "broker-streams-rack-tags-no-duplicates",
+        "broker",
+        ["group.streams.rack.aware.assignment.tags"],
+        "the raw (pre-de-duplication) group.streams.rack.aware.assignment.tags value must not repeat a tag",
+        None,
+        GC + ": verifyStreamsGroupConfigs",
+        since="4.4",
+    ),
+    _c(
+        "broker-share-assignors-exactly-one",
+        "broker",
+        ["group.share.assignors"],
+        "group.share.assignors must contain exactly one assignor",
+        "size(split(trim(cfg['group.share.assignors']), '\\\\s*,\\\\s*')) = 1",
+        GC + ": verifyShareGroupConfigs",
+        since="4.3",
+    ),
 ]
 
 # Topic checks (LogConfig.validate* / RemoteLogConfig), read in every release.
@@ -2506,117 +2951,207 @@ _RS = "lower(cfg['remote.storage.enable']) = 'true'"
 def topic_checks(release: str) -> list[dict[str, Any]]:
     src = LC_SCALA_SRC if release < "3.5" else LC_J
     out = [
-        _c("topic-min-compaction-lag-le-max", "topic", ["min.compaction.lag.ms", "max.compaction.lag.ms"],
-           "min.compaction.lag.ms <= max.compaction.lag.ms (on the topic's overrides merged over the validating node's "
-           "broker defaults)", f"{_lng('min.compaction.lag.ms')} <= {_lng('max.compaction.lag.ms')}",
-           src + ": validateValues"),
+        _c(
+            "topic-min-compaction-lag-le-max",
+            "topic",
+            ["min.compaction.lag.ms", "max.compaction.lag.ms"],
+            "min.compaction.lag.ms <= max.compaction.lag.ms (on the topic's overrides merged over the validating "
+            "node's "
+            "broker defaults)",
+            f"{_lng('min.compaction.lag.ms')} <= {_lng('max.compaction.lag.ms')}",
+            src + ": validateValues",
+        ),
     ]
     if release < "3.6":
         out += [
-            _c("topic-local-retention-ms-vs-retention", "topic", ["local.retention.ms", "retention.ms"],
-               "when local.retention.ms != -2: it must not be -1 unless retention.ms is -1, and it must not be greater "
-               "than retention.ms (also when retention.ms is -1); checked whenever the topic's LogConfig is built, "
-               "whether or not remote storage is enabled",
-               f"{_lng('local.retention.ms')} = -2 or (({_lng('local.retention.ms')} != -1 or {_lng('retention.ms')} = -1) "
-               f"and {_lng('local.retention.ms')} <= {_lng('retention.ms')})",
-               src + ": RemoteLogConfig", effect="LogConfig construction fails (topic creation / config change fails)"),
-            _c("topic-local-retention-bytes-vs-retention", "topic", ["local.retention.bytes", "retention.bytes"],
-               "when local.retention.bytes != -2: it must not be -1 unless retention.bytes is -1, and it must not be "
-               "greater than retention.bytes (also when retention.bytes is -1); checked whenever the topic's LogConfig "
-               "is built", f"{_lng('local.retention.bytes')} = -2 or (({_lng('local.retention.bytes')} != -1 or "
-               f"{_lng('retention.bytes')} = -1) and {_lng('local.retention.bytes')} <= {_lng('retention.bytes')})",
-               src + ": RemoteLogConfig", effect="LogConfig construction fails (topic creation / config change fails)"),
+            _c(
+                "topic-local-retention-ms-vs-retention",
+                "topic",
+                ["local.retention.ms", "retention.ms"],
+                "when local.retention.ms != -2: it must not be -1 unless retention.ms is -1, and it must not be "
+                "greater "
+                "than retention.ms (also when retention.ms is -1); checked whenever the topic's LogConfig is built, "
+                "whether or not remote storage is enabled",
+                f"{_lng('local.retention.ms')} = -2 or (({_lng('local.retention.ms')} != -1 or "
+                f"{_lng('retention.ms')} = -1) "
+                f"and {_lng('local.retention.ms')} <= {_lng('retention.ms')})",
+                src + ": RemoteLogConfig",
+                effect="LogConfig construction fails (topic creation / config change fails)",
+            ),
+            _c(
+                "topic-local-retention-bytes-vs-retention",
+                "topic",
+                ["local.retention.bytes", "retention.bytes"],
+                "when local.retention.bytes != -2: it must not be -1 unless retention.bytes is -1, and it must not be "
+                "greater than retention.bytes (also when retention.bytes is -1); checked whenever the topic's "
+                "LogConfig "
+                "is built",
+                f"{_lng('local.retention.bytes')} = -2 or (({_lng('local.retention.bytes')} != -1 or "
+                f"{_lng('retention.bytes')} = -1) and {_lng('local.retention.bytes')} <= {_lng('retention.bytes')})",
+                src + ": RemoteLogConfig",
+                effect="LogConfig construction fails (topic creation / config change fails)",
+            ),
         ]
         return out
     out += [
-        _c("topic-remote-storage-needs-system-enable", "topic", ["remote.storage.enable"],
-           "remote.storage.enable=true requires remote.log.storage.system.enable=true on the validating broker/controller",
-           None, src + ": validateRemoteStorageOnlyIfSystemEnabled",
-           note="reads the node's remote.log.storage.system.enable; with remote storage disabled cluster-wide a "
-                "stored remote.storage.enable=true also fails broker-side when configs are loaded"),
-        _c("topic-remote-retention-ms", "topic", ["remote.storage.enable", "local.retention.ms", "retention.ms"],
-           "if remote.storage.enable=true, retention.ms != -1 and local.retention.ms != -2: local.retention.ms must "
-           "not be -1 and must be <= retention.ms",
-           f"not ({_RS}) or {_lng('retention.ms')} = -1 or {_lng('local.retention.ms')} = -2 or "
-           f"({_lng('local.retention.ms')} != -1 and {_lng('local.retention.ms')} <= {_lng('retention.ms')})",
-           src + ": validateRemoteStorageRetentionTime"),
-        _c("topic-remote-retention-bytes", "topic", ["remote.storage.enable", "local.retention.bytes", "retention.bytes"],
-           "if remote.storage.enable=true, retention.bytes > -1 and local.retention.bytes != -2: local.retention.bytes "
-           "must not be -1 and must be <= retention.bytes",
-           f"not ({_RS}) or {_lng('retention.bytes')} <= -1 or {_lng('local.retention.bytes')} = -2 or "
-           f"({_lng('local.retention.bytes')} != -1 and {_lng('local.retention.bytes')} <= {_lng('retention.bytes')})",
-           src + ": validateRemoteStorageRetentionSize"),
+        _c(
+            "topic-remote-storage-needs-system-enable",
+            "topic",
+            ["remote.storage.enable"],
+            "remote.storage.enable=true requires remote.log.storage.system.enable=true on the validating "
+            "broker/controller",
+            None,
+            src + ": validateRemoteStorageOnlyIfSystemEnabled",
+            note="reads the node's remote.log.storage.system.enable; with remote storage disabled cluster-wide a "
+            "stored remote.storage.enable=true also fails broker-side when configs are loaded",
+        ),
+        _c(
+            "topic-remote-retention-ms",
+            "topic",
+            ["remote.storage.enable", "local.retention.ms", "retention.ms"],
+            "if remote.storage.enable=true, retention.ms != -1 and local.retention.ms != -2: local.retention.ms must "
+            "not be -1 and must be <= retention.ms",
+            f"not ({_RS}) or {_lng('retention.ms')} = -1 or {_lng('local.retention.ms')} = -2 or "
+            f"({_lng('local.retention.ms')} != -1 and {_lng('local.retention.ms')} <= {_lng('retention.ms')})",
+            src + ": validateRemoteStorageRetentionTime",
+        ),
+        _c(
+            "topic-remote-retention-bytes",
+            "topic",
+            ["remote.storage.enable", "local.retention.bytes", "retention.bytes"],
+            "if remote.storage.enable=true, retention.bytes > -1 and local.retention.bytes != -2: "
+            "local.retention.bytes "
+            "must not be -1 and must be <= retention.bytes",
+            f"not ({_RS}) or {_lng('retention.bytes')} <= -1 or {_lng('local.retention.bytes')} = -2 or "
+            f"({_lng('local.retention.bytes')} != -1 and {_lng('local.retention.bytes')} <= {_lng('retention.bytes')})",
+            src + ": validateRemoteStorageRetentionSize",
+        ),
     ]
     if release < "4.1":
-        out.append(_c("topic-remote-storage-not-compacted", "topic", ["remote.storage.enable", "cleanup.policy"],
-                      "if remote.storage.enable=true, cleanup.policy must not contain 'compact'",
-                      f"not ({_RS}) or not array_contains(split(trim(cfg['cleanup.policy']), '\\\\s*,\\\\s*'), 'compact')",
-                      src + ": validateNoRemoteStorageForCompactedTopic"))
+        out.append(
+            _c(
+                "topic-remote-storage-not-compacted",
+                "topic",
+                ["remote.storage.enable", "cleanup.policy"],
+                "if remote.storage.enable=true, cleanup.policy must not contain 'compact'",
+                f"not ({_RS}) or not array_contains(split(trim(cfg['cleanup.policy']), '\\\\s*,\\\\s*'), 'compact')",
+                src + ": validateNoRemoteStorageForCompactedTopic",
+            )
+        )
     elif release < "4.2":
-        out.append(_c("topic-remote-storage-delete-only", "topic", ["remote.storage.enable", "cleanup.policy"],
-                      "if remote.storage.enable=true, the set of (lower-cased) cleanup.policy values must be exactly "
-                      "{delete}", f"not ({_RS}) or array_sort(array_distinct(split(lower(trim(cfg['cleanup.policy'])), "
-                      "'\\\\s*,\\\\s*'))) = array('delete')", src + ": validateRemoteStorageRequiresDeleteCleanupPolicy"))
+        out.append(
+            _c(
+                "topic-remote-storage-delete-only",
+                "topic",
+                ["remote.storage.enable", "cleanup.policy"],
+                "if remote.storage.enable=true, the set of (lower-cased) cleanup.policy values must be exactly "
+                "{delete}",
+                f"not ({_RS}) or array_sort(array_distinct(split(lower(trim(cfg['cleanup.policy'])), "
+                "'\\\\s*,\\\\s*'))) = array('delete')",
+                src + ": validateRemoteStorageRequiresDeleteCleanupPolicy",
+            )
+        )
     else:
-        out.append(_c("topic-remote-storage-delete-only", "topic", ["remote.storage.enable", "cleanup.policy"],
-                      "if remote.storage.enable=true, cleanup.policy must be exactly [delete] or the empty list",
-                      f"not ({_RS}) or trim(cfg['cleanup.policy']) in ('', 'delete')",
-                      src + ": validateRemoteStorageRequiresDeleteCleanupPolicy"))
+        out.append(
+            _c(
+                "topic-remote-storage-delete-only",
+                "topic",
+                ["remote.storage.enable", "cleanup.policy"],
+                "if remote.storage.enable=true, cleanup.policy must be exactly [delete] or the empty list",
+                f"not ({_RS}) or trim(cfg['cleanup.policy']) in ('', 'delete')",
+                src + ": validateRemoteStorageRequiresDeleteCleanupPolicy",
+            )
+        )
     if release >= "3.9":
         out += [
-            _c("topic-remote-copy-disabled-retention", "topic",
-               ["remote.storage.enable", "remote.log.copy.disable", "local.retention.ms", "retention.ms",
-                "local.retention.bytes", "retention.bytes"],
-               "if remote.storage.enable=true and remote.log.copy.disable=true: local.retention.bytes must be -2 or "
-               "equal to retention.bytes, and local.retention.ms must be -2 or equal to retention.ms",
-               f"not ({_RS} and lower(cfg['remote.log.copy.disable']) = 'true') or "
-               f"(({_lng('local.retention.bytes')} = -2 or {_lng('local.retention.bytes')} = {_lng('retention.bytes')}) and "
-               f"({_lng('local.retention.ms')} = -2 or {_lng('local.retention.ms')} = {_lng('retention.ms')}))",
-               src + ": validateRetentionConfigsWhenRemoteCopyDisabled"),
-            _c("topic-remote-storage-disable-needs-delete", "topic", ["remote.storage.enable", "remote.log.delete.on.disable"],
-               "changing remote.storage.enable from true to false requires remote.log.delete.on.disable=true in the "
-               "same change (state transition, not a property of a single config snapshot)", None,
-               src + ": validateTurningOffRemoteStorageWithDelete"),
+            _c(
+                "topic-remote-copy-disabled-retention",
+                "topic",
+                [
+                    "remote.storage.enable",
+                    "remote.log.copy.disable",
+                    "local.retention.ms",
+                    "retention.ms",
+                    "local.retention.bytes",
+                    "retention.bytes",
+                ],
+                "if remote.storage.enable=true and remote.log.copy.disable=true: local.retention.bytes must be -2 or "
+                "equal to retention.bytes, and local.retention.ms must be -2 or equal to retention.ms",
+                f"not ({_RS} and lower(cfg['remote.log.copy.disable']) = 'true') or "
+                f"(({_lng('local.retention.bytes')} = -2 or {_lng('local.retention.bytes')} = "
+                f"{_lng('retention.bytes')}) and "
+                f"({_lng('local.retention.ms')} = -2 or {_lng('local.retention.ms')} = {_lng('retention.ms')}))",
+                src + ": validateRetentionConfigsWhenRemoteCopyDisabled",
+            ),
+            _c(
+                "topic-remote-storage-disable-needs-delete",
+                "topic",
+                ["remote.storage.enable", "remote.log.delete.on.disable"],
+                "changing remote.storage.enable from true to false requires remote.log.delete.on.disable=true in the "
+                "same change (state transition, not a property of a single config snapshot)",
+                None,
+                src + ": validateTurningOffRemoteStorageWithDelete",
+            ),
         ]
     if release >= "4.4":
         out += [
-            _c("topic-remote-copy-lag-ms-le-local-retention", "topic",
-               ["remote.storage.enable", "remote.copy.lag.ms", "local.retention.ms", "retention.ms"],
-               "if remote.storage.enable=true and remote.copy.lag.ms > 0: with effective local retention "
-               "L = (local.retention.ms == -2 ? retention.ms : local.retention.ms), if L >= 0 then remote.copy.lag.ms <= L",
-               f"not ({_RS}) or {_lng('remote.copy.lag.ms')} <= 0 or (case when {_lng('local.retention.ms')} = -2 then "
-               f"{_lng('retention.ms')} else {_lng('local.retention.ms')} end) < 0 or {_lng('remote.copy.lag.ms')} <= "
-               f"(case when {_lng('local.retention.ms')} = -2 then {_lng('retention.ms')} else {_lng('local.retention.ms')} end)",
-               src + ": validateRemoteCopyLagTime"),
-            _c("topic-remote-copy-lag-bytes-le-local-retention", "topic",
-               ["remote.storage.enable", "remote.copy.lag.bytes", "local.retention.bytes", "retention.bytes"],
-               "if remote.storage.enable=true and remote.copy.lag.bytes > 0: with effective local retention "
-               "L = (local.retention.bytes == -2 ? retention.bytes : local.retention.bytes), if L >= 0 then "
-               "remote.copy.lag.bytes <= L",
-               f"not ({_RS}) or {_lng('remote.copy.lag.bytes')} <= 0 or (case when {_lng('local.retention.bytes')} = -2 then "
-               f"{_lng('retention.bytes')} else {_lng('local.retention.bytes')} end) < 0 or {_lng('remote.copy.lag.bytes')} <= "
-               f"(case when {_lng('local.retention.bytes')} = -2 then {_lng('retention.bytes')} else {_lng('local.retention.bytes')} end)",
-               src + ": validateRemoteCopyLagSize"),
+            _c(
+                "topic-remote-copy-lag-ms-le-local-retention",
+                "topic",
+                ["remote.storage.enable", "remote.copy.lag.ms", "local.retention.ms", "retention.ms"],
+                "if remote.storage.enable=true and remote.copy.lag.ms > 0: with effective local retention "
+                "L = (local.retention.ms == -2 ? retention.ms : local.retention.ms), if L >= 0 then "
+                "remote.copy.lag.ms <= L",
+                f"not ({_RS}) or {_lng('remote.copy.lag.ms')} <= 0 or (case when {_lng('local.retention.ms')} = -2 "
+                f"then "
+                f"{_lng('retention.ms')} else {_lng('local.retention.ms')} end) < 0 or {_lng('remote.copy.lag.ms')} <= "
+                f"(case when {_lng('local.retention.ms')} = -2 then {_lng('retention.ms')} else "
+                f"{_lng('local.retention.ms')} end)",
+                src + ": validateRemoteCopyLagTime",
+            ),
+            _c(
+                "topic-remote-copy-lag-bytes-le-local-retention",
+                "topic",
+                ["remote.storage.enable", "remote.copy.lag.bytes", "local.retention.bytes", "retention.bytes"],
+                "if remote.storage.enable=true and remote.copy.lag.bytes > 0: with effective local retention "
+                "L = (local.retention.bytes == -2 ? retention.bytes : local.retention.bytes), if L >= 0 then "
+                "remote.copy.lag.bytes <= L",
+                f"not ({_RS}) or {_lng('remote.copy.lag.bytes')} <= 0 or (case when {_lng('local.retention.bytes')} "
+                f"= -2 then "
+                f"{_lng('retention.bytes')} else {_lng('local.retention.bytes')} end) < 0 or "
+                f"{_lng('remote.copy.lag.bytes')} <= "
+                f"(case when {_lng('local.retention.bytes')} = -2 then {_lng('retention.bytes')} else "
+                f"{_lng('local.retention.bytes')} end)",
+                src + ": validateRemoteCopyLagSize",
+            ),
         ]
     if release >= "3.6":
         out += [
-            _c("broker-remote-retention-ms", "broker",
-               ["remote.log.storage.system.enable", "log.local.retention.ms", "log.retention.ms"],
-               "if remote.log.storage.system.enable=true, the broker-level values must satisfy the topic rule: with "
-               "effective log.retention.ms != -1 and log.local.retention.ms != -2, log.local.retention.ms must not be -1 "
-               "and must be <= the effective log.retention.ms",
-               "lower(cfg['remote.log.storage.system.enable']) != 'true' or " + f"{_lng('log.retention.ms')} = -1 or "
-               f"{_lng('log.local.retention.ms')} = -2 or ({_lng('log.local.retention.ms')} != -1 and "
-               f"{_lng('log.local.retention.ms')} <= {_lng('log.retention.ms')})",
-               src + ": validateBrokerLogConfigValues (called by LogManager at startup)"),
-            _c("broker-remote-retention-bytes", "broker",
-               ["remote.log.storage.system.enable", "log.local.retention.bytes", "log.retention.bytes"],
-               "if remote.log.storage.system.enable=true: with log.retention.bytes > -1 and log.local.retention.bytes "
-               "!= -2, log.local.retention.bytes must not be -1 and must be <= log.retention.bytes",
-               "lower(cfg['remote.log.storage.system.enable']) != 'true' or " + f"{_lng('log.retention.bytes')} <= -1 or "
-               f"{_lng('log.local.retention.bytes')} = -2 or ({_lng('log.local.retention.bytes')} != -1 and "
-               f"{_lng('log.local.retention.bytes')} <= {_lng('log.retention.bytes')})",
-               src + ": validateBrokerLogConfigValues (called by LogManager at startup)"),
+            _c(
+                "broker-remote-retention-ms",
+                "broker",
+                ["remote.log.storage.system.enable", "log.local.retention.ms", "log.retention.ms"],
+                "if remote.log.storage.system.enable=true, the broker-level values must satisfy the topic rule: with "
+                "effective log.retention.ms != -1 and log.local.retention.ms != -2, log.local.retention.ms must not "
+                "be -1 "
+                "and must be <= the effective log.retention.ms",
+                "lower(cfg['remote.log.storage.system.enable']) != 'true' or " + f"{_lng('log.retention.ms')} = -1 or "
+                f"{_lng('log.local.retention.ms')} = -2 or ({_lng('log.local.retention.ms')} != -1 and "
+                f"{_lng('log.local.retention.ms')} <= {_lng('log.retention.ms')})",
+                src + ": validateBrokerLogConfigValues (called by LogManager at startup)",
+            ),
+            _c(
+                "broker-remote-retention-bytes",
+                "broker",
+                ["remote.log.storage.system.enable", "log.local.retention.bytes", "log.retention.bytes"],
+                "if remote.log.storage.system.enable=true: with log.retention.bytes > -1 and log.local.retention.bytes "
+                "!= -2, log.local.retention.bytes must not be -1 and must be <= log.retention.bytes",
+                "lower(cfg['remote.log.storage.system.enable']) != 'true' or "
+                + f"{_lng('log.retention.bytes')} <= -1 or "
+                f"{_lng('log.local.retention.bytes')} = -2 or ({_lng('log.local.retention.bytes')} != -1 and "
+                f"{_lng('log.local.retention.bytes')} <= {_lng('log.retention.bytes')})",
+                src + ": validateBrokerLogConfigValues (called by LogManager at startup)",
+            ),
         ]
     return out
 
@@ -2627,48 +3162,140 @@ def group_checks_44() -> list[dict[str, Any]]:
     src = GCFG + ": validateValues"
     out = []
     for key, lo, hi in [
-        ("consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms"),
-        ("consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms"),
-        ("consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms", "group.consumer.max.assignment.interval.ms"),
-        ("share.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms", "group.share.max.heartbeat.interval.ms"),
+        (
+            "consumer.heartbeat.interval.ms",
+            "group.consumer.min.heartbeat.interval.ms",
+            "group.consumer.max.heartbeat.interval.ms",
+        ),
+        (
+            "consumer.session.timeout.ms",
+            "group.consumer.min.session.timeout.ms",
+            "group.consumer.max.session.timeout.ms",
+        ),
+        (
+            "consumer.assignment.interval.ms",
+            "group.consumer.min.assignment.interval.ms",
+            "group.consumer.max.assignment.interval.ms",
+        ),
+        (
+            "share.heartbeat.interval.ms",
+            "group.share.min.heartbeat.interval.ms",
+            "group.share.max.heartbeat.interval.ms",
+        ),
         ("share.session.timeout.ms", "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms"),
-        ("share.record.lock.duration.ms", "group.share.min.record.lock.duration.ms", "group.share.max.record.lock.duration.ms"),
+        (
+            "share.record.lock.duration.ms",
+            "group.share.min.record.lock.duration.ms",
+            "group.share.max.record.lock.duration.ms",
+        ),
         ("share.delivery.count.limit", "group.share.min.delivery.count.limit", "group.share.max.delivery.count.limit"),
-        ("share.partition.max.record.locks", "group.share.min.partition.max.record.locks", "group.share.max.partition.max.record.locks"),
-        ("share.assignment.interval.ms", "group.share.min.assignment.interval.ms", "group.share.max.assignment.interval.ms"),
-        ("streams.heartbeat.interval.ms", "group.streams.min.heartbeat.interval.ms", "group.streams.max.heartbeat.interval.ms"),
+        (
+            "share.partition.max.record.locks",
+            "group.share.min.partition.max.record.locks",
+            "group.share.max.partition.max.record.locks",
+        ),
+        (
+            "share.assignment.interval.ms",
+            "group.share.min.assignment.interval.ms",
+            "group.share.max.assignment.interval.ms",
+        ),
+        (
+            "streams.heartbeat.interval.ms",
+            "group.streams.min.heartbeat.interval.ms",
+            "group.streams.max.heartbeat.interval.ms",
+        ),
         ("streams.session.timeout.ms", "group.streams.min.session.timeout.ms", "group.streams.max.session.timeout.ms"),
-        ("streams.assignment.interval.ms", "group.streams.min.assignment.interval.ms", "group.streams.max.assignment.interval.ms"),
+        (
+            "streams.assignment.interval.ms",
+            "group.streams.min.assignment.interval.ms",
+            "group.streams.max.assignment.interval.ms",
+        ),
     ]:
-        out.append(_c(f"group-{key}-within-broker-bounds", "group", [key, lo, hi],
-                      f"when set on the group: {lo} <= {key} <= {hi} (bounds are the broker's current values)",
-                      None, src, since="4.4"))
-    for key, hi in [("streams.num.standby.replicas", "group.streams.max.standby.replicas"),
-                    ("streams.num.warmup.replicas", "group.streams.max.warmup.replicas")]:
-        out.append(_c(f"group-{key}-le-broker-max", "group", [key, hi], f"when set on the group: {key} <= {hi}",
-                      None, src, since="4.4"))
-    out.append(_c("group-streams.task.offset.interval.ms-ge-broker-min", "group",
-                  ["streams.task.offset.interval.ms", "group.streams.min.task.offset.interval.ms"],
-                  "when set on the group: streams.task.offset.interval.ms >= group.streams.min.task.offset.interval.ms",
-                  None, src, since="4.4"))
+        out.append(
+            _c(
+                f"group-{key}-within-broker-bounds",
+                "group",
+                [key, lo, hi],
+                f"when set on the group: {lo} <= {key} <= {hi} (bounds are the broker's current values)",
+                None,
+                src,
+                since="4.4",
+            )
+        )
+    for key, hi in [
+        ("streams.num.standby.replicas", "group.streams.max.standby.replicas"),
+        ("streams.num.warmup.replicas", "group.streams.max.warmup.replicas"),
+    ]:
+        out.append(
+            _c(
+                f"group-{key}-le-broker-max",
+                "group",
+                [key, hi],
+                f"when set on the group: {key} <= {hi}",
+                None,
+                src,
+                since="4.4",
+            )
+        )
+    out.append(
+        _c(
+            "group-streams.task.offset.interval.ms-ge-broker-min",
+            "group",
+            ["streams.task.offset.interval.ms", "group.streams.min.task.offset.interval.ms"],
+            "when set on the group: streams.task.offset.interval.ms >= group.streams.min.task.offset.interval.ms",
+            None,
+            src,
+            since="4.4",
+        )
+    )
     for kind in ("consumer", "share", "streams"):
-        out.append(_c(f"group-{kind}-session-gt-heartbeat", "group",
-                      [f"{kind}.session.timeout.ms", f"{kind}.heartbeat.interval.ms",
-                       f"group.{kind}.session.timeout.ms", f"group.{kind}.heartbeat.interval.ms"],
-                      f"when either is set on the group: {kind}.session.timeout.ms > {kind}.heartbeat.interval.ms, "
-                      f"an unset side taking the broker's group.{kind}.* value",
-                      f"cast(cfg['{kind}.session.timeout.ms'] as int) > cast(cfg['{kind}.heartbeat.interval.ms'] as int)",
-                      GCFG + ": validateSessionExceedsHeartbeat", since="4.4"))
+        out.append(
+            _c(
+                f"group-{kind}-session-gt-heartbeat",
+                "group",
+                [
+                    f"{kind}.session.timeout.ms",
+                    f"{kind}.heartbeat.interval.ms",
+                    f"group.{kind}.session.timeout.ms",
+                    f"group.{kind}.heartbeat.interval.ms",
+                ],
+                f"when either is set on the group: {kind}.session.timeout.ms > {kind}.heartbeat.interval.ms, "
+                f"an unset side taking the broker's group.{kind}.* value",
+                f"cast(cfg['{kind}.session.timeout.ms'] as int) > cast(cfg['{kind}.heartbeat.interval.ms'] as int)",
+                GCFG + ": validateSessionExceedsHeartbeat",
+                since="4.4",
+            )
+        )
     out += [
-        _c("group-streams.assignor.name-registered", "group", ["streams.assignor.name", "group.streams.assignors"],
-           "when set: streams.assignor.name must be one of the broker's registered streams assignors "
-           "(group.streams.assignors)", None, src, since="4.4"),
-        _c("group-dlq-topic-not-internal", "group", ["errors.deadletterqueue.topic.name"],
-           "errors.deadletterqueue.topic.name must not start with '__'",
-           "not startswith(coalesce(cfg['errors.deadletterqueue.topic.name'], ''), '__')", src, since="4.4"),
-        _c("group-streams.rack.aware.assignment.tags-no-duplicates", "group", ["streams.rack.aware.assignment.tags"],
-           "the raw streams.rack.aware.assignment.tags value must not repeat a tag (checked before ConfigDef "
-           "de-duplicates it)", None, GCFG + ": validateNoDuplicateRackAwareAssignmentTags", since="4.4"),
+        _c(
+            "group-streams.assignor.name-registered",
+            "group",
+            ["streams.assignor.name", "group.streams.assignors"],
+            "when set: streams.assignor.name must be one of the broker's registered streams assignors "
+            "(group.streams.assignors)",
+            None,
+            src,
+            since="4.4",
+        ),
+        _c(
+            "group-dlq-topic-not-internal",
+            "group",
+            ["errors.deadletterqueue.topic.name"],
+            "errors.deadletterqueue.topic.name must not start with '__'",
+            "not startswith(coalesce(cfg['errors.deadletterqueue.topic.name'], ''), '__')",
+            src,
+            since="4.4",
+        ),
+        _c(
+            "group-streams.rack.aware.assignment.tags-no-duplicates",
+            "group",
+            ["streams.rack.aware.assignment.tags"],
+            "the raw streams.rack.aware.assignment.tags value must not repeat a tag (checked before ConfigDef "
+            "de-duplicates it)",
+            None,
+            GCFG + ": validateNoDuplicateRackAwareAssignmentTags",
+            since="4.4",
+        ),
     ]
     return out
 
@@ -2679,15 +3306,20 @@ def must_be_sources(release: str) -> list[tuple[str, str, str | None]]:
         return []
     if release < "3.9":
         return [(KC_SRC, "broker", "validateValues")]
-    share = "server/src/main/java/org/apache/kafka/server/config/ShareGroupConfig.java" if release < "4.0" else \
-        "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/modern/share/ShareGroupConfig.java"
+    share = (
+        "server/src/main/java/org/apache/kafka/server/config/ShareGroupConfig.java"
+        if release < "4.0"
+        else "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/modern/share/ShareGroupConfig.java"
+    )
     out: list[tuple[str, str, str | None]] = [(GC, "broker", None), (share, "broker", None)]
     if "4.0" <= release < "4.4":
         out.append((GCFG, "group", "validateValues"))
     return out
 
 
-def cross_field_checks(release: str, r: Resolver, broker_names: set[str], group_names: set[str]) -> list[dict[str, Any]]:
+def cross_field_checks(
+    release: str, r: Resolver, broker_names: set[str], group_names: set[str]
+) -> list[dict[str, Any]]:
     checks = [c for c in BROKER_CHECKS + topic_checks(release) if c["_since"] <= release < c["_until"]]
     if release == "4.4":
         checks += group_checks_44()
@@ -2699,9 +3331,12 @@ def cross_field_checks(release: str, r: Resolver, broker_names: set[str], group_
             same = (a in lhs) and ((b in broker_names) == (resource == "broker"))
             c["expr"] = f"cast(cfg['{a}'] as long) {op} cast(cfg['{b}'] as long)" if same else None
             if resource == "group":
-                c["rule"] += " (checked on the group's overrides merged over the broker-derived group defaults; " \
-                             "bounds on the right are the broker's current values)" if not same else \
-                             " (on the group's overrides merged over the broker-derived group defaults)"
+                c["rule"] += (
+                    " (checked on the group's overrides merged over the broker-derived group defaults; "
+                    "bounds on the right are the broker's current values)"
+                    if not same
+                    else " (on the group's overrides merged over the broker-derived group defaults)"
+                )
                 c["kafka_effect"] = EFFECT_GROUP
             else:
                 c["kafka_effect"] = EFFECT_BROKER
@@ -2722,27 +3357,44 @@ def cross_field_checks(release: str, r: Resolver, broker_names: set[str], group_
 
 # Client-metrics single-key checks done in code (ClientMetricsConfigs.validate), 3.7+.
 CLIENT_METRICS_CODE_CHECKS = {
-    "interval.ms": [{"kind": "between", "min": 100, "max": 3600000,
-                     "source": "server/src/main/java/org/apache/kafka/server/metrics/ClientMetricsConfigs.java: validate",
-                     "note": "checked only when the key is set (ConfigDef itself has no validator)"}],
-    "match": [{"kind": "custom", "name": "ClientMetricsConfigs.parseMatchingPatterns",
-               "description": "every element must be '<param>=<regex>' (split on '=' gives exactly 2 parts), param "
-                              "(trimmed) one of client_instance_id, client_id, client_software_name, "
-                              "client_software_version, client_source_address, client_source_port, and the regex "
-                              "(trimmed) must compile",
-               "source": "server/src/main/java/org/apache/kafka/server/metrics/ClientMetricsConfigs.java: validate"}],
+    "interval.ms": [
+        {
+            "kind": "between",
+            "min": 100,
+            "max": 3600000,
+            "source": "server/src/main/java/org/apache/kafka/server/metrics/ClientMetricsConfigs.java: validate",
+            "note": "checked only when the key is set (ConfigDef itself has no validator)",
+        }
+    ],
+    "match": [
+        {
+            "kind": "custom",
+            "name": "ClientMetricsConfigs.parseMatchingPatterns",
+            "description": "every element must be '<param>=<regex>' (split on '=' gives exactly 2 parts), param "
+            "(trimmed) one of client_instance_id, client_id, client_software_name, "
+            "client_software_version, client_source_address, client_source_port, and the regex "
+            "(trimmed) must compile",
+            "source": "server/src/main/java/org/apache/kafka/server/metrics/ClientMetricsConfigs.java: validate",
+        }
+    ],
 }
 
 _LSPM_SCALA = "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
 _LSPM_JAVA = "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
 _SSL_J11 = {"ssl.protocol": {"default": "TLSv1.3"}, "ssl.enabled.protocols": {"default": "TLSv1.2,TLSv1.3"}}
-_NOTE_LSPM = ("listener.security.protocol.map default: 3.3-3.7 build it as a Scala Map of SecurityProtocol.values "
-              "(insertion order); 3.8+ collect a java.util.HashMap (iteration order SASL_SSL, PLAINTEXT, SSL, "
-              "SASL_PLAINTEXT, computed from String.hashCode); the mapping is the same")
-_NOTE_SSL = ("ssl.protocol / ssl.enabled.protocols defaults before 4.0 depend on the JVM (SslConfigs static block): "
-             "Java 11+ gives TLSv1.3 / TLSv1.2,TLSv1.3 (recorded), Java 8 gives TLSv1.2 / TLSv1.2")
-_NOTE_TM = ("ssl.keymanager.algorithm / ssl.trustmanager.algorithm defaults are the JVM's "
-            "KeyManagerFactory/TrustManagerFactory.getDefaultAlgorithm() (SunX509 / PKIX on standard JDKs)")
+_NOTE_LSPM = (
+    "listener.security.protocol.map default: 3.3-3.7 build it as a Scala Map of SecurityProtocol.values "
+    "(insertion order); 3.8+ collect a java.util.HashMap (iteration order SASL_SSL, PLAINTEXT, SSL, "
+    "SASL_PLAINTEXT, computed from String.hashCode); the mapping is the same"
+)
+_NOTE_SSL = (
+    "ssl.protocol / ssl.enabled.protocols defaults before 4.0 depend on the JVM (SslConfigs static block): "
+    "Java 11+ gives TLSv1.3 / TLSv1.2,TLSv1.3 (recorded), Java 8 gives TLSv1.2 / TLSv1.2"
+)
+_NOTE_TM = (
+    "ssl.keymanager.algorithm / ssl.trustmanager.algorithm defaults are the JVM's "
+    "KeyManagerFactory/TrustManagerFactory.getDefaultAlgorithm() (SunX509 / PKIX on standard JDKs)"
+)
 
 
 def _manual(release: str) -> dict[str, Any]:
@@ -2753,39 +3405,60 @@ def _manual(release: str) -> dict[str, Any]:
         broker.update(_SSL_J11)
     topic: dict[str, Any] = {}
     if release < "3.5":
-        comp = {"validator": vform("in", values=["uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"],
-                                   case_insensitive=False)}
+        comp = {
+            "validator": vform(
+                "in", values=["uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"], case_insensitive=False
+            )
+        }
         broker["compression.type"] = comp
         topic["compression.type"] = comp
-        broker["offsets.topic.compression.codec"] = {"default": "0"}  # OffsetConfig.DefaultOffsetsTopicCompressionCodec = NoCompressionCodec (codec 0)
+        broker["offsets.topic.compression.codec"] = {
+            "default": "0"
+        }  # OffsetConfig.DefaultOffsetsTopicCompressionCodec = NoCompressionCodec (codec 0)
     if release < "3.8":
-        broker["ssl.client.auth"] = {"validator": vform("in", values=["required", "requested", "none"],
-                                                        case_insensitive=False)}
+        broker["ssl.client.auth"] = {
+            "validator": vform("in", values=["required", "requested", "none"], case_insensitive=False)
+        }
     group: dict[str, Any] = {}
     if release >= "4.0":
         group["share.auto.offset.reset"] = {
             "default": "latest",
-            "validator": vform("custom", name="ShareGroupAutoOffsetResetStrategy.Validator",
-                               description="'earliest', 'latest' or 'by_duration:<ISO-8601 duration>' (case-insensitive "
-                                           "strategy name; the duration must parse and not be negative)")}
+            "validator": vform(
+                "custom",
+                name="ShareGroupAutoOffsetResetStrategy.Validator",
+                description="'earliest', 'latest' or 'by_duration:<ISO-8601 duration>' (case-insensitive "
+                "strategy name; the duration must parse and not be negative)",
+            ),
+        }
     notes = [_NOTE_LSPM, _NOTE_TM]
     if release < "4.0":
         notes.append(_NOTE_SSL)
     m: dict[str, Any] = {"entries": {"broker": broker, "topic": topic, "group": group}, "notes": notes}
     if "4.0" <= release < "4.3":
-        gs = {"consumer.session.timeout.ms": "group.consumer.session.timeout.ms",
-              "consumer.heartbeat.interval.ms": "group.consumer.heartbeat.interval.ms"}
+        gs = {
+            "consumer.session.timeout.ms": "group.consumer.session.timeout.ms",
+            "consumer.heartbeat.interval.ms": "group.consumer.heartbeat.interval.ms",
+        }
         if release >= "4.1":
-            gs.update({"share.session.timeout.ms": "group.share.session.timeout.ms",
-                       "share.heartbeat.interval.ms": "group.share.heartbeat.interval.ms"})
+            gs.update(
+                {
+                    "share.session.timeout.ms": "group.share.session.timeout.ms",
+                    "share.heartbeat.interval.ms": "group.share.heartbeat.interval.ms",
+                }
+            )
         gs["share.record.lock.duration.ms"] = "group.share.record.lock.duration.ms"
         m["group_synonyms"] = gs
         m["group_synonyms_note"] = (
             "4.0-4.2 have no synonym table: GroupConfigManager builds each group's GroupConfig from "
-            "GroupCoordinatorConfig.extractGroupConfigMap (the keys listed here, taken from the broker) plus the group's "
+            "GroupCoordinatorConfig.extractGroupConfigMap (the keys listed here, taken from the broker) plus the "
+            "group's "
             "overrides. Other group keys of a group that has any override take GroupConfig's own ConfigDef default, "
-            "not the broker value; a group without overrides uses the broker's group.* values for everything.")
-    m["files_read"] = [KC_SRC, "core/src/main/scala/kafka/server/DynamicBrokerConfig.scala" if release < "4.3" else DBC_JAVA]
+            "not the broker value; a group without overrides uses the broker's group.* values for everything."
+        )
+    m["files_read"] = [
+        KC_SRC,
+        "core/src/main/scala/kafka/server/DynamicBrokerConfig.scala" if release < "4.3" else DBC_JAVA,
+    ]
     return m
 
 
@@ -2811,8 +3484,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = dump(doc)
     with open(args.out, "w") as fh:
         fh.write(text)
-    print(f"wrote {args.out}: " + ", ".join(f"{k}={v}" for k, v in doc["counts"].items())
-          + f"; unresolved={len(doc['unresolved'])}", file=sys.stderr)
+    print(
+        f"wrote {args.out}: "
+        + ", ".join(f"{k}={v}" for k, v in doc["counts"].items())
+        + f"; unresolved={len(doc['unresolved'])}",
+        file=sys.stderr,
+    )
     for u in doc["unresolved"]:
         print(f"  unresolved: {u}", file=sys.stderr)
     return 3 if doc["unresolved"] else 0
