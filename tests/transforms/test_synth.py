@@ -179,8 +179,8 @@ def apply(state: State, record: DecodedRecord) -> None:
     elif kind == "REMOVE_TOPIC_RECORD":
         name = state.topics.pop(data["topicId"])
         state.configs.pop((2, name), None)
-        for key in [k for k in state.partitions if k[0] == data["topicId"]]:
-            del state.partitions[key]
+        for partition_key in [k for k in state.partitions if k[0] == data["topicId"]]:
+            del state.partitions[partition_key]
     elif kind == "PARTITION_RECORD":
         state.partitions[(data["topicId"], data["partitionId"])] = dict(data)
     elif kind == "PARTITION_CHANGE_RECORD":
