@@ -26,7 +26,9 @@ Check kinds (exactly one per ``check``):
 * ``not_in: [...]`` — forbidden values (on a LIST key: no element may be one of them); null passes.
 * ``regex: pattern`` — Java regex that must match the whole trimmed value (every element of a LIST key).
 * ``type: int|long|short|double|boolean|list|string|password|class`` — the value parses as that type.
-* ``not_null: true``, ``non_empty_list: true``, ``no_duplicates: true``, ``no_empty_elements: true``.
+* ``not_null: true``; ``non_empty_list: true``, ``no_duplicates: true``, ``no_empty_elements: true`` split the
+  value as a LIST whatever its type; NULL passes these three (add ``not_null`` to forbid it, as KIP-1161's
+  ``isNullAllowed=false`` does).
 """
 
 from __future__ import annotations

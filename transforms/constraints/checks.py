@@ -174,7 +174,9 @@ def _type_check() -> Column:
 
 def _list_check(kind: str) -> Column:
     elems = F.col("v_elems")
-    check = F.when(F.col("value").isNull(), _fail("NULL_VALUE") if kind == "non_empty_list" else F.lit(None))
+    # NULL passes every list kind (combine with not_null to forbid it), so KIP-1161's
+    # (empty allowed, null allowed) pairs map to independent checks.
+    check = F.when(F.col("value").isNull(), F.lit(None))
     if kind == "non_empty_list":
         return check.when(F.size(elems) == 0, _fail("EMPTY_LIST"))
     if kind == "no_duplicates":

@@ -334,7 +334,7 @@ def evaluate_constraints(
 ) -> DataFrame:
     """The VIOLATIONS rows of one audit run at ``target`` (see the module docstring for semantics).
 
-    NULL behaviour: a NULL value fails range/in/regex/not_null/non_empty_list rules and passes the others; an
+    NULL behaviour: a NULL value fails min/max/between/in/regex/not_null rules and passes the others; an
     expression evaluating to NULL is a COULD_NOT_EVALUATE violation; an unknown current level gives NULL
     ``current_level``, ``is_downgrade`` and ``new_at_target``; an unknown dynamic scope is treated as
     read-only in the remediation.

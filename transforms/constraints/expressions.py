@@ -21,9 +21,10 @@ and — for ``resource: topic`` only — ``topic.partitions``, ``topic.replicati
    they cannot be rewritten reliably; and
 2. the projection that evaluates expressions is *built and analysed* with ``spark.sql.ansi.enabled=false``
    (:func:`ansi_disabled`), which also makes the casts Spark inserts implicitly (``cfg['x'] <= 3``) and
-   division by zero yield NULL instead of raising (integer overflow wraps around, as in non-ANSI Spark). Spark fixes each expression's eval mode when it
-   is constructed and analysed, so the plan keeps the lenient mode after the setting is restored (checked by a
-   test that runs the plan with ANSI on). This relies on classic (non-Connect) PySpark, where analysis is eager.
+   division by zero yield NULL instead of raising (integer overflow wraps around, as in non-ANSI Spark).
+   Spark fixes each expression's eval mode when it is constructed and analysed, so the plan keeps the lenient
+   mode after the setting is restored (checked by a test that runs the plan with ANSI on). This relies on
+   classic (non-Connect) PySpark, where analysis is eager.
 
 An expression that evaluates to NULL is a violation ("could not evaluate"): :func:`expression_outcome_columns`
 encodes 0 = holds, 1 = false, 2 = NULL.
@@ -37,7 +38,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final
 
 from pyspark.errors import PySparkException
-from pyspark.sql import Column, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType
 
@@ -163,19 +164,24 @@ def _first_line(exc: Exception) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _validate_expression(rule: CompiledConstraint, spark: SparkSession) -> None:
-    c = rule.constraint
+def _where(rule: CompiledConstraint) -> str:
+    return f"{rule.source}: constraint {rule.constraint.id}"
+
+
+def _analysed(rules: Sequence[CompiledConstraint], empty_df: DataFrame) -> DataFrame:
+    """Resolve the expressions as columns ``__e<i>`` of one projection (no job runs)."""
+    columns = [F.expr(r.expr_sql or "").alias(f"__e{i}") for i, r in enumerate(rules)]
+    return empty_df.select("*", *columns)
+
+
+def _validate_expression(rule: CompiledConstraint, empty_df: DataFrame) -> None:
+    """Validate one expression; raises ConfigError with the precise reason."""
+    where = _where(rule)
     assert rule.expr_sql is not None
-    where = f"{rule.source}: constraint {c.id}"
     if _has_double_colon_cast(rule.expr_sql):
         raise ConfigError(f"{where}: expr uses `::`; write cast(x AS type) (it is evaluated as try_cast)")
-    empty_df = spark.createDataFrame([], _context_ddl(c.resource_type))
     try:
-        column = F.expr(rule.expr_sql)
-    except PySparkException as exc:
-        raise ConfigError(f"{where}: expr does not parse: {_first_line(exc)}") from None
-    try:
-        checked_df = empty_df.select("*", column.alias("__holds"))
+        checked_df = _analysed([rule], empty_df)
     except PySparkException as exc:
         condition = exc.getCondition() or ""
         if condition.startswith("PARSE_"):
@@ -185,14 +191,41 @@ def _validate_expression(rule: CompiledConstraint, spark: SparkSession) -> None:
         else:
             reason = "names an unknown field or is invalid"
         raise ConfigError(f"{where}: expr {reason}: {_first_line(exc)}") from None
-    result_type = checked_df.schema["__holds"].dataType
+    _check_result(rule, checked_df, "__e0")
+    if not _is_row_level(checked_df):
+        raise ConfigError(f"{where}: expr must be a row-level condition (no aggregate, window, generator or subquery)")
+
+
+def _check_result(rule: CompiledConstraint, checked_df: DataFrame, column: str) -> None:
+    result_type = checked_df.schema[column].dataType
     if not isinstance(result_type, BooleanType):
-        raise ConfigError(f"{where}: expr must be a boolean condition, it returns {result_type.simpleString()}")
+        raise ConfigError(f"{_where(rule)}: expr must be a boolean condition, it returns {result_type.simpleString()}")
+
+
+def _is_row_level(checked_df: DataFrame) -> bool:
     # An aggregate, window or generator would change the grain of the evaluation; a subquery could read
     # tables. Resolving the plan runs no Spark job; the node name is read from the analysed JVM plan.
     plan = checked_df._jdf.queryExecution().analyzed()
-    if plan.nodeName() != "Project" or "subquery" in plan.toString().lower():
-        raise ConfigError(f"{where}: expr must be a row-level condition (no aggregate, window, generator or subquery)")
+    return bool(plan.nodeName() == "Project" and "subquery" not in plan.toString().lower())
+
+
+def _validate_batch(rules: Sequence[CompiledConstraint], empty_df: DataFrame) -> None:
+    """Analyse a chunk of expressions in one projection; on any problem, find the culprit one by one."""
+    if any(_has_double_colon_cast(r.expr_sql or "") for r in rules):
+        for rule in rules:
+            _validate_expression(rule, empty_df)
+        return
+    try:
+        checked_df = _analysed(rules, empty_df)
+        row_level = _is_row_level(checked_df)
+    except PySparkException:
+        row_level = False
+    if not row_level:
+        for rule in rules:
+            _validate_expression(rule, empty_df)
+        return
+    for i, rule in enumerate(rules):
+        _check_result(rule, checked_df, f"__e{i}")
 
 
 def _validate_regex(rule: CompiledConstraint, spark: SparkSession) -> None:
@@ -216,11 +249,16 @@ def validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None:
     Raises:
         ConfigError: ``"<file>: constraint <id>: <reason>"`` for the first bad rule.
     """
+    by_type: dict[str, list[CompiledConstraint]] = {}
+    for rule in rules.expressions:
+        by_type.setdefault(rule.constraint.resource_type, []).append(rule)
     with ansi_disabled(spark):
-        for rule in rules.rules:
-            if rule.expr_sql is not None:
-                _validate_expression(rule, spark)
-            _validate_regex(rule, spark)
+        for rtype, expr_rules in by_type.items():
+            empty_df = spark.createDataFrame([], _context_ddl(rtype))
+            for start in range(0, len(expr_rules), EXPR_CHUNK_SIZE):
+                _validate_batch(expr_rules[start : start + EXPR_CHUNK_SIZE], empty_df)
+    for rule in rules.checks:
+        _validate_regex(rule, spark)
 
 
 def expression_outcome(rule: CompiledConstraint) -> Column:

@@ -15,8 +15,8 @@ parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lo
 ``CASE rule_kind`` (``checks.check_violation``) evaluates whichever rule it met, so per-row work and generated
 code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
 ``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values`` (the expression reads
-``cfg`` / ``value``; if not, it is a pure topic/cluster policy evaluated for every entity). ``rule_info`` holds everything needed
-only for violating rows (ids, texts, severity); it is joined after filtering.
+``cfg`` / ``value``; if not, it is a pure topic/cluster policy evaluated for every entity). ``rule_info`` holds
+everything needed only for violating rows (ids, texts, severity); it is joined after filtering.
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ CASES: list[tuple[str, str, str | None, str | None, str | None]] = [
     ("not-null-sensitive-still-checked", "not-null", "PASSWORD", None, "NULL_VALUE"),
     ("non-empty-list-pass", "non-empty-list", "LIST", "a", None),
     ("non-empty-list-blank", "non-empty-list", "LIST", " \t", "EMPTY_LIST"),
-    ("non-empty-list-none", "non-empty-list", "LIST", None, "NULL_VALUE"),
+    ("non-empty-list-none-passes", "non-empty-list", "LIST", None, None),
     ("no-duplicates-pass", "no-duplicates", "LIST", "a,b", None),
     ("no-duplicates-fail", "no-duplicates", "LIST", "a, b ,a", "DUPLICATES"),
     ("no-duplicates-none", "no-duplicates", "LIST", None, None),

@@ -29,13 +29,21 @@ from transforms.constraints.selection import CompiledCatalog
         ("CAST (value AS int) > 1", "try_cast(value AS int) > 1"),
         ("try_cast(value as int) > 1", "try_cast(value as int) > 1"),
         ("value = 'cast(x as int)'", "value = 'cast(x as int)'"),
-        ("value = \"it's cast(\"", "value = \"it's cast(\""),
+        ('value = "it\'s cast("', 'value = "it\'s cast("'),
         ("`cast(` = 1 -- cast(\ncast(1 as int)", "`cast(` = 1 -- cast(\ntry_cast(1 as int)"),
         ("/* cast( */ my_cast(1) + broadcast(2)", "/* cast( */ my_cast(1) + broadcast(2)"),
         ("value = 'a''cast(' or cast(value as int) = 1", "value = 'a''cast(' or try_cast(value as int) = 1"),
     ],
-    ids=["plain", "upper-with-space", "already-try", "in-literal", "in-double-quotes", "identifier-and-comment",
-         "block-comment-and-other-functions", "escaped-quote"],
+    ids=[
+        "plain",
+        "upper-with-space",
+        "already-try",
+        "in-literal",
+        "in-double-quotes",
+        "identifier-and-comment",
+        "block-comment-and-other-functions",
+        "escaped-quote",
+    ],
 )
 def test_rewrite_casts_only_touches_code(text: str, expected: str) -> None:
     assert rewrite_casts(text) == expected
@@ -72,8 +80,17 @@ def _one_expr(resource: str, expr: str) -> str:
         ("topic", "count(value) > 1", "row-level condition"),
         ("topic", "value::int > 1", "uses `::`"),
     ],
-    ids=["truncated", "bad-operator", "misspelt-topic-field", "unknown-column", "unknown-function",
-         "topic-field-on-broker-rule", "not-boolean", "aggregate", "double-colon-cast"],
+    ids=[
+        "truncated",
+        "bad-operator",
+        "misspelt-topic-field",
+        "unknown-column",
+        "unknown-function",
+        "topic-field-on-broker-rule",
+        "not-boolean",
+        "aggregate",
+        "double-colon-cast",
+    ],
 )
 def test_invalid_expression_is_rejected_at_load_with_id_and_reason(
     spark: Any, compile_yaml: Callable[..., CompiledCatalog], resource: str, expr: str, reason: str
@@ -87,7 +104,9 @@ def test_invalid_expression_is_rejected_at_load_with_id_and_reason(
 
 def test_non_java_regex_is_rejected_at_load(spark: Any, compile_yaml: Callable[..., CompiledCatalog]) -> None:
     # Python accepts (?P<name>...), java.util.regex does not
-    rules = compile_yaml(**{"r.yaml": "constraints: [{id: rx, resource: topic, config: a, check: {regex: '(?P<n>a)'}}]"})
+    rules = compile_yaml(
+        **{"r.yaml": "constraints: [{id: rx, resource: topic, config: a, check: {regex: '(?P<n>a)'}}]"}
+    )
     with pytest.raises(ConfigError, match=r"^r.yaml: constraint rx: regex is not a Java regex"):
         validate_with_spark(rules, spark)
 
@@ -98,7 +117,10 @@ def test_valid_expressions_validate_without_running_a_spark_job(
     rules = compile_yaml(
         """
 constraints:
-  - {id: t, resource: topic, configs: [a, b], expr: "cast(cfg['a'] as int) <= topic.replication_factor and not topic.internal"}
+  - id: t
+    resource: topic
+    configs: [a, b]
+    expr: "cast(cfg['a'] as int) <= topic.replication_factor and not topic.internal"
   - {id: b, resource: broker, config: a, expr: "cast(value as int) <= cluster.broker_count + cluster.rack_count"}
   - {id: r, resource: topic, config: a, check: {regex: '[0-9]+:[0-9]+'}}
 """
@@ -132,7 +154,9 @@ constraints:
         "topic struct<partitions:int,replication_factor:int,internal:boolean>",
     )
     with ansi_disabled(spark):
-        evaluated_df = context_df.select("rule_idx", F.coalesce(*expression_outcome_columns(rules.expressions)).alias("o"))
+        evaluated_df = context_df.select(
+            "rule_idx", F.coalesce(*expression_outcome_columns(rules.expressions)).alias("o")
+        )
     assert spark.conf.get("spark.sql.ansi.enabled") == "true"
     outcome = {rules.rules[row.rule_idx].constraint.id: row.o for row in evaluated_df.collect()}
     assert outcome == {
@@ -147,7 +171,7 @@ constraints:
 
 def test_expression_chunks_hold_at_most_the_chunk_size(compile_yaml: Callable[..., CompiledCatalog]) -> None:
     entries = "\n".join(
-        f"  - {{id: e{i}, resource: topic, configs: [a], expr: \"topic.partitions > {i}\"}}" for i in range(60)
+        f'  - {{id: e{i}, resource: topic, configs: [a], expr: "topic.partitions > {i}"}}' for i in range(60)
     )
     rules = compile_yaml("constraints:\n" + entries)
     columns = expression_outcome_columns(rules.expressions, chunk_size=25)

@@ -41,8 +41,16 @@ def _ids(rules: CompiledCatalog, level: int) -> set[str]:
         (32, {"base", "min-441", "max-441", "other-key", "topic-same-name"}),
         (33, {"base", "min-441", "max-441", "other-key", "topic-same-name"}),
     ],
-    ids=["3.9-none-keyed", "4.0-IV0", "4.1-IV0", "4.2-IV1", "4.3-relaxed-replaces-strict", "4.4-IV0",
-         "4.4-IV1-two-at-one-level", "above-all"],
+    ids=[
+        "3.9-none-keyed",
+        "4.0-IV0",
+        "4.1-IV0",
+        "4.2-IV1",
+        "4.3-relaxed-replaces-strict",
+        "4.4-IV0",
+        "4.4-IV1-two-at-one-level",
+        "above-all",
+    ],
 )
 def test_floor_entry_selects_the_greatest_level_not_above_the_target(
     compile_yaml: Callable[..., CompiledCatalog], level: int, expected: set[str]
@@ -82,15 +90,16 @@ constraints:
 
 
 def test_since_names_an_unknown_mv_names_file_and_id(mv_table: MetadataVersionTable) -> None:
-    catalog = load_catalog_text("constraints: [{id: future, resource: broker, config: k, since: 9.9-IV0, "
-                                "check: {min: 1}}]", "mine.yaml")
+    catalog = load_catalog_text(
+        "constraints: [{id: future, resource: broker, config: k, since: 9.9-IV0, check: {min: 1}}]", "mine.yaml"
+    )
     with pytest.raises(ConfigError, match=r"^mine.yaml: constraint future: since: unknown metadata.version"):
         compile_catalog([catalog], mv_table)
 
 
 def test_ids_must_be_unique_across_compiled_files(compile_yaml: Callable[..., CompiledCatalog]) -> None:
     one = "constraints: [{id: dup, resource: broker, config: a, check: {min: 1}}]"
-    with pytest.raises(ConfigError, match="a.yaml and b.yaml: constraint dup"):
+    with pytest.raises(ConfigError, match=r"a\.yaml and b\.yaml: constraint dup"):
         compile_yaml(**{"a.yaml": one, "b.yaml": one})
 
 

@@ -1,0 +1,256 @@
+"""The default constraint catalog, generated from Kafka's config definitions per release (``conf/kafka``).
+
+Public API::
+
+    generate_default_catalog(
+        documents: Sequence[tuple[str, Mapping[str, Any]]],   # (file name, yaml.safe_load of conf/kafka/<r>.yaml)
+        mv_table: MetadataVersionTable,
+        *,
+        source: str = DEFAULT_SOURCE,
+    ) -> ConstraintCatalog
+
+Jobs read the files; this function is pure. Each release's ConfigDef becomes a set of MV-gated validators:
+everything a release checks for a key is registered with ``since`` = the first metadata.version level of that
+release, so by KIP-1294's floorEntry an audit for a 4.2 MV checks exactly what 4.2's ConfigDef checks, and a
+later release's set *replaces* the earlier one (a relaxed validator relaxes, a dropped validator disappears).
+
+* Every key gets a ``type`` check (INT/LONG/SHORT/DOUBLE/BOOLEAN/CLASS must parse; STRING/LIST/PASSWORD always
+  pass, which still marks "this release validates the key" so older validators stop applying).
+* Validators: ``at_least`` → ``min``; ``between`` → ``between``; ``in`` → ``in`` (case-insensitive sets become an
+  anchored ``(?i)`` regex); ``list_in`` → ``in`` per element, plus KIP-1161's rules when the release has them
+  (``not_null`` unless null is allowed, ``non_empty_list`` unless empty is allowed, ``no_empty_elements``;
+  duplicates are not checked because ConfigDef de-duplicates ValidList values first, KAFKA-19875);
+  ``non_duplicate_list`` → the same KIP-1161 rules; ``non_empty_string`` → ``not_in: ['']``; ``non_null`` →
+  ``not_null``; ``code_checks`` of the key are treated like validators; ``custom`` validators (code) are not
+  translated (they are listed in the rule ``description`` of the type check so reviewers see the gap).
+* A key removed in a release gets, from that release, a warning expression ``value is null`` ("still set but
+  removed in Kafka X"); it also ends the removed key's earlier validators.
+* ``cross_field_checks`` with an ``expr`` become expression constraints keyed by their sorted keys (severity
+  warning when Kafka only logs, error otherwise); a check that a later release no longer has is retired by a
+  constant-true expression at that release.
+* An unchanged set of validators is not registered again: the earlier registration stays the floor entry,
+  which keeps the catalog small and reports the release since which the rule holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from schemas.constraints import Constraint, ConstraintCatalog, parse_catalog
+from schemas.errors import ConfigError
+from schemas.kafka_catalog import release_rank
+from schemas.metadata_version import MetadataVersionTable
+
+DEFAULT_SOURCE: Final = "<default catalog>"
+RESOURCES: Final = ("broker", "topic", "group", "client_metrics")
+_TYPE_NAMES: Final = {
+    "INT": "int",
+    "LONG": "long",
+    "SHORT": "short",
+    "DOUBLE": "double",
+    "BOOLEAN": "boolean",
+    "CLASS": "class",
+    "LIST": "list",
+    "STRING": "string",
+    "PASSWORD": "password",
+}
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9._:-]")
+
+Entry = dict[str, Any]
+
+
+def _slug(text: str) -> str:
+    return _ID_UNSAFE.sub("_", text)
+
+
+def _kip1161_list_checks(validator: Mapping[str, Any]) -> list[tuple[str, Entry]]:
+    checks: list[tuple[str, Entry]] = []
+    if not validator.get("null_allowed", True):
+        checks.append(("not-null", {"not_null": True}))
+    if not validator.get("empty_allowed", True):
+        checks.append(("non-empty", {"non_empty_list": True}))
+    checks.append(("no-empty-elements", {"no_empty_elements": True}))
+    return checks
+
+
+def _translate(validator: Any) -> tuple[list[tuple[str, Entry]], list[str]]:
+    """(checks as (suffix, check dict), names of validators that could not be translated)."""
+    if validator is None:
+        return [], []
+    if isinstance(validator, list):
+        checks, skipped = [], []
+        for part in validator:
+            c, s = _translate(part)
+            checks += c
+            skipped += s
+        return checks, skipped
+    kind = validator.get("kind")
+    if kind == "at_least":
+        return [("min", {"min": validator["min"]})], []
+    if kind == "between":
+        return [("between", {"between": [validator["min"], validator["max"]]})], []
+    if kind == "in":
+        values = [v for v in validator.get("values", [])]
+        if validator.get("case_insensitive"):
+            pattern = "(?i)(?:" + "|".join(re.escape(str(v)) for v in values) + ")"
+            return [("in", {"regex": pattern})], []
+        return [("in", {"in": values})], []
+    if kind == "list_in":
+        checks = [("in", {"in": list(validator["values"])})] if validator.get("values") else []
+        if validator.get("kip1161"):
+            checks += _kip1161_list_checks(validator)
+        return checks, []
+    if kind == "non_duplicate_list":
+        return (_kip1161_list_checks(validator) if validator.get("kip1161", True) else []), []
+    if kind == "non_empty_string":
+        return [("non-empty", {"not_in": [""]})], []
+    if kind == "non_null":
+        return [("not-null", {"not_null": True})], []
+    return [], [str(validator.get("name") or kind)]
+
+
+def _key_constraints(resource: str, key: Mapping[str, Any], release: str) -> list[Entry]:
+    name = key["name"]
+    checks, skipped = _translate(key.get("validator"))
+    for code_check in key.get("code_checks") or []:
+        c, s = _translate(code_check)
+        checks += c
+        skipped += s
+    type_name = _TYPE_NAMES.get(str(key.get("type") or "STRING").upper(), "string")
+    description = f"Kafka {release} ConfigDef type {type_name}"
+    if skipped:
+        description += f"; not translated (code validators): {', '.join(sorted(set(skipped)))}"
+    entries = [{"suffix": "type", "check": {"type": type_name}, "description": description}]
+    seen: set[str] = set()
+    for suffix, check in checks:
+        unique = suffix if suffix not in seen else f"{suffix}-{len(seen)}"
+        seen.add(unique)
+        entries.append({"suffix": unique, "check": check, "description": f"Kafka {release} ConfigDef validator"})
+    return [
+        {
+            "id": f"kafka-{release}-{resource}-{_slug(name)}-{e['suffix']}",
+            "resource": resource,
+            "config": name,
+            "check": e["check"],
+            "severity": "error",
+            "description": e["description"],
+            "reference": f"Kafka {release} {resource} ConfigDef",
+        }
+        for e in entries
+    ]
+
+
+def _cross_constraint(check: Mapping[str, Any], release: str) -> Entry:
+    enforced = "not enforced" not in str(check.get("kafka_effect", ""))
+    return {
+        "id": f"kafka-{release}-{_slug(check['id'])}",
+        "resource": check["resource"],
+        "configs": list(check["keys"]),
+        "expr": check["expr"],
+        "severity": "error" if enforced else "warning",
+        "description": str(check.get("rule") or ""),
+        "reference": str(check.get("source") or f"Kafka {release}"),
+    }
+
+
+def _signature(entries: list[Entry]) -> tuple[Any, ...]:
+    """What a release validates for one selection key, independent of ids and release names."""
+    return tuple(
+        sorted(repr((e.get("check"), e.get("expr"), e.get("severity"), tuple(e.get("configs") or ()))) for e in entries)
+    )
+
+
+def _first_level(release: str, mv_table: MetadataVersionTable, source: str) -> int:
+    levels = [v.level for v in mv_table.levels if v.release == release]
+    if not levels:
+        raise ConfigError(f"{source}: release {release} has no metadata.version level in the MV table")
+    return min(levels)
+
+
+def _release_groups(doc: Mapping[str, Any], release: str) -> dict[tuple[str, tuple[str, ...]], list[Entry]]:
+    """Every generated constraint of one release, grouped by KIP-1294 selection key."""
+    groups: dict[tuple[str, tuple[str, ...]], list[Entry]] = {}
+    for resource in RESOURCES:
+        for key in doc.get(resource) or []:
+            groups.setdefault((resource, (key["name"],)), []).extend(_key_constraints(resource, key, release))
+    for check in doc.get("cross_field_checks") or []:
+        if check.get("expr"):
+            entry = _cross_constraint(check, release)
+            groups.setdefault((entry["resource"], tuple(sorted(entry["configs"]))), []).append(entry)
+    return groups
+
+
+def _retirement(selection: tuple[str, tuple[str, ...]], previous: list[Entry], release: str) -> Entry:
+    resource, keys = selection
+    if previous and "config" in previous[0] and len(keys) == 1:
+        return {
+            "id": f"kafka-{release}-{resource}-{_slug(keys[0])}-removed",
+            "resource": resource,
+            "config": keys[0],
+            "expr": "value is null",
+            "severity": "warning",
+            "description": f"{keys[0]} was removed in Kafka {release}: brokers ignore it; delete it",
+            "reference": f"Kafka {release} upgrade notes",
+        }
+    return {
+        "id": f"kafka-{release}-{resource}-{_slug('+'.join(keys))}-retired",
+        "resource": resource,
+        "configs": list(previous[0].get("configs") or keys) if previous else list(keys),
+        "expr": "true",
+        "severity": "warning",
+        "description": f"Kafka {release} no longer checks this; ends the earlier check",
+        "reference": f"Kafka {release}",
+    }
+
+
+def generate_default_catalog(
+    documents: Sequence[tuple[str, Mapping[str, Any]]],
+    mv_table: MetadataVersionTable,
+    *,
+    source: str = DEFAULT_SOURCE,
+) -> ConstraintCatalog:
+    """The generated catalog (semantics in the module docstring), validated like a user catalog.
+
+    Raises:
+        ConfigError: a document without ``release``, a release without MV levels, or a generated entry that
+            does not validate (naming the document and the id).
+    """
+    ordered = []
+    for name, doc in documents:
+        if not isinstance(doc, Mapping) or "release" not in doc:
+            raise ConfigError(f"{name}: not a Kafka config catalog (no `release:`)")
+        ordered.append((release_rank(str(doc["release"])), str(doc["release"]), name, doc))
+    ordered.sort(key=lambda item: item[0])
+
+    emitted: list[Entry] = []
+    current: dict[tuple[str, tuple[str, ...]], tuple[tuple[Any, ...], list[Entry]]] = {}
+    for _, release, name, doc in ordered:
+        level = _first_level(release, mv_table, name)
+        groups = _release_groups(doc, release)
+        for selection, entries in groups.items():
+            signature = _signature(entries)
+            if selection in current and current[selection][0] == signature:
+                continue
+            current[selection] = (signature, entries)
+            emitted.extend({**e, "since": level} for e in entries)
+        for selection in [s for s in current if s not in groups]:
+            retired = _retirement(selection, current[selection][1], release)
+            if current[selection][0] != ("retired",):
+                emitted.append({**retired, "since": level})
+                current[selection] = (("retired",), [retired])
+    return parse_catalog({"constraints": emitted}, source)
+
+
+def constraint_count_by_release(catalog: ConstraintCatalog, mv_table: MetadataVersionTable) -> dict[str, int]:
+    """How many generated constraints each release registered (for the run summary / review)."""
+    counts: dict[str, int] = {}
+    for constraint in catalog.constraints:
+        level = int(constraint.since) if isinstance(constraint.since, int) else None
+        release = mv_table.release_of(level) if level is not None else None
+        counts[release or "base"] = counts.get(release or "base", 0) + 1
+    return counts
+
+
+__all__ = ["DEFAULT_SOURCE", "Constraint", "constraint_count_by_release", "generate_default_catalog"]
