@@ -9,7 +9,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from schemas.constraints import ConstraintCatalog, load_catalog_text
 from schemas.errors import ConfigError
+from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from schemas.metadata_version import MetadataVersionTable
 from transforms.redact import SensitivityRules
 
@@ -72,3 +74,36 @@ def sensitivity_rules() -> SensitivityRules:
         password_keys=frozenset(passwords),
         known_keys={resource: frozenset(names) for resource, names in known.items() if names},
     )
+
+
+@functools.cache
+def kafka_catalog() -> KafkaCatalog:
+    """All per-release Kafka config catalogs of ``conf/kafka/`` as one validated model."""
+    releases = [
+        release_catalog_from_document(doc, source=f"conf/kafka/{release}.yaml")
+        for release, doc in kafka_catalog_documents()
+    ]
+    if not releases:
+        raise ConfigError(f"no Kafka config catalogs found in {conf_path('kafka')}")
+    return KafkaCatalog(releases=tuple(releases))
+
+
+def constraint_catalog(path: str) -> ConstraintCatalog:
+    """A user constraint catalog file (``--constraints``), validated; errors name the file and constraint."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError as error:
+        raise ConfigError(f"{path}: constraint catalog not found") from error
+    return load_catalog_text(text, str(file))
+
+
+def catalog_fingerprint(paths: list[str]) -> str:
+    """A short hash over the config catalogs and constraint files a run used."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(conf_path("kafka").glob("*.yaml")) + [Path(p) for p in sorted(paths)]:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -1,0 +1,395 @@
+"""``kraft-audit audit``: replay the ingested records, resolve effective configs, evaluate the target MV.
+
+Extract: bronze ``metadata_records`` and ``static_configs`` (optionally only some clusters). Transform: replay
+(silver state), effective configuration (gold), constraint evaluation at the target level, at the current level
+(``new_at_target``) and at every level (``highest_safe_mv``). Load: silver/gold state tables replaced per
+cluster (they describe the latest audited state), ``violations``/``findings``/``audit_runs`` appended per run.
+Exit code 0 when no error violation exists at the target, 1 otherwise (2 for user errors, via the CLI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import logging
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from jobs import conf_loader
+from jobs.progress import stage
+from jobs.session import build_session
+from jobs.storage import DeltaStore, open_store
+from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
+from schemas import gold, silver
+from schemas.constraints import ConstraintCatalog
+from schemas.errors import InputError, UsageError
+from schemas.metadata_version import MetadataVersion
+from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
+from transforms.constraints.evaluate import evaluate_constraints, highest_safe_levels, violations_by_level
+from transforms.constraints.expressions import validate_with_spark
+from transforms.constraints.generate import generate_default_catalog
+from transforms.constraints.selection import CompiledCatalog, compile_catalog
+from transforms.effective.catalog_frames import CatalogFrames, to_catalog_frames
+from transforms.metadata_version import parse_metadata_version
+
+log = logging.getLogger("kraft_audit")
+
+# Tables describing the latest audited state: replaced per cluster on every audit.
+STATE_TABLES: dict[str, Any] = {
+    "brokers": silver.BROKERS,
+    "broker_static_configs": silver.BROKER_STATIC_CONFIGS,
+    "topics": silver.TOPICS,
+    "dynamic_configs": silver.DYNAMIC_CONFIGS,
+    "client_entity_configs": silver.CLIENT_ENTITY_CONFIGS,
+    "features": silver.FEATURES,
+    "controllers": silver.CONTROLLERS,
+    "cluster_state": silver.CLUSTER_STATE,
+    "effective_configs": gold.EFFECTIVE_CONFIGS,
+}
+# Tables that keep every run.
+RUN_TABLES: dict[str, Any] = {
+    "violations": VIOLATIONS,
+    "findings": gold.FINDINGS,
+    "violations_by_level": VIOLATIONS_BY_LEVEL,
+    "highest_safe_levels": HIGHEST_SAFE_LEVELS,
+}
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    """What varies per audit run."""
+
+    target_mv: str
+    warehouse: str
+    command: str = "audit"
+    as_of_offset: int | None = None
+    as_of_time: datetime | None = None
+    constraints: tuple[str, ...] = ()
+    no_default_constraints: bool = False
+    cluster_ids: tuple[str, ...] = ()
+    kafka_version: str | None = None
+    delta_backend: str | None = None
+
+
+@dataclass
+class AuditResult:
+    """What an audit found, for summaries, gates and tests."""
+
+    run_id: str
+    run_ts: datetime
+    target: MetadataVersion
+    summary: RunSummary
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    exit_code: int = 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Audit options (CONTRACT §2)."""
+    add_audit_arguments(parser, cluster_option=True)
+
+
+def add_audit_arguments(parser: argparse.ArgumentParser, *, cluster_option: bool) -> None:
+    """Options shared by ``audit``, ``run`` and ``gate``."""
+    parser.add_argument(
+        "--target-mv",
+        required=True,
+        metavar="MV",
+        help="target metadata.version: 4.4-IV1, IBP_4_4_IV1, 4.4 or a feature level",
+    )
+    as_of = parser.add_mutually_exclusive_group()
+    as_of.add_argument("--as-of-offset", type=int, metavar="N", help="audit the state at this log offset")
+    as_of.add_argument("--as-of-time", metavar="ISO", help="audit the state at this instant (UTC if no zone)")
+    parser.add_argument(
+        "--constraints",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="an extra constraint catalog (YAML); repeatable",
+    )
+    parser.add_argument(
+        "--no-default-constraints",
+        action="store_true",
+        help="evaluate only the --constraints catalogs, not the generated default catalog",
+    )
+    parser.add_argument(
+        "--kafka-version", metavar="X.Y", help="Kafka release whose defaults apply (default: inferred per broker)"
+    )
+    parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (one case per violation)")
+    if cluster_option:
+        parser.add_argument(
+            "--cluster-id",
+            action="append",
+            default=[],
+            metavar="ID",
+            help="audit only this cluster; repeatable (default: every ingested cluster)",
+        )
+
+
+def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> AuditSettings:
+    """Validated settings from parsed arguments (bad values are UsageError, exit 2)."""
+    as_of_time = None
+    if args.as_of_time:
+        try:
+            as_of_time = datetime.fromisoformat(args.as_of_time.replace("Z", "+00:00"))
+        except ValueError as error:
+            raise UsageError(f"--as-of-time {args.as_of_time!r} is not an ISO-8601 instant") from error
+        if as_of_time.tzinfo is None:
+            as_of_time = as_of_time.replace(tzinfo=UTC)
+    if args.as_of_offset is not None and args.as_of_offset < 0:
+        raise UsageError("--as-of-offset must be ≥ 0")
+    if args.no_default_constraints and not args.constraints:
+        raise UsageError("--no-default-constraints needs at least one --constraints FILE")
+    return AuditSettings(
+        target_mv=args.target_mv,
+        warehouse=args.warehouse,
+        command=command,
+        as_of_offset=args.as_of_offset,
+        as_of_time=as_of_time,
+        constraints=tuple(args.constraints),
+        no_default_constraints=args.no_default_constraints,
+        cluster_ids=tuple(getattr(args, "cluster_id", []) or []),
+        kafka_version=args.kafka_version,
+        delta_backend=args.delta_backend,
+    )
+
+
+def execute(args: argparse.Namespace) -> int:
+    """CLI entry: audit, print the verdict, write the requested reports."""
+    settings = settings_from_args(args)
+    rules = load_rules(settings)  # before Spark starts: catalog mistakes are exit 2 at once
+    spark = build_session(master=args.master)
+    result = run(spark, settings, rules=rules)
+    report(result, args)
+    return result.exit_code
+
+
+def report(result: AuditResult, args: argparse.Namespace) -> None:
+    """Verdict on stdout, summary JSON and JUnit files when asked."""
+    print(verdict_text(result.summary))  # the verdict prints even with --quiet
+    if args.summary_json:
+        write_summary_json(args.summary_json, result.summary)
+    if getattr(args, "junit", None):
+        write_junit(args.junit, result.summary, result.violations)
+
+
+def load_rules(settings: AuditSettings) -> tuple[CompiledCatalog, list[str]]:
+    """The compiled constraint catalogs of this run, and the files they came from."""
+    mv_table = conf_loader.metadata_versions()
+    parse_metadata_version(settings.target_mv, mv_table)  # an unknown MV fails before anything else
+    catalogs: list[ConstraintCatalog] = []
+    if not settings.no_default_constraints:
+        docs = [(f"conf/kafka/{release}.yaml", doc) for release, doc in conf_loader.kafka_catalog_documents()]
+        catalogs.append(generate_default_catalog(docs, mv_table))
+    catalogs.extend(conf_loader.constraint_catalog(path) for path in settings.constraints)
+    return compile_catalog(catalogs, mv_table), list(settings.constraints)
+
+
+def run(
+    spark: SparkSession, settings: AuditSettings, *, rules: tuple[CompiledCatalog, list[str]] | None = None
+) -> AuditResult:
+    """Replay, resolve, evaluate and load; see the module docstring."""
+    started = time.monotonic()
+    run_id = uuid.uuid4().hex
+    run_ts = datetime.now(UTC).replace(microsecond=0)
+    mv_table = conf_loader.metadata_versions()
+    target = parse_metadata_version(settings.target_mv, mv_table)
+    compiled, constraint_files = rules or load_rules(settings)
+    validate_with_spark(compiled, spark)
+    store = open_store(spark, settings.warehouse, settings.delta_backend)
+    if not store.exists("metadata_records"):
+        raise InputError(f"nothing ingested in {settings.warehouse}: run `kraft-audit ingest` first")
+
+    records_df = _only_clusters(store.read("metadata_records"), settings.cluster_ids)
+    static_df = _only_clusters(store.read("static_configs"), settings.cluster_ids)
+    clusters = sorted(r["cluster_id"] for r in records_df.select("cluster_id").distinct().collect())
+    if not clusters:
+        raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
+    quarantined = _only_clusters(store.read("quarantine"), settings.cluster_ids).count()
+
+    from transforms.effective import resolve_effective_configs
+    from transforms.replay.state import replay_state
+
+    with stage(spark, f"replaying {len(clusters)} cluster(s)"):
+        state = replay_state(
+            records_df, static_df, mv_table=mv_table, as_of_offset=settings.as_of_offset, as_of_time=settings.as_of_time
+        )
+        state.applied_records.persist(StorageLevel.MEMORY_AND_DISK)
+        records_read = state.replay_stream.count()
+    frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
+    with stage(spark, "resolving effective configurations"):
+        effective_df = resolve_effective_configs(state, frames, kafka_version=settings.kafka_version)
+        _replace(store, "effective_configs", effective_df, clusters)
+        effective_df = store.read("effective_configs").filter(F.col("cluster_id").isin(clusters))
+        for name in STATE_TABLES:
+            if name != "effective_configs":
+                _replace(store, name, getattr(state, name), clusters)
+    topics_df = store.read("topics").filter(F.col("cluster_id").isin(clusters))
+    cluster_df = store.read("cluster_state").filter(F.col("cluster_id").isin(clusters))
+    scopes_df = _dynamic_scopes(frames)
+
+    with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
+        violations_df = evaluate_constraints(
+            effective_df,
+            topics_df,
+            cluster_df,
+            compiled,
+            target=target,
+            run_id=run_id,
+            run_ts=run_ts,
+            dynamic_scope_df=scopes_df,
+        )
+        _append(store, "violations", violations_df)
+        by_level_df = violations_by_level(effective_df, topics_df, cluster_df, compiled, mv_table=mv_table)
+        by_level_df = _with_run(by_level_df, run_id, run_ts)
+        _append(store, "violations_by_level", by_level_df)
+        safe_df = _with_run(
+            highest_safe_levels(
+                store.read("violations_by_level").filter(F.col("run_id") == run_id).drop("run_id", "run_ts"), cluster_df
+            ),
+            run_id,
+            run_ts,
+        )
+        _append(store, "highest_safe_levels", safe_df)
+        findings_df = _findings(state.findings, run_id, run_ts)
+        _append(store, "findings", findings_df)
+
+    violations = [
+        r.asDict(recursive=True) for r in store.read("violations").filter(F.col("run_id") == run_id).collect()
+    ]
+    safe = {
+        r["cluster_id"]: r["highest_safe_mv"]
+        for r in store.read("highest_safe_levels").filter(F.col("run_id") == run_id).collect()
+    }
+    current = {r["cluster_id"]: r["current_level"] for r in cluster_df.collect()}
+    findings_total = store.read("findings").filter(F.col("run_id") == run_id).count()
+    entities = effective_df.select("cluster_id", "resource_type", "resource_name").distinct().count()
+    state.applied_records.unpersist()
+
+    by_severity = {"error": 0, "warning": 0}
+    for row in violations:
+        by_severity[row["severity"]] = by_severity.get(row["severity"], 0) + 1
+    verdict = "fail" if by_severity.get("error", 0) else "pass"
+    downgrades = sorted(c for c, level in current.items() if level is not None and level > target.level)
+    tables = {name: store.path(name) for name in [*STATE_TABLES, *RUN_TABLES, "audit_runs"]}
+    summary = RunSummary(
+        run_id=run_id,
+        target_mv=target.name,
+        target_level=target.level,
+        clusters=clusters,
+        records_read=records_read,
+        records_quarantined=quarantined,
+        violations_total=len(violations),
+        violations_by_severity=by_severity,
+        highest_safe_mv={c: safe.get(c) for c in clusters},
+        verdict=verdict,
+        tables=tables,
+        downgrade_clusters=downgrades,
+        findings_total=findings_total,
+        duration_seconds=time.monotonic() - started,
+    )
+    audit_row = (
+        run_id,
+        run_ts,
+        settings.command,
+        target.name,
+        target.level,
+        clusters,
+        downgrades,
+        settings.as_of_offset,
+        settings.as_of_time,
+        records_read,
+        quarantined,
+        entities,
+        len(compiled.rules),
+        by_severity["error"],
+        by_severity["warning"],
+        findings_total,
+        {c: safe.get(c) for c in clusters},
+        verdict,
+        int(summary.duration_seconds * 1000),
+        code_fingerprint(),
+        conf_loader.catalog_fingerprint(constraint_files),
+    )
+    store.ensure("audit_runs", gold.AUDIT_RUNS)
+    store.append("audit_runs", spark.createDataFrame([audit_row], gold.AUDIT_RUNS))
+    return AuditResult(
+        run_id=run_id,
+        run_ts=run_ts,
+        target=target,
+        summary=summary,
+        violations=violations,
+        exit_code=1 if verdict == "fail" else 0,
+    )
+
+
+def _only_clusters(df: DataFrame, clusters: Sequence[str]) -> DataFrame:
+    return df.filter(F.col("cluster_id").isin(list(clusters))) if clusters else df
+
+
+def _replace(store: DeltaStore, table: str, df: DataFrame, clusters: list[str]) -> None:
+    schema = STATE_TABLES[table]
+    store.ensure(table, schema, ["cluster_id"])
+    store.replace_partitions(table, df.select(*schema.names), {"cluster_id": clusters})
+
+
+def _append(store: DeltaStore, table: str, df: DataFrame) -> None:
+    schema = RUN_TABLES[table]
+    store.ensure(table, schema, ["cluster_id"])
+    store.append(table, df.select(*schema.names))
+
+
+def _with_run(df: DataFrame, run_id: str, run_ts: datetime) -> DataFrame:
+    return df.select(F.lit(run_id).alias("run_id"), F.lit(run_ts).cast("timestamp").alias("run_ts"), "*")
+
+
+def _findings(findings_df: DataFrame, run_id: str, run_ts: datetime) -> DataFrame:
+    stamped = {"run_id": F.lit(run_id), "run_ts": F.lit(run_ts).cast("timestamp")}
+    return findings_df.select(
+        *[
+            (stamped[f.name] if f.name in stamped else F.col(f.name)).cast(f.dataType).alias(f.name)
+            for f in gold.FINDINGS.fields
+        ]
+    )
+
+
+def _dynamic_scopes(frames: CatalogFrames) -> DataFrame:
+    """Per broker key its dynamic scope in the newest release that defines it (for remediation text)."""
+    keys_df = frames.config_keys_df.filter((F.col("resource_type") == "BROKER") & F.col("dynamic_scope").isNotNull())
+    newest = (
+        keys_df.groupBy("name").agg(F.max_by("dynamic_scope", "release_rank").alias("scope"))
+        if "release_rank" in keys_df.columns
+        else keys_df.groupBy("name").agg(F.last("dynamic_scope").alias("scope"))
+    )
+    return newest.select(F.col("name").alias("config_name"), "scope").select(*DYNAMIC_SCOPES.names)
+
+
+def code_fingerprint() -> str:
+    """A short hash of the project's own source files (what code produced a run)."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for package in ("schemas", "transforms", "jobs"):
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """spark-submit entry: ``spark-submit jobs/audit.py --target-mv 4.4-IV1 ...``."""
+    from jobs.cli import main as cli_main
+
+    return cli_main(["audit", *(argv if argv is not None else sys.argv[1:])])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
