@@ -365,12 +365,10 @@ def _findings(findings_df: DataFrame, run_id: str, run_ts: datetime) -> DataFram
 def _dynamic_scopes(frames: CatalogFrames) -> DataFrame:
     """Per broker key its dynamic scope in the newest release that defines it (for remediation text)."""
     keys_df = frames.config_keys_df.filter((F.col("resource_type") == "BROKER") & F.col("dynamic_scope").isNotNull())
-    newest = (
-        keys_df.groupBy("name").agg(F.max_by("dynamic_scope", "release_rank").alias("scope"))
-        if "release_rank" in keys_df.columns
-        else keys_df.groupBy("name").agg(F.last("dynamic_scope").alias("scope"))
-    )
-    return newest.select(F.col("name").alias("config_name"), "scope").select(*DYNAMIC_SCOPES.names)
+    parts = F.split(F.col("release"), r"\.")
+    rank = parts.getItem(0).try_cast("int") * 1000 + parts.getItem(1).try_cast("int")
+    newest_df = keys_df.groupBy("name").agg(F.max_by("dynamic_scope", rank).alias("scope"))
+    return newest_df.select(F.col("name").alias("config_name"), "scope").select(*DYNAMIC_SCOPES.names)
 
 
 def code_fingerprint() -> str:

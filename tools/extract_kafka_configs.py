@@ -2564,6 +2564,9 @@ _CMP = [
 ]
 
 
+OP_WORDS = {">=": "ge", "<=": "le", ">": "gt", "<": "lt"}
+
+
 def render_message(r: Resolver, sf: SourceFile, s: int, e: int) -> str:
     """Render an exception message expression, substituting config-name constants; unknown parts become <?>."""
     toks = sf.toks
@@ -2653,7 +2656,7 @@ def must_be_checks(
             m = re.match(rf"^`?([\w.\-]+)`? (?:must|should) (?:always )?be {phrase} `?([\w.\-]+)`?\.?$", msg.strip())
             if m and m.group(1) in lhs_names and m.group(2) in rhs_names:
                 a, b = m.group(1), m.group(2)
-                cid = f"{resource}-{a}-{op}-{b}"
+                cid = f"{resource}-{a}-{OP_WORDS[op]}-{b}"
                 if cid not in seen:
                     seen.add(cid)
                     out.append(
@@ -3159,99 +3162,51 @@ def topic_checks(release: str) -> list[dict[str, Any]]:
 # Group checks of 4.4 (GroupConfig.validateValues with validateIntRange/validateIntMin/validateIntMax helpers;
 # the other releases' group checks are read from the "must be" messages).
 def group_checks_44() -> list[dict[str, Any]]:
+    """GroupConfig.validateValues of 4.4 (validateIntRange / validateIntMin / validateIntMax helpers).
+
+    Ids match the ones read from the messages of 4.0-4.3 for the same comparison.
+    """
     src = GCFG + ": validateValues"
-    out = []
-    for key, lo, hi in [
-        (
-            "consumer.heartbeat.interval.ms",
-            "group.consumer.min.heartbeat.interval.ms",
-            "group.consumer.max.heartbeat.interval.ms",
-        ),
-        (
-            "consumer.session.timeout.ms",
-            "group.consumer.min.session.timeout.ms",
-            "group.consumer.max.session.timeout.ms",
-        ),
-        (
-            "consumer.assignment.interval.ms",
-            "group.consumer.min.assignment.interval.ms",
-            "group.consumer.max.assignment.interval.ms",
-        ),
-        (
-            "share.heartbeat.interval.ms",
-            "group.share.min.heartbeat.interval.ms",
-            "group.share.max.heartbeat.interval.ms",
-        ),
-        ("share.session.timeout.ms", "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms"),
-        (
-            "share.record.lock.duration.ms",
-            "group.share.min.record.lock.duration.ms",
-            "group.share.max.record.lock.duration.ms",
-        ),
-        ("share.delivery.count.limit", "group.share.min.delivery.count.limit", "group.share.max.delivery.count.limit"),
-        (
-            "share.partition.max.record.locks",
-            "group.share.min.partition.max.record.locks",
-            "group.share.max.partition.max.record.locks",
-        ),
-        (
-            "share.assignment.interval.ms",
-            "group.share.min.assignment.interval.ms",
-            "group.share.max.assignment.interval.ms",
-        ),
-        (
-            "streams.heartbeat.interval.ms",
-            "group.streams.min.heartbeat.interval.ms",
-            "group.streams.max.heartbeat.interval.ms",
-        ),
-        ("streams.session.timeout.ms", "group.streams.min.session.timeout.ms", "group.streams.max.session.timeout.ms"),
-        (
-            "streams.assignment.interval.ms",
-            "group.streams.min.assignment.interval.ms",
-            "group.streams.max.assignment.interval.ms",
-        ),
-    ]:
-        out.append(
-            _c(
-                f"group-{key}-within-broker-bounds",
-                "group",
-                [key, lo, hi],
-                f"when set on the group: {lo} <= {key} <= {hi} (bounds are the broker's current values)",
-                None,
-                src,
-                since="4.4",
-            )
-        )
-    for key, hi in [
-        ("streams.num.standby.replicas", "group.streams.max.standby.replicas"),
-        ("streams.num.warmup.replicas", "group.streams.max.warmup.replicas"),
-    ]:
-        out.append(
-            _c(
-                f"group-{key}-le-broker-max",
-                "group",
-                [key, hi],
-                f"when set on the group: {key} <= {hi}",
-                None,
-                src,
-                since="4.4",
-            )
-        )
-    out.append(
+    ranges = [
+        ("consumer", "heartbeat.interval.ms"),
+        ("consumer", "session.timeout.ms"),
+        ("consumer", "assignment.interval.ms"),
+        ("share", "heartbeat.interval.ms"),
+        ("share", "session.timeout.ms"),
+        ("share", "record.lock.duration.ms"),
+        ("share", "delivery.count.limit"),
+        ("share", "partition.max.record.locks"),
+        ("share", "assignment.interval.ms"),
+        ("streams", "heartbeat.interval.ms"),
+        ("streams", "session.timeout.ms"),
+        ("streams", "assignment.interval.ms"),
+    ]
+    bounds: list[tuple[str, str, str]] = []
+    for kind, suffix in ranges:
+        key = f"{kind}.{suffix}"
+        bounds.append((key, ">=", f"group.{kind}.min.{suffix}"))
+        bounds.append((key, "<=", f"group.{kind}.max.{suffix}"))
+    bounds += [
+        ("streams.num.standby.replicas", "<=", "group.streams.max.standby.replicas"),
+        ("streams.num.warmup.replicas", "<=", "group.streams.max.warmup.replicas"),
+        ("streams.task.offset.interval.ms", ">=", "group.streams.min.task.offset.interval.ms"),
+    ]
+    out = [
         _c(
-            "group-streams.task.offset.interval.ms-ge-broker-min",
+            f"group-{key}-{OP_WORDS[op]}-{bound}",
             "group",
-            ["streams.task.offset.interval.ms", "group.streams.min.task.offset.interval.ms"],
-            "when set on the group: streams.task.offset.interval.ms >= group.streams.min.task.offset.interval.ms",
+            [key, bound],
+            f"{key} {op} {bound} (checked only when the group sets {key}; the bound is the broker's current value)",
             None,
             src,
             since="4.4",
         )
-    )
+        for key, op, bound in bounds
+    ]
     for kind in ("consumer", "share", "streams"):
         out.append(
             _c(
-                f"group-{kind}-session-gt-heartbeat",
+                f"group-{kind}.session.timeout.ms-gt-{kind}.heartbeat.interval.ms",
                 "group",
                 [
                     f"{kind}.session.timeout.ms",
@@ -3259,8 +3214,9 @@ def group_checks_44() -> list[dict[str, Any]]:
                     f"group.{kind}.session.timeout.ms",
                     f"group.{kind}.heartbeat.interval.ms",
                 ],
-                f"when either is set on the group: {kind}.session.timeout.ms > {kind}.heartbeat.interval.ms, "
-                f"an unset side taking the broker's group.{kind}.* value",
+                f"when the group sets either key: {kind}.session.timeout.ms > {kind}.heartbeat.interval.ms, a side "
+                f"the group does not set taking the broker's group.{kind}.session.timeout.ms / "
+                f"group.{kind}.heartbeat.interval.ms",
                 f"cast(cfg['{kind}.session.timeout.ms'] as int) > cast(cfg['{kind}.heartbeat.interval.ms'] as int)",
                 GCFG + ": validateSessionExceedsHeartbeat",
                 since="4.4",

@@ -106,22 +106,62 @@ def test_malformed_changes_file_is_rejected(text: str) -> None:
 
 def test_remediations_group_per_resource_and_prefer_the_highest_level() -> None:
     rows = [
-        {"cluster_id": "c1", "resource_type": "BROKER", "resource_name": "", "layer": "dynamic", "op": "SET",
-         "key": "log.segment.bytes", "value": "14", "constraint_level": None},
-        {"cluster_id": "c1", "resource_type": "BROKER", "resource_name": "", "layer": "dynamic", "op": "SET",
-         "key": "log.segment.bytes", "value": "3145728", "constraint_level": 32},
-        {"cluster_id": "c1", "resource_type": "BROKER", "resource_name": "", "layer": "dynamic", "op": "SET",
-         "key": "log.segment.bytes", "value": "1048576", "constraint_level": 26},
-        {"cluster_id": "c1", "resource_type": "TOPIC", "resource_name": "t", "layer": "dynamic", "op": "SET",
-         "key": "segment.bytes", "value": "3145728", "constraint_level": 32},
+        {
+            "cluster_id": "c1",
+            "resource_type": "BROKER",
+            "resource_name": "",
+            "layer": "dynamic",
+            "op": "SET",
+            "key": "log.segment.bytes",
+            "value": "14",
+            "constraint_level": None,
+        },
+        {
+            "cluster_id": "c1",
+            "resource_type": "BROKER",
+            "resource_name": "",
+            "layer": "dynamic",
+            "op": "SET",
+            "key": "log.segment.bytes",
+            "value": "3145728",
+            "constraint_level": 32,
+        },
+        {
+            "cluster_id": "c1",
+            "resource_type": "BROKER",
+            "resource_name": "",
+            "layer": "dynamic",
+            "op": "SET",
+            "key": "log.segment.bytes",
+            "value": "1048576",
+            "constraint_level": 26,
+        },
+        {
+            "cluster_id": "c1",
+            "resource_type": "TOPIC",
+            "resource_name": "t",
+            "layer": "dynamic",
+            "op": "SET",
+            "key": "segment.bytes",
+            "value": "3145728",
+            "constraint_level": 32,
+        },
     ]
     changes = changes_from_remediations(rows)
     assert changes == ChangeSet(
         changes=(
-            ResourceChange(cluster_id="c1", resource_type="BROKER", resource_name="",
-                           ops=(ConfigOp(op="SET", key="log.segment.bytes", value="3145728"),)),
-            ResourceChange(cluster_id="c1", resource_type="TOPIC", resource_name="t",
-                           ops=(ConfigOp(op="SET", key="segment.bytes", value="3145728"),)),
+            ResourceChange(
+                cluster_id="c1",
+                resource_type="BROKER",
+                resource_name="",
+                ops=(ConfigOp(op="SET", key="log.segment.bytes", value="3145728"),),
+            ),
+            ResourceChange(
+                cluster_id="c1",
+                resource_type="TOPIC",
+                resource_name="t",
+                ops=(ConfigOp(op="SET", key="segment.bytes", value="3145728"),),
+            ),
         )
     )
 
