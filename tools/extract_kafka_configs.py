@@ -3389,6 +3389,17 @@ def _manual(release: str) -> dict[str, Any]:
     notes = [_NOTE_LSPM, _NOTE_TM]
     if release < "4.0":
         notes.append(_NOTE_SSL)
+    if release >= "4.4":
+        notes.append(
+            "4.4: GroupConfigManager applies stored group overrides through GroupConfig.evaluate, which caps values "
+            "outside the broker's current min/max bounds (WARN log) instead of rejecting them; the group "
+            "cross_field_checks are what AlterConfigs enforces when the override is written"
+        )
+    if release >= "4.3":
+        notes.append(
+            "4.3+: GroupCoordinatorConfig.clampDynamicConfigs clamps dynamic group.{consumer,share,streams}"
+            ".assignment.interval.ms into their min/max bounds with a WARN instead of failing"
+        )
     m: dict[str, Any] = {"entries": {"broker": broker, "topic": topic, "group": group}, "notes": notes}
     if "4.0" <= release < "4.3":
         gs = {
