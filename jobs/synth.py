@@ -91,21 +91,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Synth options (CONTRACT §2)."""
     defaults = SynthSettings(out="")
     parser.add_argument("--out", required=True, metavar="DIR", help="directory to write the fleet into")
-    parser.add_argument("--clusters", type=int, default=defaults.clusters, metavar="N", help="clusters in the fleet")
-    parser.add_argument("--brokers", type=int, default=defaults.brokers, metavar="N", help="live brokers per cluster")
-    parser.add_argument("--topics", type=int, default=defaults.topics, metavar="N", help="user topics per cluster")
-    parser.add_argument("--partitions", type=int, default=defaults.partitions, metavar="N", help="partitions per topic")
     parser.add_argument(
-        "--topic-configs", type=int, default=defaults.topic_configs, metavar="N", help="config overrides per topic"
+        "--clusters",
+        type=int,
+        default=defaults.clusters,
+        metavar="N",
+        help="clusters in the fleet (default %(default)s)",
+    )
+    parser.add_argument(
+        "--brokers",
+        type=int,
+        default=defaults.brokers,
+        metavar="N",
+        help="live brokers per cluster (default %(default)s)",
+    )
+    parser.add_argument(
+        "--topics", type=int, default=defaults.topics, metavar="N", help="user topics per cluster (default %(default)s)"
+    )
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        default=defaults.partitions,
+        metavar="N",
+        help="partitions per topic (default %(default)s)",
+    )
+    parser.add_argument(
+        "--topic-configs",
+        type=int,
+        default=defaults.topic_configs,
+        metavar="N",
+        help="config overrides per topic (default %(default)s)",
     )
     parser.add_argument(
         "--violation-rate",
         type=float,
         default=defaults.violation_rate,
         metavar="F",
-        help="probability that a topic, broker, group or subscription gets a known-bad value (0 plants none)",
+        help="chance that a topic, broker, group or subscription gets a known-bad value (default %(default)s; 0: none)",
     )
-    parser.add_argument("--seed", type=int, default=defaults.seed, metavar="N", help="same seed, same bytes")
+    parser.add_argument(
+        "--seed", type=int, default=defaults.seed, metavar="N", help="same seed, same bytes (default %(default)s)"
+    )
     parser.add_argument(
         "--snapshot",
         action=argparse.BooleanOptionalAction,
@@ -117,7 +143,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=defaults.segment_records,
         metavar="N",
-        help="records per .log segment before rolling to the next",
+        help="records per .log segment before rolling to the next (default %(default)s)",
     )
     parser.add_argument(
         "--workers", type=int, default=defaults.workers, metavar="N", help="parallel processes (default: automatic)"
