@@ -1,0 +1,212 @@
+"""Registered brokers, their static configs, and registered controllers (silver ``BROKERS``,
+``BROKER_STATIC_CONFIGS``, ``CONTROLLERS``).
+
+Kafka semantics (``ClusterDelta``):
+
+* the newest ``REGISTER_BROKER_RECORD`` of a broker id replaces older ones; an ``UNREGISTER_BROKER_RECORD`` after
+  it drops the broker (the broker image does not check the epoch on unregistration);
+* ``FENCE_BROKER_RECORD`` / ``UNFENCE_BROKER_RECORD`` and ``BROKER_REGISTRATION_CHANGE_RECORD`` (``fenced``: 1
+  fence, -1 unfence, 0 no change; ``inControlledShutdown``: 1 sets it) change the current registration only when
+  their epoch equals its ``brokerEpoch`` (Kafka raises on a mismatch; replay skips such records); nothing but a
+  new registration clears ``inControlledShutdown``;
+* ``min/max_supported_mv`` come from the registration's ``metadata.version`` feature range (NULL before 3.3),
+  ``kafka_release`` is the release of ``max_supported_mv`` in the metadata.version table (the newest release for
+  a level above the table, NULL when unknown).
+
+Static configs: a registration's v5 ``staticConfigs`` (origin ``REGISTRATION``, last entry wins for a repeated
+name); else, for brokers without them, the ``--static-config`` rows of the node (origin ``FILE``; with several
+files for one node the lexicographically first ``source_file`` is used as a whole). ``has_static_configs`` is
+true when either exists and is non-empty.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from schemas.metadata_version import MetadataVersionTable
+from schemas.silver import BROKER_STATIC_CONFIGS, BROKERS, CONTROLLERS
+from transforms.replay.payloads import filter_parsed
+
+
+def release_of_level(level: Column, mv_table: MetadataVersionTable) -> Column:
+    """Kafka release of a metadata.version level (``MetadataVersionTable.release_of`` as a Column)."""
+    pairs = [F.lit(x) for v in mv_table.levels for x in (v.level, v.release)]
+    newest = mv_table.levels[-1]
+    return F.when(level > newest.level, F.lit(newest.release)).otherwise(F.try_element_at(F.create_map(*pairs), level))
+
+
+def _mv_range(features: Column) -> Column:
+    """The ``metadata.version`` element of a feature array (NULL when absent)."""
+    mv = F.filter(features, lambda f: f["name"] == F.lit("metadata.version"))
+    return F.try_element_at(mv, F.lit(1))
+
+
+def _registrations(applied_df: DataFrame) -> DataFrame:
+    """The current registration of every registered broker id."""
+    unregistered_df = (
+        filter_parsed(applied_df, "UNREGISTER_BROKER_RECORD")
+        .where(F.col("p.brokerId").isNotNull())
+        .groupBy("cluster_id", F.col("p.brokerId").alias("node_id"))
+        .agg(F.max("seq").alias("unregistered_seq"))
+    )
+    return (
+        filter_parsed(applied_df, "REGISTER_BROKER_RECORD")
+        .where(F.col("p.brokerId").isNotNull())
+        .groupBy("cluster_id", F.col("p.brokerId").alias("node_id"))
+        .agg(F.max_by(F.struct("seq", "offset", "record_version", "p"), F.col("seq")).alias("reg"))
+        .join(unregistered_df, on=["cluster_id", "node_id"], how="left")
+        .where(F.col("unregistered_seq").isNull() | (F.col("unregistered_seq") < F.col("reg.seq")))
+        .select("cluster_id", "node_id", "reg")
+    )
+
+
+def _state_changes(applied_df: DataFrame) -> DataFrame:
+    """``(cluster_id, node_id, epoch, seq, fence, shutdown)``: fencing and controlled-shutdown changes."""
+    fence_df = filter_parsed(applied_df, "FENCE_BROKER_RECORD").select(
+        "cluster_id",
+        F.col("p.id").alias("node_id"),
+        F.col("p.epoch").alias("epoch"),
+        "seq",
+        F.lit(True).alias("fence"),
+        F.lit(None).cast("boolean").alias("shutdown"),
+    )
+    unfence_df = filter_parsed(applied_df, "UNFENCE_BROKER_RECORD").select(
+        "cluster_id",
+        F.col("p.id").alias("node_id"),
+        F.col("p.epoch").alias("epoch"),
+        "seq",
+        F.lit(False).alias("fence"),
+        F.lit(None).cast("boolean").alias("shutdown"),
+    )
+    fenced = F.col("p.fenced")
+    change_df = filter_parsed(applied_df, "BROKER_REGISTRATION_CHANGE_RECORD").select(
+        "cluster_id",
+        F.col("p.brokerId").alias("node_id"),
+        F.col("p.brokerEpoch").alias("epoch"),
+        "seq",
+        F.when(fenced == 1, F.lit(True)).when(fenced == -1, F.lit(False)).alias("fence"),
+        F.when(F.col("p.inControlledShutdown") == 1, F.lit(True)).alias("shutdown"),
+    )
+    return fence_df.unionByName(unfence_df).unionByName(change_df).where(F.col("node_id").isNotNull())
+
+
+def _current_brokers(applied_df: DataFrame) -> DataFrame:
+    """Registrations with their fencing state applied: ``(cluster_id, node_id, reg, fence, shutdown)``."""
+    regs_df = _registrations(applied_df)
+    applies = (F.col("c.seq") > F.col("r.reg.seq")) & (
+        F.col("c.epoch").isNull() | (F.col("c.epoch") == F.col("r.reg.p.brokerEpoch"))
+    )
+    last_fence = F.max_by(F.col("c.fence"), F.when(applies & F.col("c.fence").isNotNull(), F.col("c.seq")))
+    shutdown = F.max(F.when(applies, F.col("c.shutdown")))
+    return (
+        regs_df.alias("r")
+        .join(_state_changes(applied_df).alias("c"), on=["cluster_id", "node_id"], how="left")
+        .groupBy("cluster_id", "node_id")
+        .agg(F.first("r.reg").alias("reg"), last_fence.alias("fence"), shutdown.alias("shutdown"))
+    )
+
+
+def _file_static_configs(static_configs_df: DataFrame) -> DataFrame:
+    """``--static-config`` rows of the first file per node: ``(cluster_id, node_id, name, value, value_hash)``."""
+    first_file_df = static_configs_df.groupBy("cluster_id", "node_id").agg(F.min("source_file").alias("source_file"))
+    return static_configs_df.join(first_file_df, on=["cluster_id", "node_id", "source_file"], how="inner").select(
+        "cluster_id", "node_id", "name", "value", "value_hash"
+    )
+
+
+def to_brokers(applied_df: DataFrame, static_configs_df: DataFrame, *, mv_table: MetadataVersionTable) -> DataFrame:
+    """Silver ``BROKERS`` from ``APPLIED_RECORDS`` and bronze ``STATIC_CONFIGS``."""
+    file_nodes_df = (
+        static_configs_df.select("cluster_id", "node_id").distinct().select("*", F.lit(True).alias("has_file"))
+    )
+    mv = _mv_range(F.col("reg.p.features"))
+    has_registration_configs = F.coalesce(F.size(F.col("reg.p.staticConfigs")) > 0, F.lit(False))
+    return (
+        _current_brokers(applied_df)
+        .join(file_nodes_df, on=["cluster_id", "node_id"], how="left")
+        .select(
+            F.col("cluster_id"),
+            F.col("node_id"),
+            F.col("reg.p.incarnationId").alias("incarnation_id"),
+            F.col("reg.p.brokerEpoch").alias("broker_epoch"),
+            F.col("reg.p.rack").alias("rack"),
+            F.coalesce(F.col("fence"), F.col("reg.p.fenced"), F.lit(True)).alias("fenced"),
+            F.coalesce(F.col("shutdown"), F.col("reg.p.inControlledShutdown"), F.lit(False)).alias(
+                "in_controlled_shutdown"
+            ),
+            mv["minSupportedVersion"].alias("min_supported_mv"),
+            mv["maxSupportedVersion"].alias("max_supported_mv"),
+            release_of_level(mv["maxSupportedVersion"], mv_table).alias("kafka_release"),
+            F.col("reg.record_version").alias("registration_version"),
+            (has_registration_configs | F.coalesce(F.col("has_file"), F.lit(False))).alias("has_static_configs"),
+            F.col("reg.offset").alias("registration_offset"),
+        )
+        .select(*BROKERS.fieldNames())
+    )
+
+
+def to_broker_static_configs(applied_df: DataFrame, static_configs_df: DataFrame) -> DataFrame:
+    """Silver ``BROKER_STATIC_CONFIGS`` of the registered brokers."""
+    regs_df = _registrations(applied_df)
+    from_registration_df = (
+        regs_df.where(F.size(F.col("reg.p.staticConfigs")) > 0)
+        .select("cluster_id", "node_id", "reg.offset", F.posexplode("reg.p.staticConfigs").alias("pos", "c"))
+        .where(F.col("c.name").isNotNull())
+        .groupBy("cluster_id", "node_id", F.col("c.name").alias("name"))
+        .agg(F.max_by(F.struct("c", "offset"), F.col("pos")).alias("e"))
+        .select(
+            "cluster_id",
+            "node_id",
+            "name",
+            F.col("e.c.value").alias("value"),
+            F.col("e.c.valueHash").alias("value_hash"),
+            F.lit("REGISTRATION").alias("origin"),
+            F.col("e.offset").alias("source_offset"),
+        )
+    )
+    without_registration_configs_df = regs_df.where(F.coalesce(F.size(F.col("reg.p.staticConfigs")), F.lit(0)) <= 0)
+    from_file_df = (
+        _file_static_configs(static_configs_df)
+        .join(
+            without_registration_configs_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="inner"
+        )
+        .select(
+            "cluster_id",
+            "node_id",
+            "name",
+            "value",
+            "value_hash",
+            F.lit("FILE").alias("origin"),
+            F.lit(None).cast("long").alias("source_offset"),
+        )
+    )
+    return from_registration_df.unionByName(from_file_df).select(*BROKER_STATIC_CONFIGS.fieldNames())
+
+
+def to_controllers(applied_df: DataFrame) -> DataFrame:
+    """Silver ``CONTROLLERS``: newest ``REGISTER_CONTROLLER_RECORD`` per id, minus later unregistrations."""
+    unregistered_df = (
+        filter_parsed(applied_df, "UNREGISTER_CONTROLLER_RECORD")
+        .where(F.col("p.controllerId").isNotNull())
+        .groupBy("cluster_id", F.col("p.controllerId").alias("controller_id"))
+        .agg(F.max("seq").alias("unregistered_seq"))
+    )
+    mv = _mv_range(F.col("reg.p.features"))
+    return (
+        filter_parsed(applied_df, "REGISTER_CONTROLLER_RECORD")
+        .where(F.col("p.controllerId").isNotNull())
+        .groupBy("cluster_id", F.col("p.controllerId").alias("controller_id"))
+        .agg(F.max_by(F.struct("seq", "offset", "p"), F.col("seq")).alias("reg"))
+        .join(unregistered_df, on=["cluster_id", "controller_id"], how="left")
+        .where(F.col("unregistered_seq").isNull() | (F.col("unregistered_seq") < F.col("reg.seq")))
+        .select(
+            F.col("cluster_id"),
+            F.col("controller_id"),
+            F.col("reg.p.incarnationId").alias("incarnation_id"),
+            mv["minSupportedVersion"].alias("min_supported_mv"),
+            mv["maxSupportedVersion"].alias("max_supported_mv"),
+            F.col("reg.offset").alias("registration_offset"),
+        )
+        .select(*CONTROLLERS.fieldNames())
+    )

@@ -1,0 +1,122 @@
+"""Topics at the audited offset (silver ``TOPICS``) and topic removals.
+
+* A ``TOPIC_RECORD`` creates a topic (name, id); a later ``REMOVE_TOPIC_RECORD`` with its id drops it. Ids are
+  unique per creation, so a topic re-created with the same name is a new topic.
+* Partitions come from ``PARTITION_RECORD`` (one per partition id; a repeated record replaces the earlier one).
+  A partition's replicas are those of the newest ``PARTITION_RECORD`` or ``PARTITION_CHANGE_RECORD`` whose
+  ``replicas`` is present (a change record without ``replicas`` leaves them as they are).
+* ``replication_factor`` is the longest replica list over the partitions (NULL when the topic has none),
+  ``replica_nodes`` the sorted distinct brokers hosting any replica.
+* ``internal`` follows Kafka's ``Topic.isInternal``: exactly ``__consumer_offsets``, ``__transaction_state`` and
+  ``__share_group_state``. Other names starting with ``__`` (``__remote_log_metadata``, Connect or Streams
+  topics) are ordinary topics to Kafka and stay ``internal = false``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from schemas.silver import TOPICS
+from transforms.replay.payloads import filter_parsed
+
+INTERNAL_TOPICS: Final = ("__consumer_offsets", "__transaction_state", "__share_group_state")
+
+
+def to_topic_records(applied_df: DataFrame) -> DataFrame:
+    """``(cluster_id, topic_id, topic_name, created_seq, created_offset)`` of every applied TopicRecord."""
+    return (
+        filter_parsed(applied_df, "TOPIC_RECORD")
+        .where(F.col("p.topicId").isNotNull() & F.col("p.name").isNotNull())
+        .groupBy("cluster_id", F.col("p.topicId").alias("topic_id"))
+        .agg(F.max_by(F.struct("p.name", "seq", "offset"), F.col("seq")).alias("t"))
+        .select(
+            "cluster_id",
+            "topic_id",
+            F.col("t.name").alias("topic_name"),
+            F.col("t.seq").alias("created_seq"),
+            F.col("t.offset").alias("created_offset"),
+        )
+    )
+
+
+def to_topic_removals(applied_df: DataFrame) -> DataFrame:
+    """``(cluster_id, topic_id, removed_seq)``: the last RemoveTopicRecord of each topic id."""
+    return (
+        filter_parsed(applied_df, "REMOVE_TOPIC_RECORD")
+        .where(F.col("p.topicId").isNotNull())
+        .groupBy("cluster_id", F.col("p.topicId").alias("topic_id"))
+        .agg(F.max("seq").alias("removed_seq"))
+    )
+
+
+def to_removed_topic_names(applied_df: DataFrame) -> DataFrame:
+    """``(cluster_id, topic_name, removed_seq)``: when a topic of that name was last removed (names via ids)."""
+    created_df = to_topic_records(applied_df)
+    return (
+        created_df.join(to_topic_removals(applied_df), on=["cluster_id", "topic_id"], how="inner")
+        .where(F.col("removed_seq") > F.col("created_seq"))
+        .groupBy("cluster_id", "topic_name")
+        .agg(F.max("removed_seq").alias("removed_seq"))
+    )
+
+
+def _live_topics(applied_df: DataFrame) -> DataFrame:
+    removed_df = to_topic_removals(applied_df)
+    return (
+        to_topic_records(applied_df)
+        .join(removed_df, on=["cluster_id", "topic_id"], how="left")
+        .where(F.col("removed_seq").isNull() | (F.col("removed_seq") < F.col("created_seq")))
+        .drop("removed_seq")
+    )
+
+
+def _partitions(applied_df: DataFrame) -> DataFrame:
+    """``(cluster_id, topic_id, partitions, replication_factor, replica_nodes)`` per topic id."""
+    created_df = (
+        filter_parsed(applied_df, "PARTITION_RECORD")
+        .where(F.col("p.topicId").isNotNull() & F.col("p.partitionId").isNotNull())
+        .select("cluster_id", F.col("p.topicId").alias("topic_id"), F.col("p.partitionId").alias("partition_id"))
+        .distinct()
+    )
+    replicas_df = (
+        filter_parsed(applied_df, "PARTITION_RECORD")
+        .unionByName(filter_parsed(applied_df, "PARTITION_CHANGE_RECORD"))
+        .where(F.col("p.topicId").isNotNull() & F.col("p.partitionId").isNotNull() & F.col("p.replicas").isNotNull())
+        .groupBy("cluster_id", F.col("p.topicId").alias("topic_id"), F.col("p.partitionId").alias("partition_id"))
+        .agg(F.max_by(F.col("p.replicas"), F.col("seq")).alias("replicas"))
+    )
+    return (
+        created_df.join(replicas_df, on=["cluster_id", "topic_id", "partition_id"], how="left")
+        .groupBy("cluster_id", "topic_id")
+        .agg(
+            F.count(F.lit(1)).cast("int").alias("partitions"),
+            F.max(F.size(F.coalesce(F.col("replicas"), F.array().cast("array<int>")))).alias("rf"),
+            F.max(F.col("replicas").isNotNull()).alias("has_replicas"),
+            F.array_sort(
+                F.array_distinct(F.flatten(F.collect_list(F.coalesce(F.col("replicas"), F.array().cast("array<int>")))))
+            ).alias("replica_nodes"),
+        )
+    )
+
+
+def to_topics(applied_df: DataFrame) -> DataFrame:
+    """Silver ``TOPICS`` from ``APPLIED_RECORDS``. Partition records of removed topics are ignored."""
+    empty_nodes = F.array().cast("array<int>")
+    return (
+        _live_topics(applied_df)
+        .join(_partitions(applied_df), on=["cluster_id", "topic_id"], how="left")
+        .select(
+            F.col("cluster_id"),
+            F.col("topic_id"),
+            F.col("topic_name"),
+            F.coalesce(F.col("partitions"), F.lit(0)).alias("partitions"),
+            F.when(F.col("has_replicas"), F.col("rf")).cast("int").alias("replication_factor"),
+            F.col("topic_name").isin(*INTERNAL_TOPICS).alias("internal"),
+            F.array_compact(F.coalesce(F.col("replica_nodes"), empty_nodes)).alias("replica_nodes"),
+            F.col("created_offset"),
+        )
+        .select(*TOPICS.fieldNames())
+    )
