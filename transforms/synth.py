@@ -18,7 +18,12 @@ blocks, NoOps and, for clusters whose MV lags their binaries, the ``metadata.ver
 ``violation_rate`` plants known-bad values (``Planted``) that are still in effect at the end of the log, and a few
 *decoys*: bad values that are not in effect (inside an aborted transaction, on a removed topic, later overwritten
 or deleted), which a correct replay must not report. Dynamic password configs with fake values (``secrets``)
-exercise redaction. With ``violation_rate == 0`` none of the three is planted.
+exercise redaction (one per cluster). With ``violation_rate == 0`` none of the three is planted. A planted value
+is never masked: no higher config layer sets the same key, and the churn never touches it.
+
+Encoding: the files are exactly what ``transforms.binary.encode`` writes (``encode_log_segment``,
+``encode_snapshot``); the hot record shapes are laid out by a hand-written fast path (``metadata_value``), which
+the tests compare byte for byte with the generic writer.
 """
 
 from __future__ import annotations
