@@ -660,7 +660,6 @@ class ClusterSynth:
         self._static_planted: set[str] = set()
         self._planted_broker: dict[str, tuple[str, str, str]] = {}  # resource name -> (key, value, kind)
         self._planted_static: dict[int, tuple[str, str, str]] = {}
-        self._group_names: list[str] = []
         self._removed: _Topic | None = None
 
     # -- public -------------------------------------------------------------------------------------------------
@@ -851,7 +850,6 @@ class ClusterSynth:
         rng = self.rng
         for index in range(max(1, min(50, self.spec.topics // 10))):
             group = f"{rng.choice(_TEAMS)}-{rng.choice(_DOMAINS)}-consumer-{index}"
-            self._group_names.append(group)
             if self._plant and rng.random() < self._rate:
                 session = rng.choice(("45000", "50000"))
                 heartbeat = str(int(session) + rng.choice((0, 5000)))
