@@ -27,6 +27,7 @@ _IGNORED_NAMES: Final = frozenset(
         "partition.metadata",
         "meta.properties",
         "cleaner-offset-checkpoint",
+        "manifest.json",  # the fleet description `kraft-audit synth` writes next to its clusters
     }
 )
 _IGNORED_SUFFIXES: Final = (
