@@ -357,7 +357,16 @@ def apply_changes(
     if replace_rows:
         ops_df = ops_df.unionByName(_derived_deletes(effective_df, spark.createDataFrame(replace_rows, REPLACE_DDL)))
     topic_map, group_map = _map_literal(topic_synonyms), _map_literal(group_synonyms)
-    after_df = _changed_rows(effective_df, ops_df, topic_map).unionByName(_inserted_rows(effective_df, ops_df))
-    return _with_fallbacks(after_df, topic_map, group_map).select(
-        *[F.col(f.name).cast(f.dataType).alias(f.name) for f in EFFECTIVE_CONFIGS.fields]
+    after_df = _changed_rows(effective_df, ops_df, topic_map)
+    # The op list is known on the driver: skip the stages a change set cannot need.
+    if any(op[6] != "DELETE" for op in op_rows):
+        after_df = after_df.unionByName(_inserted_rows(effective_df, ops_df))
+    deletes_inheritable = any(op[1] in ("TOPIC", "GROUP") and op[6] == "DELETE" for op in op_rows) or any(
+        r[1] in ("TOPIC", "GROUP") for r in replace_rows
     )
+    if deletes_inheritable:
+        after_df = _with_fallbacks(after_df, topic_map, group_map)
+    else:
+        no_default = (F.col("source") == UNRESOLVED) & (F.col("resource_type") == "CLIENT_METRICS")
+        after_df = after_df.filter(~no_default)
+    return after_df.select(*[F.col(f.name).cast(f.dataType).alias(f.name) for f in EFFECTIVE_CONFIGS.fields])
