@@ -19,6 +19,7 @@ SHIPPED = sorted((ROOT / "conf" / "constraints").glob("*.yaml"))
 KAFKA_DOCS = sorted((ROOT / "conf" / "kafka").glob("*.yaml"))
 
 
+@pytest.mark.spark
 def test_shipped_catalogs_load_compile_and_validate(spark: Any, mv_table: MetadataVersionTable) -> None:
     assert {p.name for p in SHIPPED} >= {"kip1294-example.yaml", "cluster-state-policies.yaml"}
     rules = compile_catalog([load_catalog_text(p.read_text(), p.name) for p in SHIPPED], mv_table)
@@ -188,6 +189,7 @@ def test_a_document_without_release_is_rejected(mv_table: MetadataVersionTable) 
 
 
 @pytest.mark.skipif(not KAFKA_DOCS, reason="conf/kafka catalogs not present")
+@pytest.mark.spark
 def test_generated_catalog_from_conf_kafka_compiles_and_matches_kafka_facts(
     spark: Any, mv_table: MetadataVersionTable
 ) -> None:

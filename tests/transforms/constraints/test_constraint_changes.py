@@ -16,6 +16,8 @@ from schemas.changes import load_changes_text
 from schemas.gold import EFFECTIVE_CONFIGS
 from transforms.constraints.changes import apply_changes
 
+pytestmark = pytest.mark.spark
+
 TOPIC_SYNONYMS = {"segment.bytes": "log.segment.bytes", "cleanup.policy": "log.cleanup.policy"}
 GROUP_SYNONYMS = {"consumer.session.timeout.ms": "group.consumer.session.timeout.ms"}
 After = dict[tuple[str, str, int | None, str], tuple[str | None, str]]

@@ -15,6 +15,8 @@ from transforms.constraints.checks import check_violation, with_parsed_value
 from transforms.constraints.rule_table import CHECK_RULES_DDL, check_rule_rows
 from transforms.constraints.selection import CompiledCatalog
 
+pytestmark = pytest.mark.spark
+
 CHECKS = {
     "min": "{min: 1048576}",
     "max": "{max: 100}",

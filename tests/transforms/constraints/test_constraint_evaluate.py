@@ -21,6 +21,8 @@ from transforms.constraints import (
 from transforms.constraints.selection import CompiledCatalog
 from transforms.metadata_version import parse_metadata_version
 
+pytestmark = pytest.mark.spark
+
 RUN_TS = datetime(2026, 11, 21, 6, 0, tzinfo=UTC)
 
 SEGMENT_RULES = """

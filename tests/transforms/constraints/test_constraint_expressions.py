@@ -92,6 +92,7 @@ def _one_expr(resource: str, expr: str) -> str:
         "double-colon-cast",
     ],
 )
+@pytest.mark.spark
 def test_invalid_expression_is_rejected_at_load_with_id_and_reason(
     spark: Any, compile_yaml: Callable[..., CompiledCatalog], resource: str, expr: str, reason: str
 ) -> None:
@@ -102,6 +103,7 @@ def test_invalid_expression_is_rejected_at_load_with_id_and_reason(
     assert reason in str(info.value)
 
 
+@pytest.mark.spark
 def test_non_java_regex_is_rejected_at_load(spark: Any, compile_yaml: Callable[..., CompiledCatalog]) -> None:
     # Python accepts (?P<name>...), java.util.regex does not
     rules = compile_yaml(
@@ -111,6 +113,7 @@ def test_non_java_regex_is_rejected_at_load(spark: Any, compile_yaml: Callable[.
         validate_with_spark(rules, spark)
 
 
+@pytest.mark.spark
 def test_valid_expressions_validate_without_running_a_spark_job(
     spark: Any, compile_yaml: Callable[..., CompiledCatalog]
 ) -> None:
@@ -132,6 +135,7 @@ constraints:
     assert spark.conf.get("spark.sql.ansi.enabled") == "true"  # restored
 
 
+@pytest.mark.spark
 def test_expressions_never_fail_the_job_even_when_run_with_ansi_on(
     spark: Any, compile_yaml: Callable[..., CompiledCatalog]
 ) -> None:

@@ -9,6 +9,8 @@ from pyspark.sql import functions as F
 
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 
+pytestmark = pytest.mark.spark
+
 BASE = "kafka-configs.sh --bootstrap-server <bootstrap> --alter "
 
 # (id, resource_type, resource_name, config_name, value_source, scope, expected text, expected (name, layer))
