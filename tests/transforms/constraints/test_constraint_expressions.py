@@ -173,7 +173,10 @@ constraints:
     }
 
 
-def test_expression_chunks_hold_at_most_the_chunk_size(compile_yaml: Callable[..., CompiledCatalog]) -> None:
+@pytest.mark.spark
+def test_expression_chunks_hold_at_most_the_chunk_size(
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog]
+) -> None:
     entries = "\n".join(
         f'  - {{id: e{i}, resource: topic, configs: [a], expr: "topic.partitions > {i}"}}' for i in range(60)
     )
