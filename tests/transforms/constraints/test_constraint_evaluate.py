@@ -354,6 +354,10 @@ def test_expressions_per_broker_view_name_the_failing_node(
         ("fine", "rf", None, "EXPRESSION_FALSE", None),  # rf 4 > 3 live brokers; the rule reads no config
     }
     messages = {r.resource_name + "/" + r.constraint_id: r.message for r in rows}
+    assert messages["views-differ/isr"] == (
+        "min.insync.replicas=3: `cast(cfg['min.insync.replicas'] as int) <= topic.replication_factor` does not hold"
+        " (on broker 2's view) — writes with acks=all fail"
+    )
     assert messages["garbage/isr"] == (
         "could not evaluate `cast(cfg['min.insync.replicas'] as int) <= topic.replication_factor` for "
         "min.insync.replicas=two (a value is missing or does not parse) — writes with acks=all fail"
