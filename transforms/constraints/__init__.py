@@ -5,10 +5,11 @@ Entry points for jobs::
     from schemas.constraints import load_catalog_text
     from transforms.constraints import (
         compile_catalog, validate_with_spark, evaluate_constraints, violations_by_level, highest_safe_levels,
-        apply_changes,
+        apply_changes, generate_default_catalog,
     )
 
-    catalogs = [load_catalog_text(path.read_text(), str(path)) for path in files]   # jobs read the files
+    catalogs = [generate_default_catalog(kafka_docs, mv_table)]   # kafka_docs: (name, parsed conf/kafka/*.yaml)
+    catalogs += [load_catalog_text(path.read_text(), str(path)) for path in files]   # jobs read the files
     rules = compile_catalog(catalogs, mv_table)          # pure: ids, since levels, KIP-1294 intervals
     validate_with_spark(rules, spark)                    # expression syntax/fields, Java regexes (no job)
     violations_df = evaluate_constraints(effective_df, topics_df, cluster_df, rules, target=mv,
@@ -20,16 +21,20 @@ parametrised checks), ``rule_table`` (catalog as broadcast tables), ``evaluate``
 ``conf/kafka``).
 """
 
+from transforms.constraints.changes import apply_changes
 from transforms.constraints.evaluate import evaluate_constraints, highest_safe_levels, violations_by_level
 from transforms.constraints.expressions import validate_with_spark
+from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import CompiledCatalog, CompiledConstraint, active_at, compile_catalog
 
 __all__ = [
     "CompiledCatalog",
     "CompiledConstraint",
     "active_at",
+    "apply_changes",
     "compile_catalog",
     "evaluate_constraints",
+    "generate_default_catalog",
     "highest_safe_levels",
     "validate_with_spark",
     "violations_by_level",
