@@ -8,6 +8,7 @@ Public API::
         *,
         source: str = DEFAULT_SOURCE,
     ) -> ConstraintCatalog
+    constraint_count_by_release(catalog: ConstraintCatalog, mv_table: MetadataVersionTable) -> dict[str, int]
 
 Jobs read the files; this function is pure. Each release's ConfigDef becomes a set of MV-gated validators:
 everything a release checks for a key is registered with ``since`` = the first metadata.version level of that
@@ -38,7 +39,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from schemas.constraints import Constraint, ConstraintCatalog, parse_catalog
+from schemas.constraints import ConstraintCatalog, parse_catalog
 from schemas.errors import ConfigError
 from schemas.kafka_catalog import release_rank
 from schemas.metadata_version import MetadataVersionTable
@@ -253,4 +254,4 @@ def constraint_count_by_release(catalog: ConstraintCatalog, mv_table: MetadataVe
     return counts
 
 
-__all__ = ["DEFAULT_SOURCE", "Constraint", "constraint_count_by_release", "generate_default_catalog"]
+__all__ = ["DEFAULT_SOURCE", "constraint_count_by_release", "generate_default_catalog"]
