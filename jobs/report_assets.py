@@ -36,15 +36,19 @@ h3 { font-size:15px; margin:8px 0; }
 .redacted { color:var(--muted); font-style:italic; }
 table { border-collapse:collapse; width:100%; font-size:13px; }
 th, td { border-bottom:1px solid var(--line); padding:5px 7px; text-align:left; vertical-align:top; }
-th { background:#eef1f4; position:sticky; top:37px; white-space:nowrap; }
+th { background:#eef1f4; white-space:nowrap; }
+tr.selected td { background:#eef4ff; }
 table.sortable th { cursor:pointer; user-select:none; }
 table.sortable th[aria-sort=ascending]::after { content:" ▲"; }
 table.sortable th[aria-sort=descending]::after { content:" ▼"; }
 td.num { text-align:right; font-variant-numeric:tabular-nums; }
-td.msg { min-width:260px; max-width:520px; }
+td.msg { min-width:240px; max-width:480px; }
+td.fix { min-width:320px; max-width:640px; }
+td.fix code { margin-top:4px; }
+td.val { min-width:110px; max-width:260px; overflow-wrap:anywhere; }
 td code, .fix code { white-space:pre-wrap; word-break:break-word; font-size:12px; background:#f1f3f5;
   padding:2px 4px; border-radius:3px; display:block; }
-.value { font-family:ui-monospace, SFMono-Regular, Menlo, monospace; word-break:break-all; }
+.value { font-family:ui-monospace, SFMono-Regular, Menlo, monospace; }
 .badge { display:inline-block; padding:0 6px; border-radius:9px; font-size:12px; color:#fff; }
 .badge.error { background:var(--err); } .badge.warning { background:var(--warn); }
 .badge.other { background:#888; } .badge.pass { background:var(--safe); } .badge.fail { background:var(--err); }
@@ -63,7 +67,7 @@ svg .cell.highest { stroke:#111; stroke-width:2.5; }
 svg .mark { fill:#fff; font-size:14px; } svg .cell-text { fill:#fff; font-size:10px; }
 svg .current { fill:#fff; } svg .target { fill:none; stroke:var(--accent); stroke-width:2; stroke-dasharray:5 3; }
 footer { color:var(--muted); padding:0 28px 30px; font-size:12px; }
-@media print { nav { display:none; } th { position:static; } }
+@media print { nav { display:none; } }
 """
 
 JS = """

@@ -241,10 +241,11 @@ def _badge(text: object) -> Markup:
     return el("span", {"class": f"badge {cls}"}, value)
 
 
-def _filters(table_id: str, selects: Mapping[str, Sequence[str]], what: str) -> Markup:
+def _filters(table_id: str, selects: Mapping[str, tuple[str, Sequence[str]]], what: str) -> Markup:
+    """Search box and one drop-down per row attribute (``data-<attr>``); ``selects``: attr -> (plural, values)."""
     controls: list[Markup] = [el("input", {"type": "search", "placeholder": f"filter {what}…", "aria-label": "filter"})]
-    for attr, values in selects.items():
-        options = [el("option", {"value": ""}, f"all {attr}s")] + [el("option", {"value": v}, v) for v in values]
+    for attr, (plural, values) in selects.items():
+        options = [el("option", {"value": ""}, f"all {plural}")] + [el("option", {"value": v}, v) for v in values]
         controls.append(el("select", {"data-attr": attr, "aria-label": attr}, *options))
     controls.append(el("span", {"class": "shown muted"}))
     return el("div", {"class": "filters", "data-filter-for": table_id}, *controls)
@@ -283,7 +284,9 @@ def _findings(data: ReportData) -> Markup:
             count_rows,
             "No findings in this run.",
         ),
-        _filters("findings-table", {"kind": kinds, "cluster": clusters}, "findings") if rows else "",
+        _filters("findings-table", {"kind": ("kinds", kinds), "cluster": ("clusters", clusters)}, "findings")
+        if rows
+        else "",
         _table("findings-table", columns, rows, ""),
     )
 
@@ -305,14 +308,20 @@ def _violations(data: ReportData) -> Markup:
     rows = [_violation_row(r) for r in data.violations]
     columns = [("severity", False), ("cluster", False), ("constraint", False), ("resource", False)]
     columns += [("config", False), ("value", False), ("source", False), ("new at target", False)]
-    columns += [("affected topics", True), ("message", False), ("remediation", False)]
+    columns += [("affected topics", True), ("message and remediation", False)]
     severities = sorted({str(r["severity"]) for r in data.violations})
     clusters = sorted({str(r["cluster_id"]) for r in data.violations})
     return _section(
         "violations",
         "Violations",
         _capped_note(len(data.violations), data.violations_total, "violations (errors first)"),
-        _filters("violations-table", {"severity": severities, "cluster": clusters}, "violations") if rows else "",
+        _filters(
+            "violations-table",
+            {"severity": ("severities", severities), "cluster": ("clusters", clusters)},
+            "violations",
+        )
+        if rows
+        else "",
         _table("violations-table", columns, rows, "No violations in this run."),
     )
 
@@ -328,12 +337,11 @@ def _violation_row(r: Row) -> Markup:
         _td(constraint),
         _td(_resource(r["resource_type"], r["resource_name"], r["node_id"])),
         _td(r["config_name"]),
-        el("td", None, value_cell(r["value"])),
+        el("td", {"class": "val"}, value_cell(r["value"])),
         _td(r["value_source"]),
         _td("unknown" if new is None else "yes" if new else "no"),
         _num(r["affected_topics"]),
-        _td(r["message"], **{"class": "msg"}),
-        el("td", {"class": "fix"}, el("code", None, r["remediation"])),
+        el("td", {"class": "fix"}, el("div", None, r["message"]), el("code", None, r["remediation"])),
     )
 
 

@@ -192,36 +192,37 @@ def _compact(n: int) -> str:
 
 
 def _nice_max(value: int) -> int:
-    if value <= 5:
-        return 5
-    magnitude = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
-        if value <= step * magnitude:
-            return int(step * magnitude)
-    return value
+    """An axis maximum >= value whose quarters are round numbers (1, 2 or 5 times a power of ten)."""
+    if value <= 4:
+        return 4
+    magnitude = 10 ** math.floor(math.log10(value / 4))
+    for step in (1, 2, 5, 10):
+        if value <= 4 * step * magnitude:
+            return 4 * step * magnitude
+    return 4 * 10 * magnitude
 
 
 def line_chart(chart_id: str, title: str, points: Sequence[Point]) -> Markup:
     """Errors and warnings per run, oldest left; the reported run gets a vertical marker."""
-    left, right, top, plot_h = 56.0, 20.0, 30.0, 200.0
-    plot_w = max(560.0, 40.0 * len(points))
+    left, right, top, plot_h, inset = 56.0, 20.0, 30.0, 200.0, 70.0
+    plot_w = max(560.0, 40.0 * len(points) + 2 * inset)
     width, height = left + plot_w + right, top + plot_h + 90
     body: list[Markup] = [_legend(left, 14, [("errors", "sev-error"), ("warnings", "sev-warning")])]
     if not points:
         body.append(_text(left, top + 20, "no audit runs", "muted"))
         return _svg(chart_id, title, width, height, *body)
     y_max = _nice_max(max(max(p.errors, p.warnings) for p in points))
-    step = plot_w / max(len(points) - 1, 1)
+    step = (plot_w - 2 * inset) / max(len(points) - 1, 1)
 
     def xy(i: int, v: int) -> tuple[float, float]:
-        x = left + (i * step if len(points) > 1 else plot_w / 2)
+        x = left + (inset + i * step if len(points) > 1 else plot_w / 2)
         return x, top + plot_h - v / y_max * plot_h
 
     for k in range(5):
         v = y_max * k / 4
         y = top + plot_h - v / y_max * plot_h
         body.append(el("line", {"x1": left, "x2": left + plot_w, "y1": f"{y:.1f}", "y2": f"{y:.1f}", "class": "grid"}))
-        body.append(_text(left - 6, y + 4, fmt_int(round(v)), "axis", "end"))
+        body.append(_text(left - 6, y + 4, fmt_int(int(v)), "axis", "end"))
     label_every = max(1, math.ceil(len(points) / 14))
     for i, p in enumerate(points):
         x, _y = xy(i, 0)
