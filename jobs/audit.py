@@ -10,6 +10,7 @@ Exit code 0 when no error violation exists at the target, 1 otherwise (2 for use
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import logging
 import sys
@@ -35,6 +36,7 @@ from schemas.constraints import ConstraintCatalog
 from schemas.errors import InputError, UsageError
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
+from transforms.audit_scope import filter_auditable
 from transforms.constraints.evaluate import evaluate_constraints, highest_safe_levels, violations_by_level
 from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
@@ -60,8 +62,8 @@ STATE_TABLES: dict[str, Any] = {
 RUN_TABLES: dict[str, Any] = {
     "violations": VIOLATIONS,
     "findings": gold.FINDINGS,
-    "violations_by_level": VIOLATIONS_BY_LEVEL,
-    "highest_safe_levels": HIGHEST_SAFE_LEVELS,
+    "violations_by_level": gold.with_run_columns(VIOLATIONS_BY_LEVEL),
+    "highest_safe_levels": gold.with_run_columns(HIGHEST_SAFE_LEVELS),
 }
 
 
@@ -216,30 +218,42 @@ def run(
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
     quarantined = _only_clusters(store.read("quarantine"), settings.cluster_ids).count()
 
-    from transforms.effective import resolve_effective_configs
+    from transforms.effective import effective_findings, resolve_effective_configs
     from transforms.replay.state import replay_state
 
     with stage(spark, f"replaying {len(clusters)} cluster(s)"):
-        state = replay_state(
+        replayed = replay_state(
             records_df, static_df, mv_table=mv_table, as_of_offset=settings.as_of_offset, as_of_time=settings.as_of_time
         )
-        state.applied_records.persist(StorageLevel.MEMORY_AND_DISK)
-        records_read = state.replay_stream.count()
-    frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
-    with stage(spark, "resolving effective configurations"):
-        effective_df = resolve_effective_configs(state, frames, kafka_version=settings.kafka_version)
-        _replace(store, "effective_configs", effective_df, clusters)
-        effective_df = store.read("effective_configs").filter(F.col("cluster_id").isin(clusters))
+        replayed.applied_records.persist(StorageLevel.MEMORY_AND_DISK)
+        records_read = replayed.replay_stream.count()
+        # Each silver table is written, then read back: later stages start from short plans, not from the whole
+        # replay lineage repeated once per use.
         for name in STATE_TABLES:
             if name != "effective_configs":
-                _replace(store, name, getattr(state, name), clusters)
-    topics_df = store.read("topics").filter(F.col("cluster_id").isin(clusters))
-    cluster_df = store.read("cluster_state").filter(F.col("cluster_id").isin(clusters))
+                _replace(store, name, getattr(replayed, name), clusters)
+        state = dataclasses.replace(
+            replayed,
+            **{name: _read(store, name, clusters) for name in STATE_TABLES if name != "effective_configs"},
+        )
+    frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
+    with stage(spark, "resolving effective configurations"):
+        _replace(
+            store,
+            "effective_configs",
+            resolve_effective_configs(state, frames, kafka_version=_defaults_release(settings, target, state)),
+            clusters,
+        )
+        effective_df = _read(store, "effective_configs", clusters)
+    target_keys_df = frames.config_keys_df.filter(F.col("release") == _catalog_release(target.release))
+    auditable_df = filter_auditable(effective_df, target_keys_df=target_keys_df)
+    topics_df = state.topics
+    cluster_df = state.cluster_state
     scopes_df = _dynamic_scopes(frames)
 
     with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
         violations_df = evaluate_constraints(
-            effective_df,
+            auditable_df,
             topics_df,
             cluster_df,
             compiled,
@@ -249,7 +263,7 @@ def run(
             dynamic_scope_df=scopes_df,
         )
         _append(store, "violations", violations_df)
-        by_level_df = violations_by_level(effective_df, topics_df, cluster_df, compiled, mv_table=mv_table)
+        by_level_df = violations_by_level(auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table)
         by_level_df = _with_run(by_level_df, run_id, run_ts)
         _append(store, "violations_by_level", by_level_df)
         safe_df = _with_run(
@@ -260,7 +274,10 @@ def run(
             run_ts,
         )
         _append(store, "highest_safe_levels", safe_df)
-        findings_df = _findings(state.findings, run_id, run_ts)
+        all_findings_df = state.findings.unionByName(
+            effective_findings(state, frames, kafka_version=settings.kafka_version)
+        )
+        findings_df = _findings(all_findings_df, run_id, run_ts)
         _append(store, "findings", findings_df)
 
     violations = [
@@ -273,7 +290,7 @@ def run(
     current = {r["cluster_id"]: r["current_level"] for r in cluster_df.collect()}
     findings_total = store.read("findings").filter(F.col("run_id") == run_id).count()
     entities = effective_df.select("cluster_id", "resource_type", "resource_name").distinct().count()
-    state.applied_records.unpersist()
+    replayed.applied_records.unpersist()
 
     by_severity = {"error": 0, "warning": 0}
     for row in violations:
@@ -332,6 +349,32 @@ def run(
     )
 
 
+def _catalog_release(release: str) -> str:
+    """The newest catalog release not newer than ``release`` (the MV table knows releases the catalog may not)."""
+    ranks = sorted((_rank(r.release), r.release) for r in conf_loader.kafka_catalog().releases)
+    eligible = [name for rank, name in ranks if rank <= _rank(release)]
+    return eligible[-1] if eligible else ranks[0][1]
+
+
+def _rank(release: str) -> int:
+    major, _, minor = release.partition(".")
+    return int(major) * 1000 + int(minor or 0)
+
+
+def _defaults_release(settings: AuditSettings, target: MetadataVersion, state: Any) -> str | None:
+    """Whose ConfigDef defaults apply: ``--kafka-version``, else the target's release when no broker runs newer.
+
+    Every broker must run a release that supports the target level before the MV can be raised, so at the
+    target the defaults are those of the target's release. In a downgrade audit brokers run newer binaries:
+    their own (inferred) releases apply then.
+    """
+    if settings.kafka_version:
+        return settings.kafka_version
+    releases = [r["kafka_release"] for r in state.brokers.select("kafka_release").distinct().collect()]
+    newest = max((_rank(r) for r in releases if r), default=0)
+    return target.release if newest <= _rank(target.release) else None
+
+
 def _only_clusters(df: DataFrame, clusters: Sequence[str]) -> DataFrame:
     return df.filter(F.col("cluster_id").isin(list(clusters))) if clusters else df
 
@@ -340,6 +383,10 @@ def _replace(store: DeltaStore, table: str, df: DataFrame, clusters: list[str]) 
     schema = STATE_TABLES[table]
     store.ensure(table, schema, ["cluster_id"])
     store.replace_partitions(table, df.select(*schema.names), {"cluster_id": clusters})
+
+
+def _read(store: DeltaStore, table: str, clusters: list[str]) -> DataFrame:
+    return store.read(table).filter(F.col("cluster_id").isin(clusters))
 
 
 def _append(store: DeltaStore, table: str, df: DataFrame) -> None:

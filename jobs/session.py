@@ -47,6 +47,12 @@ def build_session(
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
         "spark.executorEnv.PYSPARK_PYTHON": sys.executable,
     }
+    if master is None or master.startswith("local"):
+        # In local mode the driver is the executor too; 1 GiB is tight for plans over many tables.
+        conf["spark.driver.memory"] = os.environ.get("KRAFT_AUDIT_DRIVER_MEMORY", "3g")
+    if shuffle_partitions is None and (master is None or master.startswith("local")):
+        # Metadata audits shuffle little data: 200 partitions per shuffle would be mostly scheduling overhead.
+        shuffle_partitions = int(os.environ.get("KRAFT_AUDIT_SHUFFLE_PARTITIONS", "8"))
     if shuffle_partitions is not None:
         conf["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
     if os.environ.get("DELTA_BACKEND", "").lower() == "native":

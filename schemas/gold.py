@@ -82,3 +82,10 @@ AUDIT_RUNS: Final = StructType(
         StructField("catalog_fingerprint", StringType(), False),
     ]
 )
+
+
+def with_run_columns(schema: StructType) -> StructType:
+    """``schema`` preceded by ``run_id`` and ``run_ts``: the shape of a per-run history table."""
+    return StructType(
+        [StructField("run_id", StringType(), False), StructField("run_ts", TimestampType(), False), *schema.fields]
+    )

@@ -1,0 +1,37 @@
+"""Which effective values a constraint evaluation may judge.
+
+Two kinds of DEFAULT_CONFIG rows describe no real value and would only produce false violations:
+
+* a default that is NULL: Kafka requires such a key to be set (``node.id``, ``process.roles``,
+  ``controller.listener.names``) or leaves it unset on purpose; when the static layer is unknown (no v5
+  registration, no ``--static-config``) the running value is unknown, not null — the COVERAGE_GAP finding says so;
+* a default of a key the target release no longer defines (``zookeeper.*``, ``message.format.version`` after
+  4.0): a broker at the target runs a release without that key, so nothing is set. Keys still *set* explicitly
+  (any other source) stay, and the "removed but still set" rules report them.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+
+def filter_auditable(effective_df: DataFrame, *, target_keys_df: DataFrame) -> DataFrame:
+    """EFFECTIVE_CONFIGS rows without the defaults described in the module docstring.
+
+    Args:
+        effective_df: EFFECTIVE_CONFIGS.
+        target_keys_df: ``resource_type``, ``name`` of every key the target release defines (unique pairs).
+
+    NULL behaviour: a NULL ``source`` is kept (it is not a default).
+    """
+    is_default = F.col("source") == "DEFAULT_CONFIG"
+    known_df = target_keys_df.select(
+        "resource_type", F.col("name").alias("config_name"), F.lit(True).alias("_known_at_target")
+    ).dropDuplicates(["resource_type", "config_name"])
+    unknown_default = is_default & (F.col("value").isNull() | F.col("_known_at_target").isNull())
+    return (
+        effective_df.join(F.broadcast(known_df), on=["resource_type", "config_name"], how="left")
+        .filter(~F.coalesce(unknown_default, F.lit(False)))
+        .select(*effective_df.columns)
+    )
