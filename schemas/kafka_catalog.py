@@ -28,23 +28,6 @@ CatalogResource = Literal["BROKER", "TOPIC", "GROUP", "CLIENT_METRICS"]
 # AbstractKafkaConfig.logRetentionTimeMillis (broker) and the LogConfig a topic inherits from it.
 NEGATIVE_MEANS_UNLIMITED: Final = frozenset({"log.retention.ms", "retention.ms"})
 
-# DynamicBrokerConfig: SslConfigs.RECONFIGURABLE_CONFIGS may only be updated dynamically with a listener prefix
-# (listener.name.<listener>.<config>); the base names are dropped from dynamic configs with an error log.
-LISTENER_PREFIX_ONLY_CONFIGS: Final = frozenset(
-    {
-        "ssl.keystore.type",
-        "ssl.keystore.location",
-        "ssl.keystore.password",
-        "ssl.key.password",
-        "ssl.truststore.type",
-        "ssl.truststore.location",
-        "ssl.truststore.password",
-        "ssl.keystore.certificate.chain",
-        "ssl.keystore.key",
-        "ssl.truststore.certificates",
-    }
-)
-
 # DynamicListenerConfig.ClusterLevelListenerConfigs: the only listener-prefixed configs allowed at the
 # cluster-default level; every other listener.name.<l>.<config> key is per-broker only.
 CLUSTER_LEVEL_LISTENER_CONFIGS: Final = frozenset(
@@ -88,6 +71,7 @@ class ConfigKey(_Frozen):
     sensitive: bool = False  # PASSWORD type or a Kafka sensitive rule
     internal: bool = False  # internal keys are not described unless set
     dynamic: DynamicScope = "read-only"  # broker keys only; topic/group/client-metrics keys ignore it
+    listener_prefix_required: bool = False  # broker: dynamic only as listener.name.<listener>.<key>
 
     @field_validator("type")
     @classmethod
@@ -172,8 +156,59 @@ class KafkaCatalog(_Frozen):
         return next((r for r in self.releases if r.release == wanted), None)
 
 
+_CONVERTERS: Final[dict[str | None, Converter]] = {
+    None: "NONE",
+    "none": "NONE",
+    "hours_to_ms": "HOURS_TO_MS",
+    "minutes_to_ms": "MINUTES_TO_MS",
+}
+_UNITS: Final[dict[str, Converter]] = {"ms": "NONE", "minutes": "MINUTES_TO_MS", "hours": "HOURS_TO_MS"}
+_KEY_FIELDS: Final = ("name", "type", "default", "sensitive", "internal", "dynamic", "listener_prefix_required")
+
+
+def _keys(entries: Any) -> list[dict[str, Any]]:
+    return [{k: entry[k] for k in _KEY_FIELDS if k in entry} for entry in entries or ()]
+
+
+def _document_to_model(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The reduced view of a ``conf/kafka/<release>.yaml`` document (format: ``conf/kafka/README.md``)."""
+    topic_synonyms = [
+        {
+            "topic_config": topic,
+            "synonyms": [{"name": s["name"], "converter": _CONVERTERS[s.get("converter")]} for s in synonyms],
+        }
+        for topic, synonyms in (doc.get("topic_synonyms") or {}).items()
+    ]
+    groups = []
+    for group in doc.get("broker_synonym_groups") or ():
+        members = sorted(group["members"], key=lambda m: m["name"] != group["primary"])
+        groups.append({"members": [{"name": m["name"], "converter": _UNITS[m["unit"]]} for m in members]})
+    group_synonyms = [
+        {"group_config": key, "broker_config": broker}
+        for key, broker in (doc.get("group_synonyms") or {}).items()
+        if broker is not None
+    ]
+    return {
+        "release": str(doc["release"]),
+        "broker": _keys(doc.get("broker")),
+        "topic": _keys(doc.get("topic")),
+        "group": _keys(doc.get("group")),
+        "client_metrics": _keys(doc.get("client_metrics")),
+        "topic_synonyms": topic_synonyms,
+        "broker_synonym_groups": groups,
+        "group_synonyms": group_synonyms,
+        "topic_configs_without_server_default": list(doc.get("topic_configs_without_server_default") or ()),
+    }
+
+
 def release_catalog_from_document(doc: Mapping[str, Any], *, source: str) -> ReleaseCatalog:
     """Build a :class:`ReleaseCatalog` from one loaded ``conf/kafka/<release>.yaml`` document.
+
+    Maps the file format (``conf/kafka/README.md``) to this reduced view: entries keep name, type, default,
+    sensitive, internal, dynamic and listener_prefix_required; ``topic_synonyms`` converters ``null`` /
+    ``hours_to_ms`` / ``minutes_to_ms`` become ``NONE`` / ``HOURS_TO_MS`` / ``MINUTES_TO_MS``; a synonym
+    group's members are ordered primary first (file order otherwise) with the unit as converter to ms;
+    ``group_synonyms`` entries without a broker key are dropped. Other top-level keys are ignored.
 
     Args:
         doc: the ``yaml.safe_load`` result.
@@ -183,9 +218,9 @@ def release_catalog_from_document(doc: Mapping[str, Any], *, source: str) -> Rel
         ConfigError: naming ``source`` and the problem when the document does not fit.
     """
     try:
-        return ReleaseCatalog.model_validate(dict(doc))
-    except ValidationError as exc:
-        raise ConfigError(f"{source}: not a Kafka config catalog: {exc}") from exc
+        return ReleaseCatalog.model_validate(_document_to_model(doc))
+    except (ValidationError, KeyError, TypeError, AttributeError) as exc:
+        raise ConfigError(f"{source}: not a Kafka config catalog ({type(exc).__name__}: {exc})") from exc
 
 
 # --- Spark lookup frames (built by transforms.effective.catalog_frames) -----------------------------------
@@ -201,6 +236,7 @@ CATALOG_CONFIG_KEYS: Final = StructType(
         StructField("is_sensitive", BooleanType(), False),
         StructField("is_internal", BooleanType(), False),
         StructField("dynamic_scope", StringType(), True),  # BROKER keys: read-only, per-broker, cluster-wide
+        StructField("listener_prefix_required", BooleanType(), False),  # BROKER: dynamic only with the prefix
     ]
 )
 

@@ -41,7 +41,18 @@ class CatalogFrames:
 
 def _key_row(release: str, resource_type: str, key: ConfigKey) -> tuple[object, ...]:
     scope = key.dynamic if resource_type == "BROKER" else None
-    return (release, resource_type, key.name, key.type, key.default, key.sensitive, key.internal, scope)
+    prefix_required = key.listener_prefix_required and resource_type == "BROKER"
+    return (
+        release,
+        resource_type,
+        key.name,
+        key.type,
+        key.default,
+        key.sensitive,
+        key.internal,
+        scope,
+        prefix_required,
+    )
 
 
 def _synonym_rows(rel: ReleaseCatalog) -> list[tuple[object, ...]]:

@@ -3,11 +3,14 @@
 Usage (the audit job)::
 
     state = replay_state(records_df, static_configs_df, mv_table=mv_table, as_of_offset=None, as_of_time=None)
-    state.applied_records.persist()   # optional: every silver frame reads it; Spark's cache manager reuses it
     write(state.brokers, ...); ...; write(with_run_columns(state.findings, run_id=..., run_ts=...), ...)
 
-Nothing runs until the caller acts on a frame. Replaying the same input twice gives identical tables, and byte
-identical replica files give the tables of one copy. See ``transforms.replay.ordering`` for snapshot choice,
+Nothing runs until the caller acts on a frame. The replay stream and every silver frame sit behind a lazy local
+checkpoint (``truncated``): each is computed once, by the first action that needs it, and later plans read the
+stored rows (executor memory, spilling to disk) instead of recomputing and re-planning the lineage.
+
+Replaying the same input twice gives identical tables, and byte-identical replica files give the tables of one
+copy. See ``transforms.replay.ordering`` for snapshot choice,
 as-of bounds, replica de-duplication and metadata transactions, and the modules per table for Kafka's replay
 rules.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 
 from schemas.errors import UsageError
@@ -29,6 +33,18 @@ from transforms.replay.features import to_features
 from transforms.replay.findings import to_replay_findings
 from transforms.replay.ordering import filter_applied, to_replay_bounds, to_replay_stream
 from transforms.replay.topics import to_topics
+
+
+def truncated(df: DataFrame) -> DataFrame:
+    """``df`` behind a lazy local checkpoint: computed once, at the first action that needs it, then read from
+    executor storage (memory, spilling to disk) by every later plan.
+
+    Replay and resolution reuse the same frames many times (every silver table reads the replay stream, every
+    effective resource type reads the brokers and their layers). Without this, Spark expands each reuse into a
+    copy of the whole upstream plan, and planning time and driver memory grow with the product of the reuses.
+    Not a driver action: nothing runs until the caller acts.
+    """
+    return df.localCheckpoint(eager=False, storageLevel=StorageLevel.MEMORY_AND_DISK)
 
 
 @dataclass(frozen=True)
@@ -84,24 +100,24 @@ def replay_state(
     """
     if as_of_offset is not None and as_of_offset < 0:
         raise UsageError(f"--as-of-offset must be ≥ 0, got {as_of_offset}")
-    bounds_df = to_replay_bounds(records_df, as_of_offset=as_of_offset, as_of_time=as_of_time)
-    stream_df = to_replay_stream(records_df, bounds_df)
+    bounds_df = truncated(to_replay_bounds(records_df, as_of_offset=as_of_offset, as_of_time=as_of_time))
+    stream_df = truncated(to_replay_stream(records_df, bounds_df))
     applied_df = filter_applied(stream_df)
-    brokers_df = to_brokers(applied_df, static_configs_df, mv_table=mv_table)
-    topics_df = to_topics(applied_df)
-    features_df = to_features(applied_df)
+    brokers_df = truncated(to_brokers(applied_df, static_configs_df, mv_table=mv_table))
+    topics_df = truncated(to_topics(applied_df))
+    features_df = truncated(to_features(applied_df))
     return ReplayResult(
         brokers=brokers_df,
-        broker_static_configs=to_broker_static_configs(applied_df, static_configs_df),
+        broker_static_configs=truncated(to_broker_static_configs(applied_df, static_configs_df)),
         topics=topics_df,
-        dynamic_configs=to_dynamic_configs(applied_df),
-        client_entity_configs=to_client_entity_configs(applied_df),
+        dynamic_configs=truncated(to_dynamic_configs(applied_df)),
+        client_entity_configs=truncated(to_client_entity_configs(applied_df)),
         features=features_df,
-        controllers=to_controllers(applied_df),
-        cluster_state=to_cluster_state(
-            bounds_df, stream_df, brokers_df=brokers_df, topics_df=topics_df, features_df=features_df
+        controllers=truncated(to_controllers(applied_df)),
+        cluster_state=truncated(
+            to_cluster_state(bounds_df, stream_df, brokers_df=brokers_df, topics_df=topics_df, features_df=features_df)
         ),
-        findings=to_replay_findings(stream_df),
+        findings=truncated(to_replay_findings(stream_df)),
         applied_records=applied_df,
         replay_stream=stream_df,
     )

@@ -1,37 +1,5 @@
-"""Fixtures for replay tests."""
+"""Fixtures for the replay tests."""
 
-from __future__ import annotations
+from tests.transforms.replay.fixtures import interpreted_spark, mv_table
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-import yaml
-
-from schemas.metadata_version import MetadataVersionTable
-
-CONF = Path(__file__).resolve().parents[3] / "conf"
-_INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
-
-
-@pytest.fixture(scope="session")
-def mv_table() -> MetadataVersionTable:
-    """The project's metadata.version table (conf/metadata_versions.yaml)."""
-    return MetadataVersionTable.model_validate(yaml.safe_load((CONF / "metadata_versions.yaml").read_text()))
-
-
-@pytest.fixture(autouse=True, scope="module")
-def interpreted_spark(spark: object) -> Iterator[None]:
-    """Evaluate without code generation in these tests: the plans are deep and the inputs tiny, so compiling
-    generated Java for every new query dominated the runtime (≈3x slower). Results are the same either way;
-    the previous settings are restored after the module."""
-    conf = spark.conf  # type: ignore[attr-defined]
-    saved = {key: conf.get(key, None) for key in _INTERPRETED}
-    for key, value in _INTERPRETED.items():
-        conf.set(key, value)
-    yield
-    for key, value in saved.items():
-        if value is None:
-            conf.unset(key)
-        else:
-            conf.set(key, value)
+__all__ = ["interpreted_spark", "mv_table"]

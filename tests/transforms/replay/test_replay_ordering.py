@@ -25,7 +25,7 @@ from tests.transforms.replay.bronze_rows import (
 )
 from transforms.replay import ReplayResult, replay_state
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("interpreted_spark")]
 
 LOG = "/in/c1/__cluster_metadata-0/00000000000000000000.log"
 SNAP_10 = "/in/c1/__cluster_metadata-0/00000000000000000010-0000000001.checkpoint"

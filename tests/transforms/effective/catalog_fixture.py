@@ -1,0 +1,101 @@
+"""A small hand-written Kafka config catalog in the ``conf/kafka/<release>.yaml`` format (two releases).
+
+Values mirror Kafka's (kafka-facts §5, §6) where they exist; ``num.io.threads`` differs between the releases only
+so tests can tell which release's defaults were applied.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
+
+
+def _broker(name: str, type_: str, default: str | None, dynamic: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "type": type_, "default": default, "dynamic": dynamic, "importance": "HIGH", **extra}
+
+
+def _key(name: str, type_: str, default: str | None, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "type": type_, "default": default, "importance": "MEDIUM", **extra}
+
+
+def document(release: str, *, io_threads: str) -> dict[str, Any]:
+    """One release document."""
+    return {
+        "release": release,
+        "sources": {"repo": "hand-written", "ref": release, "commit": "0" * 40, "files_read": []},
+        "broker": [
+            _broker("broker.rack", "STRING", None, "read-only"),
+            _broker("group.consumer.session.timeout.ms", "INT", "45000", "cluster-wide"),
+            _broker("internal.only", "INT", "1", "read-only", internal=True),
+            _broker("listeners", "LIST", "PLAINTEXT://:9092", "per-broker"),
+            _broker("log.cleanup.policy", "LIST", "delete", "cluster-wide"),
+            _broker("log.retention.hours", "INT", "168", "read-only"),
+            _broker("log.retention.minutes", "INT", None, "read-only"),
+            _broker("log.retention.ms", "LONG", None, "cluster-wide"),
+            _broker("log.roll.hours", "INT", "168", "read-only"),
+            _broker("log.roll.ms", "LONG", None, "cluster-wide"),
+            _broker("log.segment.bytes", "INT", "1073741824", "cluster-wide"),
+            _broker("num.io.threads", "INT", io_threads, "cluster-wide"),
+            _broker("ssl.keystore.location", "STRING", None, "per-broker", listener_prefix_required=True),
+            _broker(
+                "ssl.keystore.password", "PASSWORD", None, "per-broker", sensitive=True, listener_prefix_required=True
+            ),
+        ],
+        "topic": [
+            _key("cleanup.policy", "LIST", "delete"),
+            _key("remote.storage.enable", "BOOLEAN", "false"),
+            _key("retention.ms", "LONG", "604800000"),
+            _key("segment.bytes", "INT", "1073741824"),
+            _key("segment.ms", "LONG", "604800000"),
+        ],
+        "group": [
+            _key("consumer.session.timeout.ms", "INT", "45000"),
+            _key("share.isolation.level", "STRING", "read_uncommitted"),
+        ],
+        "client_metrics": [_key("interval.ms", "INT", "300000"), _key("metrics", "LIST", "")],
+        "topic_synonyms": {
+            "segment.bytes": [{"name": "log.segment.bytes", "converter": None}],
+            "segment.ms": [
+                {"name": "log.roll.ms", "converter": None},
+                {"name": "log.roll.hours", "converter": "hours_to_ms"},
+            ],
+            "retention.ms": [
+                {"name": "log.retention.ms", "converter": None},
+                {"name": "log.retention.minutes", "converter": "minutes_to_ms"},
+                {"name": "log.retention.hours", "converter": "hours_to_ms"},
+            ],
+            "cleanup.policy": [{"name": "log.cleanup.policy", "converter": None}],
+        },
+        "broker_synonym_groups": [
+            {
+                "primary": "log.roll.ms",
+                "members": [{"name": "log.roll.ms", "unit": "ms"}, {"name": "log.roll.hours", "unit": "hours"}],
+            },
+            {
+                "primary": "log.retention.ms",
+                "members": [
+                    {"name": "log.retention.ms", "unit": "ms"},
+                    {"name": "log.retention.minutes", "unit": "minutes"},
+                    {"name": "log.retention.hours", "unit": "hours"},
+                ],
+            },
+        ],
+        "group_synonyms": {
+            "consumer.session.timeout.ms": "group.consumer.session.timeout.ms",
+            "share.isolation.level": None,
+        },
+        "topic_configs_without_server_default": ["remote.storage.enable"],
+        "notes": [],
+        "unresolved": [],
+    }
+
+
+def small_catalog() -> KafkaCatalog:
+    """Releases 4.1 (``num.io.threads`` default 4) and 4.2 (default 8)."""
+    return KafkaCatalog(
+        releases=(
+            release_catalog_from_document(document("4.1", io_threads="4"), source="4.1 fixture"),
+            release_catalog_from_document(document("4.2", io_threads="8"), source="4.2 fixture"),
+        )
+    )

@@ -1,0 +1,410 @@
+"""Effective configs of one hand-built fleet: every precedence layer, synonym group, view split and hierarchy.
+
+One replay + resolution of two clusters feeds all tests of this module (a module-scoped fixture collects the
+result once); each test reads the rows it is about. Cluster ``c1`` is a 4.2 cluster whose brokers each exercise
+one case (see ``_c1``); ``c0`` is a pre-3.3 log without any metadata.version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import reduce
+from typing import Any
+
+import pytest
+from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.testing import assertSchemaEqual
+
+from schemas.gold import EFFECTIVE_CONFIGS
+from schemas.metadata_version import MetadataVersionTable
+from tests.transforms.effective.catalog_fixture import small_catalog
+from tests.transforms.replay.bronze_rows import (
+    broker_config,
+    client_config,
+    config,
+    feature,
+    partition,
+    quota,
+    records,
+    register,
+    remove_topic,
+    static_configs,
+    topic,
+    topic_config,
+    unregister,
+)
+from transforms.effective import effective_findings, resolve_effective_configs, to_catalog_frames
+from transforms.replay import replay_state
+
+pytestmark = pytest.mark.spark
+
+RETENTION = ("log.retention.ms", "log.retention.minutes", "log.retention.hours")
+STATIC_SEG = ("log.segment.bytes", "2000000")
+
+
+def _c1() -> list[Any]:
+    return [
+        feature(0, "metadata.version", 29),
+        register(1, 1, static=[STATIC_SEG, ("log.retention.hours", "24"), ("log.roll.hours", "2")]),
+        register(2, 2, static=[STATIC_SEG, ("log.retention.minutes", "30"), ("log.retention.hours", "24")]),
+        register(3, 3, static=[STATIC_SEG, ("log.retention.hours", "-1")]),
+        register(4, 4, static=[("log.retention.minutes", "30"), ("log.retention.hours", "24")]),
+        register(5, 5),  # no static configs: coverage gap
+        register(6, 6),  # static configs from a --static-config file
+        register(7, 7),
+        unregister(8, 7),
+        register(9, 8, epoch=1),
+        unregister(10, 8, epoch=1),
+        register(11, 8, epoch=2),  # re-registered, no static configs
+        register(12, 9, mv_max=26, static=[STATIC_SEG]),  # a 4.1 broker
+        broker_config(20, "", "num.io.threads", "16"),
+        broker_config(21, "", "log.retention.hours", "1"),  # read-only: ignored
+        broker_config(22, "", "listeners", "PLAINTEXT://:9093"),  # per-broker at the default: ignored
+        broker_config(23, 2, "num.io.threads", "32"),
+        broker_config(24, 2, "log.retention.ms", "1000"),
+        broker_config(25, 1, "ssl.keystore.location", "/x"),  # needs a listener prefix: ignored
+        broker_config(26, 1, "listener.name.internal.ssl.keystore.location", "/y"),
+        broker_config(27, 1, "log.segment.bytes", "5000000"),
+        broker_config(28, 1, "log.segment.bytes", None),  # deleted again
+        broker_config(29, "", "group.consumer.session.timeout.ms", "50000"),
+        topic(40, "mixed", "MMMMMMMMMMMMMMMMMMMMMA"),
+        partition(41, "MMMMMMMMMMMMMMMMMMMMMA", 0, [1, 2]),
+        topic(42, "same", "SSSSSSSSSSSSSSSSSSSSSA"),
+        partition(43, "SSSSSSSSSSSSSSSSSSSSSA", 0, [5, 8]),
+        partition(44, "SSSSSSSSSSSSSSSSSSSSSA", 1, [8, 5]),
+        topic(45, "override", "OOOOOOOOOOOOOOOOOOOOOA"),
+        partition(46, "OOOOOOOOOOOOOOOOOOOOOA", 0, [1]),
+        topic_config(47, "override", "retention.ms", "5000"),
+        topic(48, "gone", "GGGGGGGGGGGGGGGGGGGGG1"),
+        partition(49, "GGGGGGGGGGGGGGGGGGGGG1", 0, [1]),
+        topic_config(50, "gone", "retention.ms", "1"),
+        remove_topic(51, "GGGGGGGGGGGGGGGGGGGGG1"),
+        topic(52, "gone", "GGGGGGGGGGGGGGGGGGGGG2"),
+        partition(53, "GGGGGGGGGGGGGGGGGGGGG2", 0, [5]),
+        topic(54, "norep", "NNNNNNNNNNNNNNNNNNNNNA"),
+        config(60, 32, "g1", "share.isolation.level", "read_committed"),
+        config(61, 16, "sub1", "interval.ms", "1000"),
+        quota(70, {"user": "alice"}, "producer_byte_rate", 100),
+        quota(71, {"user": "alice", "client-id": "app"}, "producer_byte_rate", 200),
+        quota(72, {"user": None}, "producer_byte_rate", 10),
+        quota(73, {"user": None}, "consumer_byte_rate", 20),
+        quota(74, {"client-id": "app"}, "consumer_byte_rate", 30),
+        quota(75, {"user": "bob", "client-id": None}, "producer_byte_rate", 300),
+        quota(76, {"user": "bob", "client-id": None}, "producer_byte_rate", 0, remove=True),
+        client_config(77, {"user": "alice"}, "acks", "all"),
+        quota(78, {"ip": "1.2.3.4"}, "connection_creation_rate", 5),
+        quota(79, {"ip": None}, "connection_creation_rate", 1),
+    ]
+
+
+@dataclass(frozen=True)
+class Result:
+    rows: dict[tuple[str, str, str, int | None, str], Row]
+    findings: list[Row]
+    schema_ok: bool
+
+
+def _resolve(spark: SparkSession, mv_table: MetadataVersionTable, **kw: Any) -> tuple[DataFrame, DataFrame]:
+    bronze = reduce(
+        DataFrame.unionByName,
+        [
+            records(spark, _c1(), cluster_id="c1"),
+            records(spark, [register(0, 1, mv_max=None)], cluster_id="c0", source_file="/in/c0/00.log"),
+        ],
+    )
+    files = static_configs(spark, [(6, "log.segment.bytes", "3000000"), (6, "log.roll.ms", None)])
+    state = replay_state(bronze, files, mv_table=mv_table)
+    frames = to_catalog_frames(spark, small_catalog())
+    return resolve_effective_configs(state, frames, **kw), effective_findings(state, frames, **kw)
+
+
+@pytest.fixture(scope="module")
+def result(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> Result:
+    effective_df, findings_df = _resolve(interpreted_spark, mv_table)
+    assertSchemaEqual(effective_df.schema, EFFECTIVE_CONFIGS, ignoreNullable=True)
+    rows = {}
+    for r in effective_df.collect():
+        key = (r.cluster_id, r.resource_type, r.resource_name, r.node_id, r.config_name)
+        assert key not in rows, f"duplicate row {key}"
+        rows[key] = r
+    return Result(rows=rows, findings=findings_df.collect(), schema_ok=True)
+
+
+def _broker(result: Result, node: int, key: str, cluster: str = "c1") -> Row:
+    return result.rows[(cluster, "BROKER", str(node), node, key)]
+
+
+def _summary(row: Row) -> tuple[Any, ...]:
+    return (row.value, row.source, row.synonym, row.source_offset)
+
+
+# --- brokers: layers ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("node", "key", "expected"),
+    [
+        (5, "log.segment.bytes", ("1073741824", "DEFAULT_CONFIG", "log.segment.bytes", None)),
+        (9, "log.segment.bytes", ("2000000", "STATIC_BROKER_CONFIG", "log.segment.bytes", None)),
+        (6, "log.segment.bytes", ("3000000", "STATIC_BROKER_CONFIG", "log.segment.bytes", None)),
+        (1, "num.io.threads", ("16", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 20)),
+        (2, "num.io.threads", ("32", "DYNAMIC_BROKER_CONFIG", "num.io.threads", 23)),
+        (1, "log.segment.bytes", ("2000000", "STATIC_BROKER_CONFIG", "log.segment.bytes", None)),
+        (
+            8,
+            "group.consumer.session.timeout.ms",
+            ("50000", "DYNAMIC_DEFAULT_BROKER_CONFIG", "group.consumer.session.timeout.ms", 29),
+        ),
+    ],
+    ids=[
+        "default",
+        "static-registration",
+        "static-file",
+        "cluster-default-over-static",
+        "per-broker-over-cluster-default",
+        "deleted-dynamic-falls-back-to-static",
+        "cluster-default-group-key",
+    ],
+)
+def test_broker_precedence_layers(result: Result, node: int, key: str, expected: tuple[Any, ...]) -> None:
+    assert _summary(_broker(result, node, key)) == expected
+
+
+@pytest.mark.parametrize(
+    ("node", "key", "expected"),
+    [
+        (1, "log.retention.ms", ("86400000", "STATIC_BROKER_CONFIG", "log.retention.hours", None)),
+        (1, "log.retention.hours", ("24", "STATIC_BROKER_CONFIG", "log.retention.hours", None)),
+        (4, "log.retention.ms", ("1800000", "STATIC_BROKER_CONFIG", "log.retention.minutes", None)),
+        (2, "log.retention.ms", ("1000", "DYNAMIC_BROKER_CONFIG", "log.retention.ms", 24)),
+        (2, "log.retention.minutes", (None, "DEFAULT_CONFIG", "log.retention.minutes", None)),
+        (2, "log.retention.hours", ("168", "DEFAULT_CONFIG", "log.retention.hours", None)),
+        (3, "log.retention.ms", ("-1", "STATIC_BROKER_CONFIG", "log.retention.hours", None)),
+        (5, "log.retention.ms", ("604800000", "DEFAULT_CONFIG", "log.retention.hours", None)),
+        (1, "log.roll.ms", ("7200000", "STATIC_BROKER_CONFIG", "log.roll.hours", None)),
+        (6, "log.roll.ms", ("604800000", "DEFAULT_CONFIG", "log.roll.hours", None)),
+    ],
+    ids=[
+        "hours-converted-to-ms",
+        "member-keeps-own-value",
+        "minutes-over-hours-in-one-layer",
+        "higher-layer-ms-wins-over-static-minutes",
+        "higher-layer-removes-lower-minutes",
+        "higher-layer-removes-lower-hours",
+        "negative-retention-is-minus-one",
+        "group-default-from-hours-default",
+        "roll-hours-converted",
+        "null-static-value-is-unset",
+    ],
+)
+def test_broker_synonym_groups(result: Result, node: int, key: str, expected: tuple[Any, ...]) -> None:
+    assert _summary(_broker(result, node, key)) == expected
+
+
+@pytest.mark.parametrize(
+    ("node", "key", "expected"),
+    [
+        (1, "log.retention.hours", "24"),
+        (5, "log.retention.hours", "168"),
+        (1, "listeners", "PLAINTEXT://:9092"),
+        (1, "ssl.keystore.location", None),
+    ],
+    ids=[
+        "read-only-at-default-over-static",
+        "read-only-at-default-over-default",
+        "per-broker-key-at-default",
+        "security-key-without-listener-prefix",
+    ],
+)
+def test_ignored_dynamic_configs_are_not_applied(result: Result, node: int, key: str, expected: str | None) -> None:
+    row = _broker(result, node, key)
+    assert row.value == expected
+    assert row.source in ("STATIC_BROKER_CONFIG", "DEFAULT_CONFIG")
+
+
+@pytest.mark.parametrize(
+    ("resource_name", "key", "offset"),
+    [("", "log.retention.hours", 21), ("", "listeners", 22), ("1", "ssl.keystore.location", 25)],
+    ids=["read-only", "per-broker-at-default", "listener-prefix-required"],
+)
+def test_ignored_dynamic_configs_are_findings(result: Result, resource_name: str, key: str, offset: int) -> None:
+    matches = [
+        f
+        for f in result.findings
+        if f.kind == "IGNORED_DYNAMIC_CONFIG"
+        and (f.resource_name, f.config_name, f.offset) == (resource_name, key, offset)
+    ]
+    assert len(matches) == 1 and "ignored by brokers" in matches[0].message
+
+
+def test_only_ignored_keys_are_reported_as_ignored(result: Result) -> None:
+    ignored = sorted(f.config_name for f in result.findings if f.kind == "IGNORED_DYNAMIC_CONFIG")
+    assert ignored == ["listeners", "log.retention.hours", "ssl.keystore.location"]
+
+
+def test_listener_prefixed_key_is_applied_per_broker(result: Result) -> None:
+    row = _broker(result, 1, "listener.name.internal.ssl.keystore.location")
+    assert (row.value, row.source, row.config_type, row.is_sensitive) == ("/y", "DYNAMIC_BROKER_CONFIG", None, True)
+
+
+def test_registered_brokers_only(result: Result) -> None:
+    nodes = {k[3] for k in result.rows if k[0] == "c1" and k[1] == "BROKER"}
+    assert nodes == {1, 2, 3, 4, 5, 6, 8, 9}
+
+
+def test_internal_keys_appear_only_when_set(result: Result) -> None:
+    assert not [k for k in result.rows if k[4] == "internal.only"]
+
+
+@pytest.mark.parametrize(
+    ("cluster", "node", "release", "io_default"),
+    [("c1", 9, "4.1", None), ("c1", 5, "4.2", None), ("c0", 1, "4.1", "4")],
+    ids=["release-from-registered-mv", "newest-release", "no-mv-uses-oldest-catalog-release"],
+)
+def test_defaults_follow_the_broker_release(
+    result: Result, cluster: str, node: int, release: str, io_default: str | None
+) -> None:
+    row = _broker(result, node, "num.io.threads", cluster)
+    assert row.kafka_release == release
+    if io_default is not None:
+        assert (row.value, row.source) == (io_default, "DEFAULT_CONFIG")
+
+
+def test_kafka_version_overrides_inferred_release(
+    interpreted_spark: SparkSession, mv_table: MetadataVersionTable
+) -> None:
+    effective_df, _ = _resolve(interpreted_spark, mv_table, kafka_version="4.1.2")
+    releases = {
+        r.kafka_release for r in effective_df.where("resource_type = 'BROKER'").select("kafka_release").collect()
+    }
+    assert releases == {"4.1"}
+
+
+# --- coverage ---------------------------------------------------------------------------------------------------
+
+
+def test_brokers_without_static_configs_are_coverage_gaps(result: Result) -> None:
+    gaps = sorted((f.cluster_id, f.resource_name) for f in result.findings if f.kind == "COVERAGE_GAP")
+    assert gaps == [("c0", "1"), ("c1", "5"), ("c1", "8")]
+    message = next(f.message for f in result.findings if f.kind == "COVERAGE_GAP" and f.resource_name == "5")
+    assert "4 read-only configs" in message
+    assert message.endswith("broker.rack, log.retention.hours, log.retention.minutes, log.roll.hours")
+
+
+# --- topics -----------------------------------------------------------------------------------------------------
+
+
+def _topic_rows(result: Result, name: str) -> dict[tuple[int | None, str], Row]:
+    return {(k[3], k[4]): r for k, r in result.rows.items() if k[1] == "TOPIC" and k[2] == name}
+
+
+def test_topic_hosted_by_agreeing_brokers_has_one_row_per_key(result: Result) -> None:
+    rows = _topic_rows(result, "same")
+    assert set(rows) == {
+        (None, k) for k in ("cleanup.policy", "remote.storage.enable", "retention.ms", "segment.bytes", "segment.ms")
+    }
+    assert _summary(rows[(None, "retention.ms")]) == ("604800000", "DEFAULT_CONFIG", "retention.ms", None)
+
+
+def test_topic_rows_per_node_only_for_keys_whose_views_differ(result: Result) -> None:
+    rows = _topic_rows(result, "mixed")
+    assert sorted((n or 0, k) for n, k in rows) == sorted(
+        [
+            (0, "cleanup.policy"),
+            (0, "remote.storage.enable"),
+            (0, "segment.bytes"),
+            (1, "retention.ms"),
+            (2, "retention.ms"),
+            (1, "segment.ms"),
+            (2, "segment.ms"),
+        ]
+    )
+    assert _summary(rows[(None, "segment.bytes")]) == ("2000000", "STATIC_BROKER_CONFIG", "log.segment.bytes", None)
+    assert _summary(rows[(1, "retention.ms")]) == ("86400000", "STATIC_BROKER_CONFIG", "log.retention.hours", None)
+    assert _summary(rows[(2, "retention.ms")]) == ("1000", "DYNAMIC_BROKER_CONFIG", "log.retention.ms", 24)
+    assert _summary(rows[(1, "segment.ms")]) == ("7200000", "STATIC_BROKER_CONFIG", "log.roll.hours", None)
+
+
+def test_topic_override_wins(result: Result) -> None:
+    rows = _topic_rows(result, "override")
+    assert _summary(rows[(None, "retention.ms")]) == ("5000", "DYNAMIC_TOPIC_CONFIG", "retention.ms", 47)
+    assert rows[(None, "retention.ms")].kafka_release is None
+    assert rows[(None, "segment.ms")].value == "7200000"
+
+
+def test_recreated_topic_starts_without_the_removed_topics_overrides(result: Result) -> None:
+    rows = _topic_rows(result, "gone")
+    assert _summary(rows[(None, "retention.ms")]) == ("604800000", "DEFAULT_CONFIG", "retention.ms", None)
+
+
+def test_negative_broker_retention_reaches_topics_as_minus_one(result: Result) -> None:
+    rows = _topic_rows(result, "norep")  # hosted by every registered broker: one row per differing node
+    assert _summary(rows[(3, "retention.ms")]) == ("-1", "STATIC_BROKER_CONFIG", "log.retention.hours", None)
+    assert _summary(rows[(4, "retention.ms")]) == ("1800000", "STATIC_BROKER_CONFIG", "log.retention.minutes", None)
+    assert {n for n, k in rows if k == "retention.ms"} == {1, 2, 3, 4, 5, 6, 8, 9}
+
+
+def test_topic_key_without_server_default_ignores_brokers(result: Result) -> None:
+    row = _topic_rows(result, "mixed")[(None, "remote.storage.enable")]
+    assert (row.value, row.source) == ("false", "DEFAULT_CONFIG")
+
+
+# --- groups, client metrics, client entities ----------------------------------------------------------------------
+
+
+def test_group_override_and_inherited_broker_synonym(result: Result) -> None:
+    rows = {(k[3], k[4]): r for k, r in result.rows.items() if k[1] == "GROUP" and k[2] == "g1"}
+    assert set(rows) == {(None, "share.isolation.level"), (None, "consumer.session.timeout.ms")}
+    assert _summary(rows[(None, "share.isolation.level")]) == (
+        "read_committed",
+        "DYNAMIC_GROUP_CONFIG",
+        "share.isolation.level",
+        60,
+    )
+    assert _summary(rows[(None, "consumer.session.timeout.ms")]) == (
+        "50000",
+        "DYNAMIC_DEFAULT_BROKER_CONFIG",
+        "group.consumer.session.timeout.ms",
+        29,
+    )
+
+
+def test_client_metrics_have_no_defaults(result: Result) -> None:
+    rows = [(k[2], k[4], r.value, r.source) for k, r in result.rows.items() if k[1] == "CLIENT_METRICS"]
+    assert rows == [("sub1", "interval.ms", "1000", "DYNAMIC_CLIENT_METRICS_CONFIG")]
+
+
+@pytest.mark.parametrize(
+    ("entity", "key", "value", "offset"),
+    [
+        ("user=alice,client-id=app", "producer_byte_rate", "200.0", 71),
+        ("user=alice,client-id=app", "consumer_byte_rate", "20.0", 73),
+        ("user=alice,client-id=app", "acks", "all", 77),
+        ("user=alice", "producer_byte_rate", "100.0", 70),
+        ("user=alice", "consumer_byte_rate", "20.0", 73),
+        ("client-id=app", "consumer_byte_rate", "20.0", 73),
+        ("client-id=app", "producer_byte_rate", "10.0", 72),
+        ("user=<default>", "producer_byte_rate", "10.0", 72),
+        ("ip=1.2.3.4", "connection_creation_rate", "5.0", 78),
+        ("ip=<default>", "connection_creation_rate", "1.0", 79),
+    ],
+    ids=[
+        "user-client-own",
+        "user-client-from-default-user",
+        "user-client-config-from-user",
+        "user-own",
+        "user-from-default-user",
+        "client-default-user-over-client-only",
+        "client-from-default-user",
+        "default-user",
+        "ip-own",
+        "ip-default",
+    ],
+)
+def test_client_entity_precedence(result: Result, entity: str, key: str, value: str, offset: int) -> None:
+    row = result.rows[("c1", "CLIENT", entity, None, key)]
+    assert (row.value, row.source, row.source_offset) == (value, "DYNAMIC_CLIENT_CONFIG", offset)
+
+
+def test_removed_quota_leaves_no_entity(result: Result) -> None:
+    assert not [k for k in result.rows if k[1] == "CLIENT" and k[2].startswith("user=bob")]

@@ -1,0 +1,263 @@
+"""Broker layers and broker effective configs (kafka-facts §5.1, DynamicBrokerConfig).
+
+Per registered broker the layers are, lowest first: static (silver ``BROKER_STATIC_CONFIGS``, NULL values count
+as unset), cluster-default dynamic (BROKER ``""``), per-broker dynamic (BROKER ``"<node id>"``).
+
+A dynamic record does not take effect (``ignored_reason`` set, reported as ``IGNORED_DYNAMIC_CONFIG``) when the
+broker's release defines the key as ``read-only``, when the key needs a listener prefix
+(``listener_prefix_required``), or, at the cluster-default level, when the key is ``per-broker`` or is a
+``listener.name.<l>.<config>`` key other than the cluster-level listener configs. Keys unknown to the catalog are
+kept (Kafka only drops *known* non-dynamic keys).
+
+Resolution per broker and key: within a synonym group (``log.retention.ms`` / ``.minutes`` / ``.hours``, ...) only
+the highest layer setting any member survives; every member then takes its own surviving value, else its
+default. The group's primary key takes the group's value: the surviving member of highest priority (ms over
+minutes over hours) or, when none is set, the first member with a non-NULL default, converted to the primary's
+unit (``negative → -1`` for retention), with ``synonym`` naming the member it came from. Keys outside groups are
+groups of one. Internal keys appear only when set.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from schemas.gold import EFFECTIVE_CONFIGS
+from schemas.kafka_catalog import CLUSTER_LEVEL_LISTENER_CONFIGS, LISTENER_CONFIG_PATTERN
+from transforms.effective.common import (
+    DEFAULT_CONFIG,
+    DEFAULT_LAYER,
+    DYNAMIC_BROKER_CONFIG,
+    DYNAMIC_DEFAULT_BROKER_CONFIG,
+    NODE_LAYER,
+    STATIC_BROKER_CONFIG,
+    STATIC_LAYER,
+    converted,
+    top_layer_only,
+)
+
+# Columns of a broker layer row (intermediate).
+LAYER_COLUMNS = (
+    "cluster_id",
+    "node_id",
+    "catalog_release",
+    "release_rank",
+    "resource_name",
+    "name",
+    "value",
+    "value_hash",
+    "layer",
+    "source",
+    "source_offset",
+    "source_timestamp",
+    "ignored_reason",
+)
+
+
+def _static_layer(static_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
+    return (
+        static_df.where(F.col("value").isNotNull())
+        .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
+        .select(
+            "cluster_id",
+            "node_id",
+            "catalog_release",
+            "release_rank",
+            F.col("node_id").cast("string").alias("resource_name"),
+            "name",
+            "value",
+            "value_hash",
+            F.lit(STATIC_LAYER).alias("layer"),
+            F.lit(STATIC_BROKER_CONFIG).alias("source"),
+            F.lit(None).cast("long").alias("source_offset"),
+            F.lit(None).cast("timestamp").alias("source_timestamp"),
+        )
+    )
+
+
+def _dynamic_layers(dynamic_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
+    broker_df = dynamic_df.where(F.col("resource_type") == "BROKER")
+    nodes_named_df = nodes_df.select("*", F.col("node_id").cast("string").alias("resource_name"))
+    default_df = broker_df.where(F.col("resource_name") == "").join(
+        nodes_named_df.drop("resource_name"), on="cluster_id", how="inner"
+    )
+    node_df = broker_df.join(nodes_named_df, on=["cluster_id", "resource_name"], how="inner")
+    columns = [
+        "cluster_id",
+        "node_id",
+        "catalog_release",
+        "release_rank",
+        "resource_name",
+        "name",
+        "value",
+        "value_hash",
+    ]
+    return default_df.select(
+        *columns,
+        F.lit(DEFAULT_LAYER).alias("layer"),
+        F.lit(DYNAMIC_DEFAULT_BROKER_CONFIG).alias("source"),
+        "source_offset",
+        "source_timestamp",
+    ).unionByName(
+        node_df.select(
+            *columns,
+            F.lit(NODE_LAYER).alias("layer"),
+            F.lit(DYNAMIC_BROKER_CONFIG).alias("source"),
+            "source_offset",
+            "source_timestamp",
+        )
+    )
+
+
+def _ignored_reason() -> Column:
+    """Why brokers drop a dynamic record (NULL when they apply it); reads the joined catalog columns."""
+    scope = F.col("dynamic_scope")
+    is_default = F.col("layer") == DEFAULT_LAYER
+    listener_base = F.regexp_extract(F.col("name"), LISTENER_CONFIG_PATTERN, 1)
+    is_per_broker_listener_key = (listener_base != "") & ~listener_base.isin(*sorted(CLUSTER_LEVEL_LISTENER_CONFIGS))
+    return (
+        F.when(F.col("layer") == STATIC_LAYER, F.lit(None).cast("string"))
+        .when(scope == "read-only", F.lit("is read-only: brokers take it only from server.properties"))
+        .when(
+            F.coalesce(F.col("listener_prefix_required"), F.lit(False)),
+            F.concat(
+                F.lit("can be set dynamically only with a listener prefix (listener.name.<listener>."),
+                F.col("name"),
+                F.lit(")"),
+            ),
+        )
+        .when(is_default & (scope == "per-broker"), F.lit("is per-broker only: not applied at the cluster default"))
+        .when(
+            is_default & is_per_broker_listener_key,
+            F.lit("is a per-broker listener config: not applied at the cluster default"),
+        )
+    )
+
+
+def to_broker_layers(
+    static_df: DataFrame, dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame
+) -> DataFrame:
+    """All layer rows of every registered broker (``LAYER_COLUMNS``), with ``ignored_reason`` for dropped ones.
+
+    Args:
+        static_df: silver ``BROKER_STATIC_CONFIGS``.
+        dynamic_df: silver ``DYNAMIC_CONFIGS``.
+        nodes_df: ``(cluster_id, node_id, catalog_release, release_rank)`` (``with_catalog_release``).
+        config_keys_df: ``CATALOG_CONFIG_KEYS``.
+    """
+    keys_df = config_keys_df.where(F.col("resource_type") == "BROKER").select(
+        F.col("release").alias("catalog_release"), "name", "dynamic_scope", "listener_prefix_required"
+    )
+    return (
+        _static_layer(static_df, nodes_df)
+        .unionByName(_dynamic_layers(dynamic_df, nodes_df))
+        .join(keys_df, on=["catalog_release", "name"], how="left")
+        .select(*LAYER_COLUMNS[:-1], _ignored_reason().alias("ignored_reason"))
+    )
+
+
+def _group_members(synonyms_df: DataFrame, resource_type: str) -> DataFrame:
+    return synonyms_df.where(F.col("resource_type") == resource_type).select(
+        F.col("release").alias("catalog_release"),
+        F.col("synonym").alias("name"),
+        F.col("config_name").alias("group"),
+        "priority",
+        "converter",
+        "negative_means_unlimited",
+    )
+
+
+def to_broker_effective(
+    layers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
+) -> DataFrame:
+    """``EFFECTIVE_CONFIGS`` rows of resource type BROKER (one per broker and key)."""
+    members_df = _group_members(synonyms_df, "BROKER")
+    surviving_df = (
+        layers_df.where(F.col("ignored_reason").isNull())
+        .join(members_df.select("catalog_release", "name", "group"), on=["catalog_release", "name"], how="left")
+        .select("*", F.coalesce(F.col("group"), F.col("name")).alias("group_key"))
+        .transform(top_layer_only, group_col="group_key")
+        .select(
+            "cluster_id",
+            "node_id",
+            "name",
+            F.struct("value", "value_hash", "source", "source_offset", "source_timestamp").alias("set"),
+        )
+    )
+    broker_keys_df = config_keys_df.where(F.col("resource_type") == "BROKER").select(
+        F.col("release").alias("catalog_release"), "name", "config_type", "default_value", "is_sensitive", "is_internal"
+    )
+    catalog_keys_df = nodes_df.join(broker_keys_df, on="catalog_release", how="inner")
+    keys_df = (
+        catalog_keys_df.join(surviving_df, on=["cluster_id", "node_id", "name"], how="full")
+        .drop("catalog_release", "release_rank")
+        .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
+        .where(~F.coalesce(F.col("is_internal"), F.lit(False)) | F.col("set").isNotNull())
+        .join(members_df, on=["catalog_release", "name"], how="left")
+        .select(
+            "*",
+            F.coalesce(F.col("group"), F.col("name")).alias("group_key"),
+            F.coalesce(F.col("priority"), F.lit(0)).alias("rank"),
+        )
+    )
+    group = Window.partitionBy("cluster_id", "node_id", "group_key")
+    candidate = F.struct(
+        F.col("set").alias("set"),
+        F.col("name").alias("member"),
+        F.col("converter").alias("converter"),
+        F.col("negative_means_unlimited").alias("unlimited"),
+        F.col("default_value").alias("default_value"),
+    )
+    best_set = F.min_by(candidate, F.when(F.col("set").isNotNull(), F.col("rank"))).over(group)
+    best_default = F.min_by(candidate, F.when(F.col("default_value").isNotNull(), F.col("rank"))).over(group)
+    return (
+        keys_df.select("*", best_set.alias("best_set"), best_default.alias("best_default"))
+        .select(
+            "*",
+            (F.col("group").isNotNull() & (F.col("name") == F.col("group"))).alias("is_primary"),
+        )
+        .select(
+            F.col("cluster_id"),
+            F.lit("BROKER").alias("resource_type"),
+            F.col("node_id").cast("string").alias("resource_name"),
+            F.col("node_id"),
+            F.col("name").alias("config_name"),
+            *_broker_value_columns(),
+        )
+        .select(*EFFECTIVE_CONFIGS.fieldNames())
+    )
+
+
+def _broker_value_columns() -> list[Column]:
+    """value … kafka_release of a broker row, from ``set``, ``best_set``, ``best_default`` and ``is_primary``."""
+    primary_set = F.col("is_primary") & F.col("best_set").isNotNull()
+    primary_default = F.col("is_primary") & F.col("best_set").isNull()
+    own_set = ~F.col("is_primary") & F.col("set").isNotNull()
+
+    def pick(from_best_set: Column, from_best_default: Column, from_set: Column, otherwise: Column) -> Column:
+        return (
+            F.when(primary_set, from_best_set)
+            .when(primary_default, from_best_default)
+            .when(own_set, from_set)
+            .otherwise(otherwise)
+        )
+
+    bs, bd = F.col("best_set"), F.col("best_default")
+    value = pick(
+        converted(bs["set"]["value"], bs["converter"], bs["unlimited"]),
+        converted(bd["default_value"], bd["converter"], bd["unlimited"]),
+        F.col("set.value"),
+        F.col("default_value"),
+    )
+    null_str, null_long, null_ts = F.lit(None).cast("string"), F.lit(None).cast("long"), F.lit(None).cast("timestamp")
+    return [
+        value.alias("value"),
+        pick(bs["set"]["value_hash"], null_str, F.col("set.value_hash"), null_str).alias("value_hash"),
+        F.coalesce(F.col("is_sensitive"), F.lit(True)).alias("is_sensitive"),
+        F.col("config_type"),
+        pick(bs["set"]["source"], F.lit(DEFAULT_CONFIG), F.col("set.source"), F.lit(DEFAULT_CONFIG)).alias("source"),
+        pick(bs["member"], F.coalesce(bd["member"], F.col("name")), F.col("name"), F.col("name")).alias("synonym"),
+        pick(bs["set"]["source_offset"], null_long, F.col("set.source_offset"), null_long).alias("source_offset"),
+        pick(bs["set"]["source_timestamp"], null_ts, F.col("set.source_timestamp"), null_ts).alias("source_timestamp"),
+        F.col("catalog_release").alias("kafka_release"),
+    ]

@@ -1,0 +1,188 @@
+"""Building blocks of effective-config resolution: sources, converters, per-node releases, view collapsing."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from schemas.kafka_catalog import normalize_release, release_rank
+
+# Kafka ConfigEntry.ConfigSource names.
+DYNAMIC_TOPIC_CONFIG: Final = "DYNAMIC_TOPIC_CONFIG"
+DYNAMIC_BROKER_CONFIG: Final = "DYNAMIC_BROKER_CONFIG"
+DYNAMIC_DEFAULT_BROKER_CONFIG: Final = "DYNAMIC_DEFAULT_BROKER_CONFIG"
+STATIC_BROKER_CONFIG: Final = "STATIC_BROKER_CONFIG"
+DEFAULT_CONFIG: Final = "DEFAULT_CONFIG"
+DYNAMIC_GROUP_CONFIG: Final = "DYNAMIC_GROUP_CONFIG"
+DYNAMIC_CLIENT_METRICS_CONFIG: Final = "DYNAMIC_CLIENT_METRICS_CONFIG"
+DYNAMIC_CLIENT_CONFIG: Final = "DYNAMIC_CLIENT_CONFIG"
+
+# Broker layers, lowest first (DynamicBrokerConfig.updateCurrentConfig order).
+STATIC_LAYER: Final = 1
+DEFAULT_LAYER: Final = 2
+NODE_LAYER: Final = 3
+
+_MS_PER_HOUR: Final = 3_600_000
+_MS_PER_MINUTE: Final = 60_000
+
+# The fields every resolved value carries, in this order, with their types (see ``resolved``).
+RESOLVED_TYPES: Final = {
+    "value": "string",
+    "value_hash": "string",
+    "source": "string",
+    "synonym": "string",
+    "source_offset": "long",
+    "source_timestamp": "timestamp",
+    "config_type": "string",
+    "is_sensitive": "boolean",
+    "kafka_release": "string",
+    "release_rank": "int",
+}
+RESOLVED_FIELDS: Final = tuple(RESOLVED_TYPES)
+# The fields two broker views must agree on for a topic or group row to be shared (types and releases aside).
+COMPARED_FIELDS: Final = ("value", "value_hash", "source", "synonym", "source_offset", "source_timestamp")
+
+
+def converted(value: Column, converter: Column, negative_means_unlimited: Column) -> Column:
+    """A synonym's value in its target's unit (ConfigSynonym, AbstractKafkaConfig.logRetentionTimeMillis).
+
+    ``HOURS_TO_MS`` / ``MINUTES_TO_MS`` parse the trimmed value as an int, taking 0 for blank or unparseable input
+    (as Kafka's converters do), and multiply; ``NONE`` (or NULL) keeps the value. With
+    ``negative_means_unlimited`` a result below 0 becomes ``-1``. NULL value stays NULL.
+    """
+    as_int = F.coalesce(F.trim(value).try_cast("int"), F.lit(0)).cast("long")
+    unit = F.when(converter == "HOURS_TO_MS", F.lit(_MS_PER_HOUR)).when(
+        converter == "MINUTES_TO_MS", F.lit(_MS_PER_MINUTE)
+    )
+    in_unit = (
+        F.when(value.isNull(), F.lit(None).cast("string"))
+        .when(unit.isNull(), value)
+        .otherwise((as_int * unit).cast("string"))
+    )
+    is_negative = F.coalesce(negative_means_unlimited, F.lit(False)) & (F.trim(in_unit).try_cast("double") < 0)
+    return F.when(is_negative, F.lit("-1")).otherwise(in_unit)
+
+
+def rank_of(release: Column) -> Column:
+    """``"4.2"`` → 4002 (``major * 1000 + minor``); NULL when not a release."""
+    parts = F.split(release, r"\.")
+    major = F.try_element_at(parts, F.lit(1)).try_cast("int")
+    minor = F.try_element_at(parts, F.lit(2)).try_cast("int")
+    return major * 1000 + minor
+
+
+def with_catalog_release(brokers_df: DataFrame, releases_df: DataFrame, *, kafka_version: str | None) -> DataFrame:
+    """``(cluster_id, node_id, catalog_release, release_rank)`` for every broker in silver ``BROKERS``.
+
+    The wanted release is ``kafka_version`` (e.g. ``"4.2"`` or ``"4.2.1"``) when given, else the broker's
+    ``kafka_release``. The catalog release used is the newest one not newer than the wanted release; the oldest
+    catalog release when the wanted one is older than all of them or unknown (a broker without a metadata.version
+    range predates 3.3).
+
+    Raises:
+        ConfigError: when ``kafka_version`` is not a release.
+    """
+    wanted = F.lit(release_rank(normalize_release(kafka_version))) if kafka_version else rank_of(F.col("kafka_release"))
+    not_newer = F.when(F.col("release_rank") <= F.col("wanted_rank"), F.col("release_rank"))
+    return (
+        brokers_df.select("cluster_id", "node_id", wanted.alias("wanted_rank"))
+        .join(F.broadcast(releases_df), how="cross")
+        .groupBy("cluster_id", "node_id")
+        .agg(
+            F.coalesce(F.max_by("release", not_newer), F.min_by("release", "release_rank")).alias("catalog_release"),
+        )
+        .select("cluster_id", "node_id", "catalog_release", rank_of(F.col("catalog_release")).alias("release_rank"))
+    )
+
+
+def resolved(**fields: Column) -> Column:
+    """A struct of ``RESOLVED_FIELDS`` (typed as ``RESOLVED_TYPES``) from keyword Columns (missing ones NULL)."""
+    missing = set(fields) - set(RESOLVED_FIELDS)
+    if missing:
+        raise ValueError(f"unknown resolved fields {sorted(missing)}")
+    return F.struct(*[fields.get(name, F.lit(None)).cast(kind).alias(name) for name, kind in RESOLVED_TYPES.items()])
+
+
+def _compared(r: Column) -> Column:
+    return F.struct(*[r[name].alias(name) for name in COMPARED_FIELDS])
+
+
+def collapse_node_views(entity_nodes_df: DataFrame, node_views_df: DataFrame) -> DataFrame:
+    """Rows per entity and key from the views of the brokers hosting it, without multiplying by broker count.
+
+    Args:
+        entity_nodes_df: ``(cluster_id, entity, node_id)``, the hosting brokers of each entity.
+        node_views_df: ``(cluster_id, node_id, config_name, r)`` with ``r`` a ``resolved`` struct; one row per
+            (node, key).
+
+    Returns:
+        ``(cluster_id, entity, node_id, config_name, r)``: one row with ``node_id`` NULL when every hosting broker
+        resolves the key to the same ``COMPARED_FIELDS`` (``r`` from the view of the oldest release among them),
+        else one row per hosting broker whose view has the key. Brokers are grouped into distinct views first
+        (a hash of the whole view), so entities hosted by agreeing brokers cost one row per key.
+    """
+    node_key = ["cluster_id", "node_id"]
+    sig_df = node_views_df.groupBy(*node_key).agg(
+        F.sha2(
+            F.to_json(F.array_sort(F.collect_list(F.struct("config_name", _compared(F.col("r")).alias("c"))))), 256
+        ).alias("sig")
+    )
+    entity_sets_df = (
+        entity_nodes_df.join(sig_df, on=node_key, how="inner")
+        .groupBy("cluster_id", "entity")
+        .agg(F.array_sort(F.collect_set("sig")).alias("view_set"))
+    )
+    representative_df = sig_df.groupBy("cluster_id", "sig").agg(F.min("node_id").alias("node_id"))
+    set_keys_df = (
+        entity_sets_df.select("cluster_id", "view_set")
+        .distinct()
+        .select("cluster_id", "view_set", F.explode("view_set").alias("sig"))
+        .join(representative_df, on=["cluster_id", "sig"], how="inner")
+        .join(node_views_df, on=node_key, how="inner")
+        .groupBy("cluster_id", "view_set", "config_name")
+        .agg(
+            F.count(F.lit(1)).alias("views_with_key"),
+            F.size(F.collect_set(_compared(F.col("r")))).alias("distinct_values"),
+            F.min_by(F.col("r"), F.col("r.release_rank")).alias("r"),
+        )
+        .select(
+            "cluster_id",
+            "view_set",
+            "config_name",
+            "r",
+            ((F.col("distinct_values") == 1) & (F.col("views_with_key") == F.size("view_set"))).alias("agreed"),
+        )
+    )
+    shared_df = entity_sets_df.join(
+        set_keys_df.where(F.col("agreed")), on=["cluster_id", "view_set"], how="inner"
+    ).select("cluster_id", "entity", F.lit(None).cast("int").alias("node_id"), "config_name", "r")
+    divergent_df = set_keys_df.where(~F.col("agreed")).select("cluster_id", "view_set", "config_name")
+    per_node_df = (
+        entity_sets_df.join(divergent_df, on=["cluster_id", "view_set"], how="inner")
+        .join(entity_nodes_df, on=["cluster_id", "entity"], how="inner")
+        .join(node_views_df, on=["cluster_id", "node_id", "config_name"], how="inner")
+        .select("cluster_id", "entity", "node_id", "config_name", "r")
+    )
+    return shared_df.unionByName(per_node_df)
+
+
+def latest_key_attributes(config_keys_df: DataFrame, resource_type: str) -> DataFrame:
+    """``(config_name, config_type, is_sensitive)`` of every key of a resource type, from the newest release
+    defining it."""
+    return (
+        config_keys_df.where(F.col("resource_type") == resource_type)
+        .groupBy(F.col("name").alias("config_name"))
+        .agg(F.max_by(F.struct("config_type", "is_sensitive"), rank_of(F.col("release"))).alias("k"))
+        .select(
+            "config_name", F.col("k.config_type").alias("config_type"), F.col("k.is_sensitive").alias("is_sensitive")
+        )
+    )
+
+
+def top_layer_only(df: DataFrame, *, group_col: str) -> DataFrame:
+    """Rows of the highest ``layer`` per (cluster_id, node_id, ``group_col``): a higher layer setting any member
+    of a synonym group removes the whole group from lower layers."""
+    group = Window.partitionBy("cluster_id", "node_id", group_col)
+    return df.select("*", F.max("layer").over(group).alias("top_layer")).where(F.col("layer") == F.col("top_layer"))

@@ -1,0 +1,86 @@
+"""Findings of effective-config resolution, in ``FINDING_ROWS`` shape (gold FINDINGS without run columns).
+
+* ``IGNORED_DYNAMIC_CONFIG``: a BROKER ConfigRecord brokers drop (read-only key, listener prefix missing,
+  per-broker key at the cluster default); one finding per (resource, key), ``resource_name`` ``""`` for the
+  cluster default, ``offset`` of the record.
+* ``COVERAGE_GAP``: a registered broker without static configs (no v5 ``staticConfigs``, no ``--static-config``
+  file). One finding per broker; the message lists every read-only (non-internal) key of its release, which was
+  therefore resolved from dynamic layers and defaults only and could not be audited against server.properties.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from transforms.replay.findings import FINDING_ROWS
+
+
+def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
+    """``IGNORED_DYNAMIC_CONFIG`` findings from broker layer rows (``to_broker_layers``)."""
+    where = F.when(F.col("resource_name") == "", F.lit("the cluster default")).otherwise(
+        F.concat(F.lit("broker "), F.col("resource_name"))
+    )
+    message = F.concat(
+        F.lit("dynamic config "),
+        F.col("name"),
+        F.lit(" set on "),
+        where,
+        F.lit(" is ignored by brokers: it "),
+        F.col("ignored_reason"),
+    )
+    return (
+        layers_df.where(F.col("ignored_reason").isNotNull())
+        .groupBy("cluster_id", "resource_name", "name", "source_offset")
+        .agg(F.min(message).alias("message"))
+        .select(
+            "cluster_id",
+            F.lit("BROKER").alias("resource_type"),
+            "resource_name",
+            F.lit("IGNORED_DYNAMIC_CONFIG").alias("kind"),
+            F.col("name").alias("config_name"),
+            "message",
+            F.col("source_offset").alias("offset"),
+            F.lit(False).alias("is_blocking"),
+        )
+        .select(*FINDING_ROWS.fieldNames())
+    )
+
+
+def to_coverage_findings(brokers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
+    """``COVERAGE_GAP`` findings for brokers whose static layer is unknown."""
+    read_only_df = (
+        config_keys_df.where(
+            (F.col("resource_type") == "BROKER") & (F.col("dynamic_scope") == "read-only") & ~F.col("is_internal")
+        )
+        .groupBy(F.col("release").alias("catalog_release"))
+        .agg(F.array_sort(F.collect_list("name")).alias("keys"))
+    )
+    keys = F.coalesce(F.col("keys"), F.array().cast("array<string>"))
+    message = F.concat(
+        F.lit("broker "),
+        F.col("node_id").cast("string"),
+        F.lit(" registered no static configs (no RegisterBrokerRecord v5 staticConfigs, no --static-config file): "),
+        F.lit("its server.properties layer is unknown, so its "),
+        F.size(keys).cast("string"),
+        F.lit(" read-only configs of Kafka "),
+        F.col("catalog_release"),
+        F.lit(" were resolved from defaults and could not be audited: "),
+        F.array_join(keys, ", "),
+    )
+    return (
+        brokers_df.where(~F.col("has_static_configs"))
+        .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
+        .join(read_only_df, on="catalog_release", how="left")
+        .select(
+            "cluster_id",
+            F.lit("BROKER").alias("resource_type"),
+            F.col("node_id").cast("string").alias("resource_name"),
+            F.lit("COVERAGE_GAP").alias("kind"),
+            F.lit(None).cast("string").alias("config_name"),
+            message.alias("message"),
+            F.col("registration_offset").alias("offset"),
+            F.lit(False).alias("is_blocking"),
+        )
+        .select(*FINDING_ROWS.fieldNames())
+    )

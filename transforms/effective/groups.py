@@ -1,0 +1,125 @@
+"""Group and client-metrics effective configs (kafka-facts §5.3, GroupConfig / GroupConfigManager).
+
+Groups: every group with at least one GROUP ConfigRecord gets a row per group key of the broker's release. A key
+set on the group is ``DYNAMIC_GROUP_CONFIG``. Otherwise a key with a broker synonym (``group_synonyms``, e.g.
+``consumer.session.timeout.ms`` ← ``group.consumer.session.timeout.ms``) takes the broker's effective value of that
+synonym, with the broker row's source and ``synonym`` = the broker key; a key without one takes GroupConfig's
+default (``DEFAULT_CONFIG``; in 4.0–4.2 a group with overrides does so for every key outside the synonym table).
+Any broker may coordinate a group, so the broker views of all registered brokers are compared: one row
+(``node_id`` NULL) when they agree, else one row per broker.
+
+Client-metrics subscriptions have no defaults: only the keys set (``DYNAMIC_CLIENT_METRICS_CONFIG``).
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from transforms.effective.common import (
+    DEFAULT_CONFIG,
+    DYNAMIC_CLIENT_METRICS_CONFIG,
+    DYNAMIC_GROUP_CONFIG,
+    collapse_node_views,
+    latest_key_attributes,
+    resolved,
+)
+from transforms.effective.topics import to_effective_rows
+
+_ALL_BROKERS = "*"
+
+
+def _group_node_views(
+    nodes_df: DataFrame, broker_effective_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
+) -> DataFrame:
+    group_keys_df = config_keys_df.where((F.col("resource_type") == "GROUP") & ~F.col("is_internal")).select(
+        F.col("release").alias("catalog_release"),
+        F.col("name").alias("config_name"),
+        "config_type",
+        "default_value",
+        "is_sensitive",
+    )
+    group_synonyms_df = synonyms_df.where(F.col("resource_type") == "GROUP").select(
+        F.col("release").alias("catalog_release"), "config_name", F.col("synonym").alias("broker_key")
+    )
+    broker_df = broker_effective_df.select(
+        "cluster_id",
+        "node_id",
+        F.col("config_name").alias("broker_key"),
+        F.struct("value", "value_hash", "source", "source_offset", "source_timestamp").alias("b"),
+    )
+    inherits = F.col("b").isNotNull()
+    r = resolved(
+        value=F.when(inherits, F.col("b.value")).otherwise(F.col("default_value")),
+        value_hash=F.col("b.value_hash"),
+        source=F.when(inherits, F.col("b.source")).otherwise(F.lit(DEFAULT_CONFIG)),
+        synonym=F.when(inherits, F.col("broker_key")).otherwise(F.col("config_name")),
+        source_offset=F.col("b.source_offset"),
+        source_timestamp=F.col("b.source_timestamp"),
+        config_type=F.col("config_type"),
+        is_sensitive=F.col("is_sensitive"),
+        kafka_release=F.col("catalog_release"),
+        release_rank=F.col("release_rank"),
+    )
+    return (
+        nodes_df.join(group_keys_df, on="catalog_release", how="inner")
+        .join(group_synonyms_df, on=["catalog_release", "config_name"], how="left")
+        .join(broker_df, on=["cluster_id", "node_id", "broker_key"], how="left")
+        .select("cluster_id", "node_id", "config_name", r.alias("r"))
+    )
+
+
+def _overrides(dynamic_df: DataFrame, config_keys_df: DataFrame, resource_type: str, source: str) -> DataFrame:
+    """``(cluster_id, entity, node_id, config_name, r)`` of the keys set on resources of one type."""
+    return (
+        dynamic_df.where(F.col("resource_type") == resource_type)
+        .join(latest_key_attributes(config_keys_df, resource_type), F.col("name") == F.col("config_name"), how="left")
+        .select(
+            "cluster_id",
+            F.col("resource_name").alias("entity"),
+            F.lit(None).cast("int").alias("node_id"),
+            F.col("name").alias("config_name"),
+            resolved(
+                value=F.col("value"),
+                value_hash=F.col("value_hash"),
+                source=F.lit(source),
+                synonym=F.col("name"),
+                source_offset=F.col("source_offset"),
+                source_timestamp=F.col("source_timestamp"),
+                config_type=F.col("config_type"),
+                is_sensitive=F.coalesce(F.col("is_sensitive"), F.lit(True)),
+            ).alias("r"),
+        )
+    )
+
+
+def to_group_effective(
+    dynamic_df: DataFrame,
+    nodes_df: DataFrame,
+    broker_effective_df: DataFrame,
+    config_keys_df: DataFrame,
+    synonyms_df: DataFrame,
+) -> DataFrame:
+    """``EFFECTIVE_CONFIGS`` rows of resource type GROUP."""
+    overrides_df = _overrides(dynamic_df, config_keys_df, "GROUP", DYNAMIC_GROUP_CONFIG)
+    all_brokers_df = nodes_df.select("cluster_id", F.lit(_ALL_BROKERS).alias("entity"), "node_id")
+    cluster_rows_df = collapse_node_views(
+        all_brokers_df, _group_node_views(nodes_df, broker_effective_df, config_keys_df, synonyms_df)
+    ).drop("entity")
+    groups_df = overrides_df.select("cluster_id", "entity").distinct()
+    inherited_df = (
+        groups_df.join(cluster_rows_df, on="cluster_id", how="inner")
+        .join(
+            overrides_df.select("cluster_id", "entity", "config_name"),
+            on=["cluster_id", "entity", "config_name"],
+            how="left_anti",
+        )
+        .select("cluster_id", "entity", "node_id", "config_name", "r")
+    )
+    return to_effective_rows(overrides_df.unionByName(inherited_df), resource_type="GROUP")
+
+
+def to_client_metrics_effective(dynamic_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
+    """``EFFECTIVE_CONFIGS`` rows of resource type CLIENT_METRICS: the keys set, nothing else."""
+    overrides_df = _overrides(dynamic_df, config_keys_df, "CLIENT_METRICS", DYNAMIC_CLIENT_METRICS_CONFIG)
+    return to_effective_rows(overrides_df, resource_type="CLIENT_METRICS")

@@ -1,0 +1,88 @@
+"""Entry points: ``resolve_effective_configs`` and ``effective_findings`` (CONTRACT §4).
+
+Usage (the audit job)::
+
+    frames = to_catalog_frames(spark, catalog)                 # transforms.effective.catalog_frames
+    effective_df = resolve_effective_configs(state, frames, kafka_version=None)   # gold EFFECTIVE_CONFIGS
+    findings_df = effective_findings(state, frames)            # FINDING_ROWS: coverage gaps, ignored keys
+
+Rows per resource type (see the module of each for Kafka's rules):
+
+* BROKER (``transforms.effective.brokers``): one row per registered broker and key of its release's catalog, plus
+  keys set but unknown to the catalog; ``node_id`` = the broker.
+* TOPIC (``transforms.effective.topics``): per live topic and topic key; ``node_id`` set only where hosting
+  brokers resolve an inherited key differently.
+* GROUP, CLIENT_METRICS (``transforms.effective.groups``), CLIENT (``transforms.effective.clients``).
+
+Shared intermediates (brokers with their catalog release, broker layers, broker rows, topic views) sit behind lazy
+local checkpoints (``transforms.replay.state.truncated``), so each is computed once per run.
+
+``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses
+its registered metadata.version's release (``BROKERS.kafka_release``), mapped to the newest catalog release not
+newer than it. ``kafka_release`` in the output names the catalog release applied (NULL for rows without
+defaults: overrides, client entities).
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+
+from schemas.gold import EFFECTIVE_CONFIGS
+from transforms.effective.brokers import to_broker_effective, to_broker_layers
+from transforms.effective.catalog_frames import CatalogFrames
+from transforms.effective.clients import to_client_effective
+from transforms.effective.common import with_catalog_release
+from transforms.effective.findings import to_coverage_findings, to_ignored_dynamic_findings
+from transforms.effective.groups import to_client_metrics_effective, to_group_effective
+from transforms.effective.topics import to_topic_effective, to_topic_node_views
+from transforms.replay.findings import FINDING_ROWS
+from transforms.replay.state import ReplayResult, truncated
+
+
+def _nodes_and_layers(
+    state: ReplayResult, frames: CatalogFrames, kafka_version: str | None
+) -> tuple[DataFrame, DataFrame]:
+    nodes_df = with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version)
+    layers_df = to_broker_layers(state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df)
+    return nodes_df, layers_df
+
+
+def resolve_effective_configs(
+    state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None
+) -> DataFrame:
+    """Gold ``EFFECTIVE_CONFIGS`` of every cluster in ``state``.
+
+    Args:
+        state: the ``replay_state`` result.
+        catalog_frames: ``to_catalog_frames(spark, catalog)``.
+        kafka_version: the Kafka release all brokers run (overrides the inferred one), e.g. ``"4.2"``.
+
+    Raises:
+        ConfigError: when ``kafka_version`` is not a release.
+    """
+    nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version)
+    keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
+    broker_df = truncated(to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df))
+    topic_views_df = truncated(to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df))
+    topic_df = to_topic_effective(state.topics, state.dynamic_configs, nodes_df, topic_views_df, keys_df)
+    group_df = to_group_effective(state.dynamic_configs, nodes_df, broker_df, keys_df, synonyms_df)
+    return (
+        broker_df.unionByName(topic_df)
+        .unionByName(group_df)
+        .unionByName(to_client_metrics_effective(state.dynamic_configs, keys_df))
+        .unionByName(to_client_effective(state.client_entity_configs))
+        .select(*EFFECTIVE_CONFIGS.fieldNames())
+    )
+
+
+def effective_findings(
+    state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None
+) -> DataFrame:
+    """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG`` and ``COVERAGE_GAP`` (same arguments as
+    ``resolve_effective_configs``)."""
+    nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version)
+    return (
+        to_ignored_dynamic_findings(layers_df)
+        .unionByName(to_coverage_findings(state.brokers, nodes_df, catalog_frames.config_keys_df))
+        .select(*FINDING_ROWS.fieldNames())
+    )
