@@ -20,7 +20,7 @@ header.verdict { padding:20px 28px; color:#fff; }
 header.verdict.pass { background:var(--safe); }
 header.verdict.fail { background:var(--err); }
 header h1 { margin:0 0 4px; font-size:24px; }
-header .sub { opacity:.9; }
+header .sub { opacity:.9; overflow-wrap:anywhere; }
 nav { position:sticky; top:0; background:#fff; border-bottom:1px solid var(--line); padding:8px 28px; z-index:2; }
 nav a { margin-right:16px; color:var(--accent); text-decoration:none; }
 main { padding:8px 28px 40px; }
@@ -43,10 +43,13 @@ table.sortable th[aria-sort=ascending]::after { content:" ▲"; }
 table.sortable th[aria-sort=descending]::after { content:" ▼"; }
 td.num { text-align:right; font-variant-numeric:tabular-nums; }
 td.msg { min-width:240px; max-width:480px; }
-td.fix { min-width:320px; max-width:640px; }
-td.fix code { margin-top:4px; }
-td.val { min-width:110px; max-width:260px; overflow-wrap:anywhere; }
-td code, .fix code { white-space:pre-wrap; word-break:break-word; font-size:12px; background:#f1f3f5;
+table.fixed { table-layout:fixed; min-width:1100px; }
+table.fixed td { overflow-wrap:anywhere; }
+table.fixed th { white-space:normal; }
+td code { margin-top:4px; }
+.small { font-size:12px; }
+details summary { color:var(--accent); cursor:pointer; font-size:12px; }
+td code { white-space:pre-wrap; word-break:break-word; font-size:12px; background:#f1f3f5;
   padding:2px 4px; border-radius:3px; display:block; }
 .value { font-family:ui-monospace, SFMono-Regular, Menlo, monospace; }
 .badge { display:inline-block; padding:0 6px; border-radius:9px; font-size:12px; color:#fff; }

@@ -17,6 +17,7 @@ from jobs.report_markup import Markup, el, fmt_int, fmt_ts, join, value_cell
 from jobs.report_svg import Bar, Cell, Point, bar_chart, heatmap, line_chart
 
 Row = Mapping[str, Any]
+FOLD_AT = 320  # characters of a long finding message shown before "more"
 
 CHARTS = {
     "constraint_id": ("by-constraint", "Violations by constraint"),
@@ -102,7 +103,7 @@ def _header(data: ReportData) -> Markup:
     clusters = list(run["clusters"] or [])
     stats = [
         ("target", f"{run['target_mv']} (level {run['target_level']})"),
-        ("clusters", f"{len(clusters)}: " + ", ".join(clusters) if clusters else "0"),
+        ("clusters", str(len(clusters))),
         ("errors", fmt_int(run["violations_error"])),
         ("warnings", fmt_int(run["violations_warning"])),
         ("findings", fmt_int(run["findings"])),
@@ -124,6 +125,7 @@ def _header(data: ReportData) -> Markup:
         {"class": f"verdict {'pass' if passed else 'fail'}", "data-verdict": verdict},
         el("h1", None, title),
         el("div", {"class": "sub"}, sub),
+        el("div", {"class": "sub clusters"}, "clusters: " + (", ".join(clusters) or "none")),
         el("div", {"class": "stats"}, *(_stat(k, v) for k, v in stats)),
     )
 
@@ -132,14 +134,26 @@ def _section(anchor: str, title: str, *body: object) -> Markup:
     return el("section", {"id": anchor}, el("h2", None, title), *body)
 
 
-def _table(table_id: str, columns: Sequence[tuple[str, bool]], rows: Sequence[Markup], empty: str) -> Markup:
-    """A sortable table; ``columns`` are (header, numeric)."""
+def _table(
+    table_id: str,
+    columns: Sequence[tuple[str, bool]],
+    rows: Sequence[Markup],
+    empty: str,
+    widths: Sequence[int | None] = (),
+) -> Markup:
+    """A sortable table; ``columns`` are (header, numeric). ``widths`` (px, None = the rest) fix the layout."""
     if not rows:
         return el("p", {"class": "muted"}, empty)
     head = el("thead", None, el("tr", None, *(el("th", {"data-type": "number" if n else None}, h) for h, n in columns)))
-    return el(
-        "div", {"class": "scroll"}, el("table", {"id": table_id, "class": "sortable"}, head, el("tbody", None, *rows))
+    cols = el("colgroup", None, *(el("col", {"width": w}) for w in widths)) if widths else ""
+    table = el(
+        "table",
+        {"id": table_id, "class": "sortable fixed" if widths else "sortable"},
+        cols,
+        head,
+        el("tbody", None, *rows),
     )
+    return el("div", {"class": "scroll"}, table)
 
 
 def _num(value: int | None) -> Markup:
@@ -266,7 +280,7 @@ def _findings(data: ReportData) -> Markup:
             _td(_resource(r["resource_type"], r["resource_name"], None)),
             _td(r["config_name"]),
             _num(r["offset"]),
-            _td(r["message"], **{"class": "msg"}),
+            el("td", {"class": "msg"}, _folded(r["message"])),
         )
         for r in data.findings
     ]
@@ -287,8 +301,19 @@ def _findings(data: ReportData) -> Markup:
         _filters("findings-table", {"kind": ("kinds", kinds), "cluster": ("clusters", clusters)}, "findings")
         if rows
         else "",
-        _table("findings-table", columns, rows, ""),
+        _table("findings-table", columns, rows, "", (160, 70, 150, 170, 180, 70, None)),
     )
+
+
+def _folded(text: str | None, keep: int = FOLD_AT) -> Markup:
+    """Long text as its beginning plus a ``<details>`` with the rest, cut only at whitespace (so a
+    ``[redacted]`` marker is never split)."""
+    text = text or ""
+    cut = text.rfind(" ", 0, keep) if len(text) > keep + 80 else -1
+    if cut <= 0:
+        return el("span", None, text)
+    more = el("details", None, el("summary", None, f"{len(text) - cut:,} more characters"), text[cut:])
+    return el("span", None, text[:cut], " …", more)
 
 
 def _capped_note(shown: int, total: int, what: str) -> Markup | str:
@@ -301,14 +326,14 @@ def _capped_note(shown: int, total: int, what: str) -> Markup | str:
 
 def _resource(resource_type: str | None, resource_name: str | None, node_id: int | None) -> str:
     text = " ".join(str(p) for p in (resource_type, resource_name) if p is not None) or "-"
-    return text + (f" (broker {node_id})" if node_id is not None else "")
+    # node_id names the failing broker view of a topic; on a BROKER row it repeats the name
+    return text + (f" (broker {node_id})" if node_id is not None and str(node_id) != resource_name else "")
 
 
 def _violations(data: ReportData) -> Markup:
     rows = [_violation_row(r) for r in data.violations]
     columns = [("severity", False), ("cluster", False), ("constraint", False), ("resource", False)]
-    columns += [("config", False), ("value", False), ("source", False), ("new at target", False)]
-    columns += [("affected topics", True), ("message and remediation", False)]
+    columns += [("config = value (source)", False), ("new at target", False), ("message and remediation", False)]
     severities = sorted({str(r["severity"]) for r in data.violations})
     clusters = sorted({str(r["cluster_id"]) for r in data.violations})
     return _section(
@@ -322,26 +347,31 @@ def _violations(data: ReportData) -> Markup:
         )
         if rows
         else "",
-        _table("violations-table", columns, rows, "No violations in this run."),
+        _table("violations-table", columns, rows, "No violations in this run.", (76, 150, 210, 170, 230, 70, None)),
     )
 
 
 def _violation_row(r: Row) -> Markup:
-    constraint = join([r["constraint_id"], f" (since {r['constraint_mv']})" if r["constraint_mv"] else ""])
+    since = el("div", {"class": "small muted"}, f"since {r['constraint_mv']}") if r["constraint_mv"] else ""
+    topics = r["affected_topics"]
+    inherit = el("div", {"class": "small muted"}, f"{fmt_int(topics)} topic(s) inherit it") if topics else ""
+    source = el("div", {"class": "small muted"}, r["value_source"] or "source unknown")
     new = r["new_at_target"]
     return el(
         "tr",
         {"data-severity": r["severity"], "data-cluster": r["cluster_id"]},
         el("td", {"data-sort": 0 if str(r["severity"]).lower() == "error" else 1}, _badge(r["severity"])),
         _td(r["cluster_id"]),
-        _td(constraint),
-        _td(_resource(r["resource_type"], r["resource_name"], r["node_id"])),
-        _td(r["config_name"]),
-        el("td", {"class": "val"}, value_cell(r["value"])),
-        _td(r["value_source"]),
+        el("td", {"data-sort": r["constraint_id"]}, el("div", None, r["constraint_id"]), since),
+        el("td", None, el("div", None, _resource(r["resource_type"], r["resource_name"], r["node_id"])), inherit),
+        el(
+            "td",
+            {"data-sort": r["config_name"]},
+            el("div", None, r["config_name"], " = ", value_cell(r["value"])),
+            source,
+        ),
         _td("unknown" if new is None else "yes" if new else "no"),
-        _num(r["affected_topics"]),
-        el("td", {"class": "fix"}, el("div", None, r["message"]), el("code", None, r["remediation"])),
+        el("td", None, el("div", None, r["message"]), el("code", None, r["remediation"])),
     )
 
 
@@ -351,7 +381,7 @@ def _quarantine(data: ReportData) -> Markup:
             "tr",
             None,
             _td(r["cluster_id"]),
-            _td(r["reason"], **{"class": "msg"}),
+            el("td", {"class": "msg"}, _folded(r["reason"])),
             _num(r["rows"]),
             _num(r["files"]),
             _td(join([r["example_file"] or "-", f" @ {r['example_location']}" if r["example_location"] else ""])),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from jobs.report_markup import Markup, el, fmt_int, join
 
 BAR_LIMIT = 25  # bars per chart; the rest are summed into one "N more" bar
-LABEL_CHARS = 30
+LABEL_CHARS = 44
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,12 @@ def _svg(chart_id: str, title: str, width: float, height: float, *body: object) 
     )
 
 
-def _short(label: str) -> str:
-    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+def _short(label: str, limit: int = LABEL_CHARS) -> str:
+    """``label`` cut in the middle: constraint ids differ at the end (``...-broker-log.segment.bytes-min``)."""
+    if len(label) <= limit:
+        return label
+    head = limit // 3
+    return label[:head] + "…" + label[len(label) - (limit - head - 1) :]
 
 
 def _text(x: float, y: float, text: object, cls: str = "", anchor: str = "start", **extra: object) -> Markup:
@@ -110,7 +114,7 @@ def bar_chart(chart_id: str, title: str, bars: Sequence[Bar], *, limit: int = BA
                 total=sum(b.total for b in rest),
             )
         )
-    label_w, bar_w, row_h, top = 200.0, 300.0, 22.0, 30.0
+    label_w, bar_w, row_h, top = 270.0, 280.0, 22.0, 30.0
     width = label_w + bar_w + 70
     height = top + max(len(shown), 1) * row_h + 8
     body: list[Markup] = [_legend(label_w, 14, [("error", "sev-error"), ("warning", "sev-warning")])]
@@ -141,7 +145,7 @@ def heatmap(chart_id: str, title: str, cells: Sequence[Cell], *, target_level: i
     levels = sorted({(c.level, c.mv) for c in cells})
     col_of = {level: i for i, (level, _mv) in enumerate(levels)}
     row_of = {cluster: i for i, cluster in enumerate(clusters)}
-    label_w, cell_w, cell_h, top = 180.0, 30.0, 24.0, 96.0
+    label_w, cell_w, cell_h, top = 200.0, 30.0, 24.0, 96.0
     width = label_w + max(len(levels), 1) * cell_w + 20
     height = top + max(len(clusters), 1) * cell_h + 40
     body: list[Markup] = []
@@ -154,7 +158,7 @@ def heatmap(chart_id: str, title: str, cells: Sequence[Cell], *, target_level: i
         body.append(_text(x, top - 6, mv, "axis", "start", transform=transform))
     for cluster in clusters:
         y = top + row_of[cluster] * cell_h
-        body.append(_text(label_w - 6, y + 16, _short(cluster), "label", "end"))
+        body.append(_text(label_w - 6, y + 16, _short(cluster, 32), "label", "end"))
     for cell in cells:
         x = label_w + col_of[cell.level] * cell_w
         y = top + row_of[cell.cluster_id] * cell_h

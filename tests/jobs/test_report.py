@@ -16,6 +16,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql.types import StringType, StructField, StructType, TimestampType
 
 from jobs import report
+from jobs.report_html import _folded
 from jobs.report_markup import el, esc, value_cell
 from jobs.storage import open_store
 from schemas import bronze, gold
@@ -255,7 +256,8 @@ def test_header_shows_verdict_target_clusters_and_counts(rendered: tuple[Path, s
     assert 'data-verdict="fail"' in page
     assert "FAIL: do not upgrade to metadata.version 4.2-IV0" in page
     assert stat(page, "target") == "4.2-IV0 (level 24)"
-    assert stat(page, "clusters") == "2: alpha, beta"
+    assert stat(page, "clusters") == "2"
+    assert '<div class="sub clusters">clusters: alpha, beta</div>' in page
     assert stat(page, "errors") == "3"
     assert stat(page, "warnings") == "1"
     assert stat(page, "records read") == "1,234"
@@ -359,6 +361,15 @@ def test_markup_escapes_attributes_and_keeps_redaction() -> None:
     assert value_cell(None) == '<span class="null">null</span>'
     with pytest.raises(ValueError, match="bad attribute"):
         el("td", {"onclick x": 1})
+
+
+@pytest.mark.parametrize("start", range(300, 330), ids=lambda n: f"marker-at-{n}")
+def test_folding_a_long_message_never_splits_a_redacted_marker(start: int) -> None:
+    text = ("ab " * 200)[: start - 1] + " [redacted] " + "y " * 200
+    folded = _folded(text)
+    assert "<details>" in folded
+    assert folded.count("[redacted]") == 1
+    assert "[redacted]" in re.sub(r"<[^>]+>", "", folded)  # whole in the text a reader sees, never cut
 
 
 # --- headless Chromium ----------------------------------------------------------------------------------------
