@@ -7,9 +7,8 @@ below were read off those files by hand.
 
 from __future__ import annotations
 
-import re
-
 import os
+import re
 from pathlib import Path
 
 import pytest
