@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from jobs.report_markup import Markup, el, fmt_int, join
 
 BAR_LIMIT = 25  # bars per chart; the rest are summed into one "N more" bar
-LABEL_CHARS = 44
+LABEL_CHARS = 42
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def bar_chart(chart_id: str, title: str, bars: Sequence[Bar], *, limit: int = BA
                 total=sum(b.total for b in rest),
             )
         )
-    label_w, bar_w, row_h, top = 270.0, 280.0, 22.0, 30.0
+    label_w, bar_w, row_h, top = 300.0, 260.0, 22.0, 30.0
     width = label_w + bar_w + 70
     height = top + max(len(shown), 1) * row_h + 8
     body: list[Markup] = [_legend(label_w, 14, [("error", "sev-error"), ("warning", "sev-warning")])]
