@@ -126,7 +126,10 @@ class ReleaseCatalog(_Frozen):
     @field_validator("release")
     @classmethod
     def _release(cls, value: str) -> str:
-        return normalize_release(value)
+        try:
+            return normalize_release(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from exc
 
     @model_validator(mode="after")
     def _unique_names(self) -> ReleaseCatalog:

@@ -97,14 +97,18 @@ def _current_brokers(applied_df: DataFrame) -> DataFrame:
     applies = (F.col("c.seq") > F.col("r.reg.seq")) & (
         F.col("c.epoch").isNull() | (F.col("c.epoch") == F.col("r.reg.p.brokerEpoch"))
     )
-    last_fence = F.max_by(F.col("c.fence"), F.when(applies & F.col("c.fence").isNotNull(), F.col("c.seq")))
-    shutdown = F.max(F.when(applies, F.col("c.shutdown")))
-    return (
-        regs_df.alias("r")
-        .join(_state_changes(applied_df).alias("c"), on=["cluster_id", "node_id"], how="left")
+    changes_df = (
+        _state_changes(applied_df)
+        .alias("c")
+        .join(regs_df.alias("r"), on=["cluster_id", "node_id"], how="inner")
+        .where(applies)
         .groupBy("cluster_id", "node_id")
-        .agg(F.first("r.reg").alias("reg"), last_fence.alias("fence"), shutdown.alias("shutdown"))
+        .agg(
+            F.max_by(F.col("c.fence"), F.when(F.col("c.fence").isNotNull(), F.col("c.seq"))).alias("fence"),
+            F.max(F.col("c.shutdown")).alias("shutdown"),
+        )
     )
+    return regs_df.join(changes_df, on=["cluster_id", "node_id"], how="left")
 
 
 def _file_static_configs(static_configs_df: DataFrame) -> DataFrame:

@@ -308,3 +308,25 @@ def test_none_payload_fields_do_not_fail_replay(spark: SparkSession, mv_table: M
     assert _configs(state) == {("BROKER", "", "a"): "1"}
     assert state.brokers.count() == 0 and state.topics.count() == 0
     assert state.cluster_state.collect()[0].current_level is None
+
+
+@pytest.mark.parametrize(
+    ("as_of_ms", "expected"),
+    [(4_000, "early"), (5_500, "snap"), (None, "log")],
+    ids=["before-snapshot-time-replays-log-from-start", "after-snapshot-time", "no-bound"],
+)
+def test_as_of_time_chooses_snapshot_by_its_header_timestamp(
+    spark: SparkSession, mv_table: MetadataVersionTable, as_of_ms: int | None, expected: str
+) -> None:
+    snap = _snapshot(
+        spark,
+        10,
+        [(0, "SNAPSHOT_HEADER", {"version": 0, "lastContainedLogTimestamp": 5_000}), broker_config(1, "", "a", "snap")],
+    )
+    log = records(
+        spark,
+        [broker_config(3, "", "a", "early", timestamp_ms=1_000), broker_config(12, "", "a", "log", timestamp_ms=6_000)],
+    )
+    as_of = None if as_of_ms is None else datetime.fromtimestamp(as_of_ms / 1000, tz=UTC)
+    state = _replay(spark, mv_table, snap, log, as_of_time=as_of)
+    assert _configs(state) == {("BROKER", "", "a"): expected}
