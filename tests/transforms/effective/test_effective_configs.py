@@ -57,6 +57,8 @@ def _c1() -> list[Any]:
         unregister(10, 8, epoch=1),
         register(11, 8, epoch=2),  # re-registered, no static configs
         register(12, 9, mv_max=26, static=[STATIC_SEG]),  # a 4.1 broker
+        register(13, 10, static=[("log.retention.ms", "-1"), ("log.retention.hours", "24")]),
+        register(14, 11, static=[("log.retention.hours", "24")]),
         broker_config(20, "", "num.io.threads", "16"),
         broker_config(21, "", "log.retention.hours", "1"),  # read-only: ignored
         broker_config(22, "", "listeners", "PLAINTEXT://:9093"),  # per-broker at the default: ignored
@@ -67,6 +69,7 @@ def _c1() -> list[Any]:
         broker_config(27, 1, "log.segment.bytes", "5000000"),
         broker_config(28, 1, "log.segment.bytes", None),  # deleted again
         broker_config(29, "", "group.consumer.session.timeout.ms", "50000"),
+        broker_config(30, 11, "log.retention.ms", "-1"),
         topic(40, "mixed", "MMMMMMMMMMMMMMMMMMMMMA"),
         partition(41, "MMMMMMMMMMMMMMMMMMMMMA", 0, [1, 2]),
         topic(42, "same", "SSSSSSSSSSSSSSSSSSSSSA"),
@@ -82,6 +85,8 @@ def _c1() -> list[Any]:
         topic(52, "gone", "GGGGGGGGGGGGGGGGGGGGG2"),
         partition(53, "GGGGGGGGGGGGGGGGGGGGG2", 0, [5]),
         topic(54, "norep", "NNNNNNNNNNNNNNNNNNNNNA"),
+        topic(55, "unlimited", "UUUUUUUUUUUUUUUUUUUUUA"),
+        partition(56, "UUUUUUUUUUUUUUUUUUUUUA", 0, [10, 11]),
         config(60, 32, "g1", "share.isolation.level", "read_committed"),
         config(61, 16, "sub1", "interval.ms", "1000"),
         quota(70, {"user": "alice"}, "producer_byte_rate", 100),
@@ -183,6 +188,9 @@ def test_broker_precedence_layers(result: Result, node: int, key: str, expected:
         (5, "log.retention.ms", ("604800000", "DEFAULT_CONFIG", "log.retention.hours", None)),
         (1, "log.roll.ms", ("7200000", "STATIC_BROKER_CONFIG", "log.roll.hours", None)),
         (6, "log.roll.ms", ("604800000", "DEFAULT_CONFIG", "log.roll.hours", None)),
+        (10, "log.retention.ms", ("-1", "STATIC_BROKER_CONFIG", "log.retention.ms", None)),
+        (11, "log.retention.ms", ("-1", "DYNAMIC_BROKER_CONFIG", "log.retention.ms", 30)),
+        (11, "log.retention.hours", ("168", "DEFAULT_CONFIG", "log.retention.hours", None)),
     ],
     ids=[
         "hours-converted-to-ms",
@@ -195,6 +203,9 @@ def test_broker_precedence_layers(result: Result, node: int, key: str, expected:
         "group-default-from-hours-default",
         "roll-hours-converted",
         "null-static-value-is-unset",
+        "static-ms-minus-one-over-hours",
+        "dynamic-ms-minus-one",
+        "dynamic-ms-removes-static-hours",
     ],
 )
 def test_broker_synonym_groups(result: Result, node: int, key: str, expected: tuple[Any, ...]) -> None:
@@ -249,7 +260,7 @@ def test_listener_prefixed_key_is_applied_per_broker(result: Result) -> None:
 
 def test_registered_brokers_only(result: Result) -> None:
     nodes = {k[3] for k in result.rows if k[0] == "c1" and k[1] == "BROKER"}
-    assert nodes == {1, 2, 3, 4, 5, 6, 8, 9}
+    assert nodes == {1, 2, 3, 4, 5, 6, 8, 9, 10, 11}
 
 
 def test_internal_keys_appear_only_when_set(result: Result) -> None:
@@ -341,7 +352,13 @@ def test_negative_broker_retention_reaches_topics_as_minus_one(result: Result) -
     rows = _topic_rows(result, "norep")  # hosted by every registered broker: one row per differing node
     assert _summary(rows[(3, "retention.ms")]) == ("-1", "STATIC_BROKER_CONFIG", "log.retention.hours", None)
     assert _summary(rows[(4, "retention.ms")]) == ("1800000", "STATIC_BROKER_CONFIG", "log.retention.minutes", None)
-    assert {n for n, k in rows if k == "retention.ms"} == {1, 2, 3, 4, 5, 6, 8, 9}
+    assert {n for n, k in rows if k == "retention.ms"} == {1, 2, 3, 4, 5, 6, 8, 9, 10, 11}
+
+
+def test_unlimited_retention_reaches_topics_from_every_layer(result: Result) -> None:
+    rows = _topic_rows(result, "unlimited")
+    assert _summary(rows[(10, "retention.ms")]) == ("-1", "STATIC_BROKER_CONFIG", "log.retention.ms", None)
+    assert _summary(rows[(11, "retention.ms")]) == ("-1", "DYNAMIC_BROKER_CONFIG", "log.retention.ms", 30)
 
 
 def test_topic_key_without_server_default_ignores_brokers(result: Result) -> None:
