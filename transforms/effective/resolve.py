@@ -14,8 +14,9 @@ Rows per resource type (see the module of each for Kafka's rules):
   brokers resolve an inherited key differently.
 * GROUP, CLIENT_METRICS (``transforms.effective.groups``), CLIENT (``transforms.effective.clients``).
 
-Shared intermediates (brokers with their catalog release, broker layers, broker rows, topic views) sit behind lazy
-local checkpoints (``transforms.replay.state.truncated``), so each is computed once per run.
+Shared intermediates (brokers with their catalog release, broker layers, broker rows, topic views) sit behind local
+checkpoints (``transforms.replay.state.truncated``), so each is computed once per call; their shuffle stages run
+during the call.
 
 ``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses
 its registered metadata.version's release (``BROKERS.kafka_release``), mapped to the newest catalog release not
