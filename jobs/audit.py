@@ -36,7 +36,7 @@ from schemas.constraints import ConstraintCatalog
 from schemas.errors import InputError, UsageError
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
-from transforms.audit_scope import filter_auditable
+from transforms.audit_scope import filter_auditable, to_unique_topic_names
 from transforms.constraints.evaluate import evaluate_constraints, highest_safe_levels, violations_by_level
 from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
@@ -230,7 +230,9 @@ def run(
         # Each silver table is written, then read back: later stages start from short plans, not from the whole
         # replay lineage repeated once per use.
         for name in STATE_TABLES:
-            if name != "effective_configs":
+            if name == "topics":
+                _replace(store, name, to_unique_topic_names(replayed.topics), clusters)
+            elif name != "effective_configs":
                 _replace(store, name, getattr(replayed, name), clusters)
         state = dataclasses.replace(
             replayed,

@@ -65,7 +65,11 @@ def execute(args: argparse.Namespace) -> int:
     clusters = set(ingested.clusters)
     if real is not None:
         repos = sorted(p for p in real.iterdir() if p.is_dir() and p.name != "text-dumps")
-        real_ingest = ingest.run(spark, ingest.IngestSettings(inputs=tuple(map(str, repos)), warehouse=str(warehouse)))
+        # Several of these public repos share the cluster.id of Kafka's quick-start docs: one cluster per repo.
+        real_ingest = ingest.run(
+            spark,
+            ingest.IngestSettings(inputs=tuple(map(str, repos)), warehouse=str(warehouse), cluster_per_input=True),
+        )
         clusters |= set(real_ingest.clusters)
         print(f"ingested {len(real_ingest.clusters)} real clusters from {real}")
     settings = audit.AuditSettings(

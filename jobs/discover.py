@@ -33,8 +33,11 @@ class Discovery:
     ignored: tuple[str, ...]  # known side files (indexes, quorum-state, ...) that hold nothing to decode
 
 
-def discover_inputs(inputs: list[str], *, cluster_id: str | None = None) -> Discovery:
+def discover_inputs(inputs: list[str], *, cluster_id: str | None = None, cluster_per_input: bool = False) -> Discovery:
     """Expand files, directories (recursively) and globs into input files with kind and cluster id.
+
+    ``cluster_per_input`` names each input's cluster after the input directory itself, ignoring meta.properties:
+    for collections of unrelated clusters that share a default ``cluster.id`` (copied from the docs).
 
     Raises:
         InputError: when an input matches nothing.
@@ -62,7 +65,9 @@ def discover_inputs(inputs: list[str], *, cluster_id: str | None = None) -> Disc
                 files[key] = InputFile(
                     path=key,
                     input_kind=kind,
-                    cluster_id=cluster_id or resolve_cluster_id(path, given_root=root),
+                    cluster_id=cluster_id
+                    or (root.name if cluster_per_input and root.is_dir() else None)
+                    or resolve_cluster_id(path, given_root=root),
                     size_bytes=path.stat().st_size,
                     snapshot_end_offset=end,
                 )

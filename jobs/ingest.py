@@ -55,6 +55,7 @@ class IngestSettings:
     cluster_id: str | None = None
     static_configs: tuple[str, ...] = ()
     delta_backend: str | None = None
+    cluster_per_input: bool = False  # name each input directory's cluster after the directory (see discover)
 
 
 @dataclass
@@ -134,7 +135,9 @@ def run(spark: SparkSession, settings: IngestSettings) -> IngestResult:
     result = IngestResult(ingest_id=uuid.uuid4().hex)
     now = datetime.now(UTC)
     static_args = parse_static_config_args(list(settings.static_configs))
-    discovery = discover_inputs(list(settings.inputs), cluster_id=settings.cluster_id)
+    discovery = discover_inputs(
+        list(settings.inputs), cluster_id=settings.cluster_id, cluster_per_input=settings.cluster_per_input
+    )
     if not discovery.files and not static_args:
         raise InputError("no input files found in " + ", ".join(settings.inputs))
     store = open_store(spark, settings.warehouse, settings.delta_backend)

@@ -35,3 +35,22 @@ def filter_auditable(effective_df: DataFrame, *, target_keys_df: DataFrame) -> D
         .filter(~F.coalesce(unknown_default, F.lit(False)))
         .select(*effective_df.columns)
     )
+
+
+def to_unique_topic_names(topics_df: DataFrame) -> DataFrame:
+    """TOPICS with one row per (cluster, topic name): the most recently created one.
+
+    Kafka never has two live topics with one name. Replica logs whose uncommitted tails diverged can each carry a
+    TopicRecord for the same name at different offsets; the replay keeps both, which would double every topic row
+    downstream. The latest creation wins (ties: the greater topic id), as the surviving log would show.
+    """
+    from pyspark.sql import Window
+
+    order = Window.partitionBy("cluster_id", "topic_name").orderBy(
+        F.col("created_offset").desc_nulls_last(), F.col("topic_id").desc()
+    )
+    return (
+        topics_df.select("*", F.row_number().over(order).alias("_rank"))
+        .filter(F.col("_rank") == 1)
+        .select(*topics_df.columns)
+    )
