@@ -15,7 +15,7 @@ from tests.conftest import real_metadata_dir
 from tests.transforms.replay.bronze_rows import no_static_configs, records
 from transforms.replay import ReplayResult, replay_state
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 DIR = "rjmfernandes__flink-on-prem/data/__cluster_metadata-0"
 FILES = {
@@ -26,7 +26,7 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def bronze(interpreted_spark: SparkSession) -> dict[str, DataFrame]:
+def bronze(spark: SparkSession) -> dict[str, DataFrame]:
     decode = pytest.importorskip("transforms.binary.decode", reason="binary decoder not available")
     base = real_metadata_dir() / DIR
     if not base.is_dir():
@@ -54,7 +54,7 @@ def bronze(interpreted_spark: SparkSession) -> dict[str, DataFrame]:
             for r in decoded
         ]
         out[name] = records(
-            interpreted_spark,
+            spark,
             recs,
             cluster_id="flink",
             source_file=f"/real/{DIR}/{file}",
@@ -82,10 +82,10 @@ def _state(
 
 
 def test_snapshot_equals_log_replayed_to_its_last_offset(
-    interpreted_spark: SparkSession, mv_table: MetadataVersionTable, bronze: dict[str, DataFrame]
+    spark: SparkSession, mv_table: MetadataVersionTable, bronze: dict[str, DataFrame]
 ) -> None:
-    _, from_snapshot = _state(interpreted_spark, mv_table, bronze, ["snap14926"])
-    _, from_log = _state(interpreted_spark, mv_table, bronze, ["log"], as_of_offset=14925)
+    _, from_snapshot = _state(spark, mv_table, bronze, ["snap14926"])
+    _, from_log = _state(spark, mv_table, bronze, ["log"], as_of_offset=14925)
     assert len(from_snapshot["configs"]) > 300 and len(from_snapshot["topics"]) == 60
     assert from_snapshot == from_log
 
@@ -96,16 +96,14 @@ def test_snapshot_equals_log_replayed_to_its_last_offset(
     ids=["as-of-between-snapshots-uses-older", "no-bound-uses-newest"],
 )
 def test_all_files_replay_like_the_log_alone(
-    interpreted_spark: SparkSession,
+    spark: SparkSession,
     mv_table: MetadataVersionTable,
     bronze: dict[str, DataFrame],
     as_of_offset: int | None,
     snapshot: int,
 ) -> None:
-    state, all_files = _state(
-        interpreted_spark, mv_table, bronze, ["log", "snap7752", "snap14926"], as_of_offset=as_of_offset
-    )
-    _, log_only = _state(interpreted_spark, mv_table, bronze, ["log"], as_of_offset=as_of_offset)
+    state, all_files = _state(spark, mv_table, bronze, ["log", "snap7752", "snap14926"], as_of_offset=as_of_offset)
+    _, log_only = _state(spark, mv_table, bronze, ["log"], as_of_offset=as_of_offset)
     assert all_files == log_only
     cluster = state.cluster_state.collect()[0]
     assert cluster.snapshot_end_offset == snapshot
