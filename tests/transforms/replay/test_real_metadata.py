@@ -69,7 +69,7 @@ def _state(
 ) -> tuple[ReplayResult, dict[str, set[tuple[object, ...]]]]:
     df = reduce(DataFrame.unionByName, [bronze[n] for n in names])
     state = replay_state(df, no_static_configs(spark), mv_table=mv, **kw)  # type: ignore[arg-type]
-    facts = {
+    facts: dict[str, set[tuple[object, ...]]] = {
         "topics": {
             (r.topic_id, r.topic_name, r.partitions, r.replication_factor, tuple(r.replica_nodes))
             for r in state.topics.collect()
