@@ -36,7 +36,7 @@ from schemas.constraints import ConstraintCatalog
 from schemas.errors import InputError, UsageError
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
-from transforms.audit_scope import filter_auditable, to_unique_topic_names
+from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
 from transforms.constraints.evaluate import evaluate_constraints, highest_safe_levels, violations_by_level
 from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
@@ -239,11 +239,12 @@ def run(
             **{name: _read(store, name, clusters) for name in STATE_TABLES if name != "effective_configs"},
         )
     frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
+    at_target = dataclasses.replace(state, brokers=with_release_at_least(state.brokers, release=target.release))
     with stage(spark, "resolving effective configurations"):
         _replace(
             store,
             "effective_configs",
-            resolve_effective_configs(state, frames, kafka_version=_defaults_release(settings, target, state)),
+            resolve_effective_configs(at_target, frames, kafka_version=settings.kafka_version),
             clusters,
         )
         effective_df = _read(store, "effective_configs", clusters)
@@ -277,7 +278,7 @@ def run(
         )
         _append(store, "highest_safe_levels", safe_df)
         all_findings_df = state.findings.unionByName(
-            effective_findings(state, frames, kafka_version=settings.kafka_version)
+            effective_findings(at_target, frames, kafka_version=settings.kafka_version)
         )
         findings_df = _findings(all_findings_df, run_id, run_ts)
         _append(store, "findings", findings_df)
@@ -361,20 +362,6 @@ def _catalog_release(release: str) -> str:
 def _rank(release: str) -> int:
     major, _, minor = release.partition(".")
     return int(major) * 1000 + int(minor or 0)
-
-
-def _defaults_release(settings: AuditSettings, target: MetadataVersion, state: Any) -> str | None:
-    """Whose ConfigDef defaults apply: ``--kafka-version``, else the target's release when no broker runs newer.
-
-    Every broker must run a release that supports the target level before the MV can be raised, so at the
-    target the defaults are those of the target's release. In a downgrade audit brokers run newer binaries:
-    their own (inferred) releases apply then.
-    """
-    if settings.kafka_version:
-        return settings.kafka_version
-    releases = [r["kafka_release"] for r in state.brokers.select("kafka_release").distinct().collect()]
-    newest = max((_rank(r) for r in releases if r), default=0)
-    return target.release if newest <= _rank(target.release) else None
 
 
 def _only_clusters(df: DataFrame, clusters: Sequence[str]) -> DataFrame:

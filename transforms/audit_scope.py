@@ -12,7 +12,7 @@ Two kinds of DEFAULT_CONFIG rows describe no real value and would only produce f
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 
@@ -53,4 +53,27 @@ def to_unique_topic_names(topics_df: DataFrame) -> DataFrame:
         topics_df.select("*", F.row_number().over(order).alias("_rank"))
         .filter(F.col("_rank") == 1)
         .select(*topics_df.columns)
+    )
+
+
+def release_rank(release: Column) -> Column:
+    """``major * 1000 + minor`` of a release string such as ``4.2`` or ``4.2.1`` (NULL when it does not parse)."""
+    parts = F.split(release, r"\.")
+    return parts.getItem(0).try_cast("int") * 1000 + parts.getItem(1).try_cast("int")
+
+
+def with_release_at_least(brokers_df: DataFrame, *, release: str) -> DataFrame:
+    """BROKERS whose ``kafka_release`` is raised to ``release`` where it is older (or unknown).
+
+    Raising the metadata.version to a level needs every broker to run a release that supports it, so at the
+    target a broker runs at least the target's release and takes that release's ConfigDef defaults; a broker
+    already on a newer release (a downgrade audit) keeps its own.
+    """
+    target = F.lit(release)
+    older = F.col("kafka_release").isNull() | (release_rank(F.col("kafka_release")) < release_rank(target))
+    return brokers_df.select(
+        *[
+            (F.when(older, target).otherwise(F.col(c)).alias(c) if c == "kafka_release" else F.col(c))
+            for c in brokers_df.columns
+        ]
     )
