@@ -32,6 +32,7 @@ from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
+from schemas.changes import changes_from_remediations, dump_changes
 from schemas.constraints import ConstraintCatalog
 from schemas.errors import InputError, UsageError
 from schemas.metadata_version import MetadataVersion
@@ -127,6 +128,11 @@ def add_audit_arguments(parser: argparse.ArgumentParser, *, cluster_option: bool
         "--kafka-version", metavar="X.Y", help="Kafka release whose defaults apply (default: inferred per broker)"
     )
     parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (one case per violation)")
+    parser.add_argument(
+        "--remediation-out",
+        metavar="FILE",
+        help="write the fixes of the violations as a changes file for `kraft-audit simulate`",
+    )
     if cluster_option:
         parser.add_argument(
             "--cluster-id",
@@ -182,6 +188,18 @@ def report(result: AuditResult, args: argparse.Namespace) -> None:
         write_summary_json(args.summary_json, result.summary)
     if getattr(args, "junit", None):
         write_junit(args.junit, result.summary, result.violations)
+    if getattr(args, "remediation_out", None):
+        write_remediation_changes(args.remediation_out, result.violations)
+
+
+def write_remediation_changes(path: str, violations: list[dict[str, Any]]) -> None:
+    """The remediation plan of a run in the changes-file format that ``simulate`` reads (CONTRACT §7)."""
+    proposals = [
+        {**row["remediation_change"], "cluster_id": row["cluster_id"], "constraint_level": row["constraint_level"]}
+        for row in violations
+        if row.get("remediation_change") and row["remediation_change"].get("key")
+    ]
+    Path(path).write_text(dump_changes(changes_from_remediations(proposals)), encoding="utf-8")
 
 
 def load_rules(settings: AuditSettings) -> tuple[CompiledCatalog, list[str]]:
@@ -248,7 +266,7 @@ def run(
             clusters,
         )
         effective_df = _read(store, "effective_configs", clusters)
-    target_keys_df = frames.config_keys_df.filter(F.col("release") == _catalog_release(target.release))
+    target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
     auditable_df = filter_auditable(effective_df, target_keys_df=target_keys_df)
     topics_df = state.topics
     cluster_df = state.cluster_state
@@ -352,7 +370,7 @@ def run(
     )
 
 
-def _catalog_release(release: str) -> str:
+def catalog_release(release: str) -> str:
     """The newest catalog release not newer than ``release`` (the MV table knows releases the catalog may not)."""
     ranks = sorted((_rank(r.release), r.release) for r in conf_loader.kafka_catalog().releases)
     eligible = [name for rank, name in ranks if rank <= _rank(release)]
