@@ -35,6 +35,7 @@ from schemas import gold, silver
 from schemas.changes import changes_from_remediations, dump_changes
 from schemas.constraints import ConstraintCatalog
 from schemas.errors import InputError, UsageError
+from schemas.kafka_catalog import release_rank
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
@@ -372,14 +373,9 @@ def run(
 
 def catalog_release(release: str) -> str:
     """The newest catalog release not newer than ``release`` (the MV table knows releases the catalog may not)."""
-    ranks = sorted((_rank(r.release), r.release) for r in conf_loader.kafka_catalog().releases)
-    eligible = [name for rank, name in ranks if rank <= _rank(release)]
+    ranks = sorted((release_rank(r.release), r.release) for r in conf_loader.kafka_catalog().releases)
+    eligible = [name for rank, name in ranks if rank <= release_rank(release)]
     return eligible[-1] if eligible else ranks[0][1]
-
-
-def _rank(release: str) -> int:
-    major, _, minor = release.partition(".")
-    return int(major) * 1000 + int(minor or 0)
 
 
 def _only_clusters(df: DataFrame, clusters: Sequence[str]) -> DataFrame:

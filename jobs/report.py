@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.types import StringType, StructField, StructType, TimestampType
+from pyspark.sql.types import StructType
 
 from jobs.report_html import CHARTS, ReportData, render_report
 from jobs.report_svg import Bar, Cell, Point
@@ -37,13 +37,12 @@ log = logging.getLogger("kraft_audit")
 MAX_VIOLATIONS = 5000  # rows of the violation table; the charts always count every violation
 MAX_FINDINGS = 2000
 TREND_RUNS = 50
-_RUN_COLUMNS = [StructField("run_id", StringType(), False), StructField("run_ts", TimestampType(), False)]
 
 # table -> schema to use when the table does not exist yet (an audit that wrote no such rows)
 TABLES: dict[str, StructType] = {
     "violations": VIOLATIONS,
-    "violations_by_level": StructType([*_RUN_COLUMNS, *VIOLATIONS_BY_LEVEL.fields]),
-    "highest_safe_levels": StructType([*_RUN_COLUMNS, *HIGHEST_SAFE_LEVELS.fields]),
+    "violations_by_level": gold.with_run_columns(VIOLATIONS_BY_LEVEL),
+    "highest_safe_levels": gold.with_run_columns(HIGHEST_SAFE_LEVELS),
     "findings": gold.FINDINGS,
     "quarantine": bronze.QUARANTINE,
 }
