@@ -19,6 +19,9 @@ def stage(spark: SparkSession, title: str) -> Iterator[None]:
     """Log a stage, show finished/total Spark tasks while it runs (TTY only), then its duration."""
     log.info("• %s", title)
     started = time.monotonic()
+    context = spark.sparkContext
+    previous = context.getLocalProperty("spark.job.description")
+    context.setJobDescription(title)  # the Spark UI names each job after the stage that ran it
     stop = threading.Event()
     ticker: threading.Thread | None = None
     if sys.stderr.isatty() and log.isEnabledFor(logging.INFO):
@@ -27,6 +30,7 @@ def stage(spark: SparkSession, title: str) -> Iterator[None]:
     try:
         yield
     finally:
+        context.setJobDescription(previous)  # type: ignore[arg-type]
         stop.set()
         if ticker is not None:
             ticker.join(timeout=1)
