@@ -85,16 +85,15 @@ def apply(
             the lifecycle of the current state.
     """
     today = run_ts.date()
-    waivers_df = spark.createDataFrame([w.to_row() for w in waivers], WAIVERS)
+    waivers_df = spark.createDataFrame([w.to_row() for w in waivers], WAIVERS) if waivers else None
     violations_df = store.read("violations")
     if update_status:
         store.ensure(STATUS_TABLE, VIOLATION_STATUS, VIOLATION_STATUS_PARTITIONS)
-        evaluated_df = spark.createDataFrame([(c,) for c in sorted(set(constraint_ids))], "constraint_id string")
         status_df = to_violation_status(
             store.read(STATUS_TABLE),
             violations_df,
             waivers_df,
-            evaluated_df,
+            evaluated=list(constraint_ids),
             run_id=run_id,
             run_ts=run_ts,
             target_level=target_level,
@@ -103,7 +102,7 @@ def apply(
         store.replace_partitions(STATUS_TABLE, status_df, {"cluster_id": list(clusters)})
     else:
         log.info("point-in-time audit: %s not updated", STATUS_TABLE)
-    if not waivers:
+    if waivers_df is None:
         return LifecycleResult(status_updated=update_status)
 
     waived: dict[tuple[Any, ...], dict[str, str]] = {}

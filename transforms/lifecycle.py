@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from functools import reduce
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from schemas.gold import FINDINGS
@@ -70,44 +70,51 @@ def _scope_matches(waiver_df_alias: str = "w") -> Column:
     return reduce(lambda left, right: left & right, checks)
 
 
-def with_waivers(df: DataFrame, waivers_df: DataFrame, *, today: date) -> DataFrame:
+def with_waivers(df: DataFrame, waivers_df: DataFrame | None, *, today: date) -> DataFrame:
     """``df`` plus ``waived``, ``waiver_id``, ``waiver_owner``, ``waiver_expires`` of the matching active waiver.
 
     Args:
         df: rows with ``cluster_id``, ``target_level``, ``violation_id`` (unique together) and the waiver scope
-            columns (``WAIVER_SCOPE_FIELDS``).
-        waivers_df: WAIVERS.
+            columns (``WAIVER_SCOPE_FIELDS``); no column named like a WAIVERS column.
+        waivers_df: WAIVERS (a few rows: broadcast); None for no waivers (no join at all).
         today: the run's UTC date; a waiver applies while ``today <= expires``.
 
     When several active waivers match a row, the one expiring last wins (ties: the greatest id). Rows no active
     waiver matches get ``waived`` false and NULL waiver columns.
     """
+    if waivers_df is None:
+        return df.select(
+            "*",
+            F.lit(False).alias("waived"),
+            F.lit(None).cast("string").alias("waiver_id"),
+            F.lit(None).cast("string").alias("waiver_owner"),
+            F.lit(None).cast("date").alias("waiver_expires"),
+        )
     active_df = waivers_df.filter(F.col("expires") >= F.lit(today))
-    rows_df = df.select(*STATUS_KEYS, *WAIVER_SCOPE_FIELDS).alias("r")
-    matched_df = rows_df.join(F.broadcast(active_df.alias("w")), on=_scope_matches("w"), how="inner")
-    waiver = F.struct(
-        F.col("w.waiver_id").alias("waiver_id"),
-        F.col("w.owner").alias("waiver_owner"),
-        F.col("w.expires").alias("waiver_expires"),
+    best_first = Window.partitionBy(*[F.col(f"r.{k}") for k in STATUS_KEYS]).orderBy(
+        F.col("w.expires").desc_nulls_last(), F.col("w.waiver_id").desc_nulls_last()
     )
-    best_df = matched_df.groupBy(*[F.col(f"r.{k}").alias(k) for k in STATUS_KEYS]).agg(
-        F.max_by(waiver, F.struct(F.col("w.expires"), F.col("w.waiver_id"))).alias("_waiver")
-    )
-    return df.join(best_df, on=list(STATUS_KEYS), how="left").select(
-        *[F.col(c) for c in df.columns],
-        F.col("_waiver").isNotNull().alias("waived"),
-        F.col("_waiver.waiver_id").alias("waiver_id"),
-        F.col("_waiver.waiver_owner").alias("waiver_owner"),
-        F.col("_waiver.waiver_expires").alias("waiver_expires"),
+    matched_df = df.alias("r").join(F.broadcast(active_df.alias("w")), on=_scope_matches("w"), how="left")
+    return (
+        matched_df.select(
+            *[F.col(f"r.{c}").alias(c) for c in df.columns],
+            F.col("w.waiver_id").isNotNull().alias("waived"),
+            F.col("w.waiver_id").alias("waiver_id"),
+            F.col("w.owner").alias("waiver_owner"),
+            F.col("w.expires").alias("waiver_expires"),
+            F.row_number().over(best_first).alias("_waiver_rank"),
+        )
+        .filter(F.col("_waiver_rank") == 1)
+        .drop("_waiver_rank")
     )
 
 
 def to_violation_status(
     previous_df: DataFrame,
     violations_df: DataFrame,
-    waivers_df: DataFrame,
-    evaluated_df: DataFrame,
+    waivers_df: DataFrame | None,
     *,
+    evaluated: Sequence[str],
     run_id: str,
     run_ts: datetime,
     target_level: int,
@@ -118,8 +125,8 @@ def to_violation_status(
     Args:
         previous_df: VIOLATION_STATUS as stored (any clusters; only ``clusters`` are read).
         violations_df: VIOLATIONS; only rows of ``run_id``, ``target_level`` and ``clusters`` are used.
-        waivers_df: WAIVERS (the run's date decides which are active).
-        evaluated_df: ``constraint_id`` of every constraint this run evaluated. A violation that is absent from
+        waivers_df: WAIVERS (the run's date decides which are active); None when the run has no waivers.
+        evaluated: ``constraint_id`` of every constraint this run evaluated. A violation that is absent from
             the run is resolved only when its constraint was evaluated: a run with another catalog says nothing
             about the rules it did not check.
         run_id, run_ts: the run being applied.
@@ -144,41 +151,33 @@ def to_violation_status(
     recomputed for every updated row. Duplicate identities within one run (not expected) collapse to one row,
     preferring an error.
     """
-    cluster_list = list(clusters)
-    in_clusters = F.col("cluster_id").isin(cluster_list)
+    in_clusters = F.col("cluster_id").isin(list(clusters))
     at_target = F.col("target_level") == F.lit(target_level)
     run_ts_col = F.lit(run_ts).cast("timestamp")
-    today = run_ts.date()
 
     previous_df = previous_df.filter(in_clusters)
-    already_applied = (F.col("applied_run_ts") > run_ts_col) | (F.col("applied_run_id") == F.lit(run_id))
-    applied_df = previous_df.filter(at_target & already_applied).select("cluster_id").distinct()
-    kept_df = previous_df.filter(~at_target).unionByName(
-        previous_df.filter(at_target).join(applied_df, on="cluster_id", how="left_semi")
-    )
-    before_df = previous_df.filter(at_target).join(applied_df, on="cluster_id", how="left_anti")
-
     is_error = F.col("severity") == "error"
     seen_df = (
         violations_df.filter((F.col("run_id") == F.lit(run_id)) & in_clusters & at_target)
-        .join(applied_df, on="cluster_id", how="left_anti")
         .transform(with_violation_id)
         .groupBy(*STATUS_KEYS)
         .agg(F.max(F.struct(is_error.alias("_is_error"), *[F.col(c) for c in _REPORTED])).alias("c"))
     )
-    evaluated_ids_df = evaluated_df.select("constraint_id", F.lit(True).alias("_evaluated")).distinct()
     joined_df = (
-        before_df.select(*STATUS_KEYS, F.struct(*[F.col(c) for c in VIOLATION_STATUS.names]).alias("p"))
+        previous_df.filter(at_target)
+        .select(*STATUS_KEYS, F.struct(*[F.col(c) for c in VIOLATION_STATUS.names]).alias("p"))
         .join(seen_df, on=list(STATUS_KEYS), how="full")
         .select("*", F.coalesce(F.col("c.constraint_id"), F.col("p.constraint_id")).alias("constraint_id"))
-        .join(F.broadcast(evaluated_ids_df), on="constraint_id", how="left")
     )
 
     seen = F.col("c").isNotNull()
     known = F.col("p").isNotNull()
+    # every row of a (cluster, level) carries the run applied last: this run, or a later one, means "done"
+    applied = (F.col("p.applied_run_ts") > run_ts_col) | (F.col("p.applied_run_id") == F.lit(run_id))
+    done = F.max(F.coalesce(applied, F.lit(False))).over(Window.partitionBy("cluster_id", "target_level"))
     was_resolved = known & (F.col("p.status") == STATUS_RESOLVED)
-    evaluated = F.coalesce(F.col("_evaluated"), F.lit(False))
-    resolves_now = ~seen & known & ~was_resolved & evaluated
+    was_evaluated = F.col("constraint_id").isin(sorted(set(evaluated)))
+    resolves_now = ~seen & known & ~was_resolved & was_evaluated
     reopens_now = seen & was_resolved
     status = (
         F.when(resolves_now, F.lit(STATUS_RESOLVED))
@@ -186,7 +185,6 @@ def to_violation_status(
         .when(known, F.col("p.status"))
         .otherwise(F.lit(STATUS_OPEN))
     )
-    null_string = F.lit(None).cast("string")
     updated = {
         **{c: F.when(seen, F.col(f"c.{c}")).otherwise(F.col(f"p.{c}")) for c in _REPORTED},
         "cluster_id": F.col("cluster_id"),
@@ -199,23 +197,37 @@ def to_violation_status(
         "last_seen_run_id": F.when(seen, F.lit(run_id)).otherwise(F.col("p.last_seen_run_id")),
         "last_seen_ts": F.when(seen, run_ts_col).otherwise(F.col("p.last_seen_ts")),
         "resolved_run_id": F.when(resolves_now, F.lit(run_id))
-        .when(seen, null_string)
-        .otherwise(F.col("p.resolved_run_id")),
-        "resolved_ts": F.when(resolves_now, run_ts_col)
-        .when(seen, F.lit(None).cast("timestamp"))
-        .otherwise(F.col("p.resolved_ts")),
-        "times_seen": (F.coalesce(F.col("p.times_seen"), F.lit(0)) + seen.cast("int")).cast("int"),
-        "reopened_count": (F.coalesce(F.col("p.reopened_count"), F.lit(0)) + reopens_now.cast("int")).cast("int"),
+        .when(~seen, F.col("p.resolved_run_id"))
+        .otherwise(F.lit(None)),
+        "resolved_ts": F.when(resolves_now, run_ts_col).when(~seen, F.col("p.resolved_ts")).otherwise(F.lit(None)),
+        "times_seen": F.coalesce(F.col("p.times_seen"), F.lit(0)) + seen.cast("int"),
+        "reopened_count": F.coalesce(F.col("p.reopened_count"), F.lit(0)) + reopens_now.cast("int"),
         "applied_run_id": F.lit(run_id),
         "applied_run_ts": run_ts_col,
     }
     without_waivers = [f for f in VIOLATION_STATUS.fields if f.name not in WAIVER_COLUMNS]
-    updated_df = joined_df.select(*[updated[f.name].cast(f.dataType).alias(f.name) for f in without_waivers])
-    return (
-        with_waivers(updated_df, waivers_df, today=today)
-        .select(*VIOLATION_STATUS.names)
-        .unionByName(kept_df.select(*VIOLATION_STATUS.names))
+    decided_df = joined_df.select("*", done.alias("_done")).filter(~F.col("_done") | known)
+    staged_df = decided_df.select(
+        *[
+            F.when(F.col("_done"), F.col(f"p.{f.name}")).otherwise(updated[f.name]).cast(f.dataType).alias(f.name)
+            for f in without_waivers
+        ],
+        F.col("_done"),
+        *[F.col(f"p.{c}").alias(f"_previous_{c}") for c in WAIVER_COLUMNS],
     )
+    waived_df = with_waivers(staged_df, waivers_df, today=run_ts.date())
+    return waived_df.select(
+        *[
+            (
+                F.when(F.col("_done"), F.col(f"_previous_{f.name}")).otherwise(F.col(f.name))
+                if f.name in WAIVER_COLUMNS
+                else F.col(f.name)
+            )
+            .cast(f.dataType)
+            .alias(f.name)
+            for f in VIOLATION_STATUS.fields
+        ]
+    ).unionByName(previous_df.filter(~at_target).select(*VIOLATION_STATUS.names))
 
 
 def to_waived_violations(violations_df: DataFrame, waivers_df: DataFrame, *, run_id: str, today: date) -> DataFrame:
