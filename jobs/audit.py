@@ -4,7 +4,8 @@ Extract: bronze ``metadata_records`` and ``static_configs`` (optionally only som
 (silver state), effective configuration (gold), constraint evaluation at the target level, at the current level
 (``new_at_target``) and at every level (``highest_safe_mv``). Load: silver/gold state tables replaced per
 cluster (they describe the latest audited state), ``violations``/``findings``/``audit_runs`` appended per run.
-Exit code 0 when no error violation exists at the target, 1 otherwise (2 for user errors, via the CLI).
+Exit code 0 when no error violation exists at the target, 1 otherwise (2 for user errors, via the CLI);
+errors covered by an active ``--waivers`` entry do not count (``jobs.lifecycle``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs import conf_loader
+from jobs import conf_loader, lifecycle
 from jobs.progress import stage
 from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
@@ -36,6 +37,7 @@ from schemas.changes import changes_from_remediations, dump_changes
 from schemas.constraints import ConstraintCatalog
 from schemas.errors import InputError, UsageError
 from schemas.kafka_catalog import release_rank
+from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
@@ -83,6 +85,7 @@ class AuditSettings:
     cluster_ids: tuple[str, ...] = ()
     kafka_version: str | None = None
     delta_backend: str | None = None
+    waivers: tuple[Waiver, ...] = ()  # validated --waivers files
 
 
 @dataclass
@@ -134,6 +137,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser, *, cluster_option: bool
         metavar="FILE",
         help="write the fixes of the violations as a changes file for `kraft-audit simulate`",
     )
+    lifecycle.add_waiver_argument(parser)
     if cluster_option:
         parser.add_argument(
             "--cluster-id",
@@ -169,6 +173,7 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
         cluster_ids=tuple(getattr(args, "cluster_id", []) or []),
         kafka_version=args.kafka_version,
         delta_backend=args.delta_backend,
+        waivers=conf_loader.waivers(getattr(args, "waivers", None) or []),  # validated before Spark starts
     )
 
 
@@ -285,6 +290,17 @@ def run(
             dynamic_scope_df=scopes_df,
         )
         _append(store, "violations", violations_df)
+        life = lifecycle.apply(
+            spark,
+            store,
+            run_id=run_id,
+            run_ts=run_ts,
+            target_level=target.level,
+            clusters=clusters,
+            constraint_ids=[r.constraint.id for r in compiled.rules],
+            waivers=settings.waivers,
+            update_status=settings.as_of_offset is None and settings.as_of_time is None,
+        )
         by_level_df = violations_by_level(auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table)
         by_level_df = _with_run(by_level_df, run_id, run_ts)
         _append(store, "violations_by_level", by_level_df)
@@ -313,13 +329,17 @@ def run(
     findings_total = store.read("findings").filter(F.col("run_id") == run_id).count()
     entities = effective_df.select("cluster_id", "resource_type", "resource_name").distinct().count()
     replayed.applied_records.unpersist()
+    lifecycle.mark_waived(violations, life)
+    waived = lifecycle.waived_counts(violations)
 
     by_severity = {"error": 0, "warning": 0}
     for row in violations:
         by_severity[row["severity"]] = by_severity.get(row["severity"], 0) + 1
-    verdict = "fail" if by_severity.get("error", 0) else "pass"
+    verdict = "fail" if lifecycle.blocking_errors(violations) else "pass"  # waived errors do not block
     downgrades = sorted(c for c, level in current.items() if level is not None and level > target.level)
     tables = {name: store.path(name) for name in [*STATE_TABLES, *RUN_TABLES, "audit_runs"]}
+    if life.status_updated:
+        tables[lifecycle.STATUS_TABLE] = store.path(lifecycle.STATUS_TABLE)
     summary = RunSummary(
         run_id=run_id,
         target_mv=target.name,
@@ -335,6 +355,9 @@ def run(
         downgrade_clusters=downgrades,
         findings_total=findings_total,
         duration_seconds=time.monotonic() - started,
+        violations_waived=sum(waived.values()),
+        errors_waived=waived.get("error", 0),
+        expired_waivers=life.expired_waivers,
     )
     audit_row = (
         run_id,

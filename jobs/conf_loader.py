@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from schemas.constraints import ConstraintCatalog, load_catalog_text
 from schemas.errors import ConfigError
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
+from schemas.lifecycle import Waiver, load_waivers_text, merge_waiver_files
 from schemas.metadata_version import MetadataVersionTable
 from transforms.redact import SensitivityRules
 
@@ -96,6 +97,20 @@ def constraint_catalog(path: str) -> ConstraintCatalog:
     except FileNotFoundError as error:
         raise ConfigError(f"{path}: constraint catalog not found") from error
     return load_catalog_text(text, str(file))
+
+
+def waivers(paths: list[str] | tuple[str, ...]) -> tuple[Waiver, ...]:
+    """The waivers of every ``--waivers`` file, validated; errors name the file and the waiver id."""
+    files = []
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError as error:
+            raise ConfigError(f"{path}: waivers file not found") from error
+        except (IsADirectoryError, UnicodeDecodeError) as error:
+            raise ConfigError(f"{path}: not a readable waivers file ({error})") from error
+        files.append(load_waivers_text(text, path))
+    return merge_waiver_files(files)
 
 
 def catalog_fingerprint(paths: list[str]) -> str:

@@ -28,6 +28,9 @@ class RunSummary:
     downgrade_clusters: list[str] = field(default_factory=list)
     findings_total: int = 0
     duration_seconds: float = 0.0
+    violations_waived: int = 0  # counted in violations_total too; they do not fail the verdict
+    errors_waived: int = 0
+    expired_waivers: list[dict[str, str]] = field(default_factory=list)  # id, owner, expires; ignored
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object written by ``--summary-json``."""
@@ -46,6 +49,8 @@ class RunSummary:
             "downgrade_clusters": self.downgrade_clusters,
             "findings_total": self.findings_total,
             "duration_seconds": round(self.duration_seconds, 3),
+            "violations_waived": self.violations_waived,
+            "expired_waivers": self.expired_waivers,
         }
 
 
@@ -57,7 +62,9 @@ def write_summary_json(path: str, summary: RunSummary) -> None:
 def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str, Any]]) -> None:
     """JUnit XML: one test suite per cluster, one failed case per violation (errors fail, warnings are skipped).
 
-    A cluster without violations gets one passing case, so CI systems show it as checked.
+    A violation with a ``waiver_id`` (see ``jobs.lifecycle.mark_waived``) is skipped whatever its severity, with
+    the waiver's id, owner and expiry in the message. A cluster without violations gets one passing case, so CI
+    systems show it as checked.
     """
     root = ET.Element("testsuites", name=f"kraft-audit {summary.target_mv}", tests="0", failures="0")
     by_cluster: dict[str, list[Mapping[str, Any]]] = {c: [] for c in summary.clusters}
@@ -65,7 +72,7 @@ def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str
         by_cluster.setdefault(str(row["cluster_id"]), []).append(row)
     total = failures = 0
     for cluster, rows in sorted(by_cluster.items()):
-        errors = [r for r in rows if r["severity"] == "error"]
+        errors = [r for r in rows if r["severity"] == "error" and not r.get("waiver_id")]
         suite = ET.SubElement(
             root,
             "testsuite",
@@ -81,7 +88,11 @@ def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str
             name = f"{row['resource_type']} {row['resource_name']} {row['config_name']} [{row['constraint_id']}]"
             case = ET.SubElement(suite, "testcase", classname=f"{cluster}.{row['resource_type']}", name=name)
             body = f"{row['message']}\nfix: {row.get('remediation') or '-'}"
-            if row["severity"] == "error":
+            if row.get("waiver_id"):
+                owner, until = row.get("waiver_owner"), row.get("waiver_expires")
+                waiver = f"waived by {row['waiver_id']} (owner {owner}, until {until})"
+                ET.SubElement(case, "skipped", message=f"{waiver}: {row['message']}").text = body
+            elif row["severity"] == "error":
                 ET.SubElement(case, "failure", message=str(row["message"]), type=str(row["constraint_id"])).text = body
             else:
                 ET.SubElement(case, "skipped", message=f"warning: {row['message']}").text = body
@@ -93,14 +104,24 @@ def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str
 
 
 def verdict_text(summary: RunSummary) -> str:
-    """Three or four lines a person reads before deciding to upgrade."""
+    """A few lines a person reads before deciding to upgrade."""
     errors = summary.violations_by_severity.get("error", 0)
     warnings = summary.violations_by_severity.get("warning", 0)
     head = "SAFE to upgrade" if summary.verdict == "pass" else "DO NOT upgrade"
+    waived = f" ({summary.violations_waived} waived)" if summary.violations_waived else ""
     lines = [
         f"{head} to metadata.version {summary.target_mv} (level {summary.target_level}): "
-        f"{errors} error(s), {warnings} warning(s) across {len(summary.clusters)} cluster(s).",
+        f"{errors} error(s), {warnings} warning(s){waived} across {len(summary.clusters)} cluster(s).",
     ]
+    if summary.violations_waived:
+        lines.append(
+            f"  waived, not blocking: {summary.errors_waived} error(s), "
+            f"{summary.violations_waived - summary.errors_waived} warning(s)"
+        )
+    for expired in summary.expired_waivers:
+        lines.append(
+            f"  expired waiver {expired['id']} (owner {expired['owner']}, expired {expired['expires']}): ignored"
+        )
     if summary.downgrade_clusters:
         lines.append("  downgrade audit for: " + ", ".join(summary.downgrade_clusters))
     for cluster, mv in sorted(summary.highest_safe_mv.items()):

@@ -1,0 +1,147 @@
+"""Violation lifecycle and waivers for one audit run (called by ``jobs.audit.run`` after ``violations`` is written).
+
+Extract: this run's rows of ``violations`` and the previous ``violation_status`` rows of the audited clusters.
+Transform: ``transforms.lifecycle``. Load: the audited clusters' partitions of ``violation_status`` are replaced
+(other clusters keep their rows); expired waivers become ``EXPIRED_WAIVER`` rows of ``findings``.
+
+The verdict side: :func:`mark_waived` annotates the collected violations with their waiver, and
+:func:`blocking_errors` counts what still fails the gate (errors no active waiver covers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from jobs.storage import DeltaStore
+from schemas import gold
+from schemas.lifecycle import (
+    VIOLATION_KEY,
+    VIOLATION_STATUS,
+    VIOLATION_STATUS_PARTITIONS,
+    WAIVERS,
+    Waiver,
+    expired_summary,
+)
+from transforms.lifecycle import to_expired_waiver_findings, to_violation_status, to_waived_violations
+
+log = logging.getLogger("kraft_audit")
+
+STATUS_TABLE = "violation_status"
+# How a collected violation row is matched to its waiver: cluster plus the identity columns.
+_IDENTITY = ("cluster_id", *VIOLATION_KEY)
+
+
+@dataclass(frozen=True)
+class LifecycleResult:
+    """What the lifecycle step did for a run."""
+
+    # violation identity (cluster_id, *VIOLATION_KEY) -> {"waiver_id", "waiver_owner", "waiver_expires"}
+    waived: dict[tuple[Any, ...], dict[str, str]] = field(default_factory=dict)
+    expired_waivers: list[dict[str, str]] = field(default_factory=list)  # id, owner, expires
+    status_updated: bool = False
+
+
+def add_waiver_argument(parser: argparse.ArgumentParser) -> None:
+    """``--waivers FILE`` (repeatable), shared by ``audit``, ``run`` and ``gate``."""
+    parser.add_argument(
+        "--waivers",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="YAML of accepted violations (scope, owner, reason, expires); waived violations do not fail the "
+        "verdict, expired waivers are ignored and flagged; repeatable",
+    )
+
+
+def apply(
+    spark: SparkSession,
+    store: DeltaStore,
+    *,
+    run_id: str,
+    run_ts: datetime,
+    target_level: int,
+    clusters: Sequence[str],
+    constraint_ids: Iterable[str],
+    waivers: Sequence[Waiver] = (),
+    update_status: bool = True,
+) -> LifecycleResult:
+    """Fold the run's violations into ``violation_status`` and match them to the waivers.
+
+    Args:
+        run_id, run_ts: the run, whose rows are already in ``violations``; ``run_ts`` is UTC and its date decides
+            which waivers have expired.
+        target_level: the run's target level.
+        clusters: every cluster the run audited (those without violations resolve their open rows).
+        constraint_ids: the constraints the run evaluated.
+        waivers: the validated waivers of the run.
+        update_status: false for point-in-time audits (``--as-of-*``), which describe the past and must not move
+            the lifecycle of the current state.
+    """
+    today = run_ts.date()
+    waivers_df = spark.createDataFrame([w.to_row() for w in waivers], WAIVERS) if waivers else None
+    violations_df = store.read("violations")
+    if update_status:
+        store.ensure(STATUS_TABLE, VIOLATION_STATUS, VIOLATION_STATUS_PARTITIONS)
+        status_df = to_violation_status(
+            store.read(STATUS_TABLE),
+            violations_df,
+            waivers_df,
+            evaluated=list(constraint_ids),
+            run_id=run_id,
+            run_ts=run_ts,
+            target_level=target_level,
+            clusters=clusters,
+        )
+        store.replace_partitions(STATUS_TABLE, status_df, {"cluster_id": list(clusters)})
+    else:
+        log.info("point-in-time audit: %s not updated", STATUS_TABLE)
+    if waivers_df is None:
+        return LifecycleResult(status_updated=update_status)
+
+    waived: dict[tuple[Any, ...], dict[str, str]] = {}
+    for row in to_waived_violations(violations_df, waivers_df, run_id=run_id, today=today).collect():
+        waived[tuple(row[c] for c in _IDENTITY)] = {
+            "waiver_id": row["waiver_id"],
+            "waiver_owner": row["waiver_owner"],
+            "waiver_expires": row["waiver_expires"].isoformat(),
+        }
+    expired = expired_summary(tuple(waivers), today)
+    if expired:
+        for item in expired:
+            log.warning("waiver %s (owner %s) expired on %s: ignored", item["id"], item["owner"], item["expires"])
+        findings_df = to_expired_waiver_findings(
+            violations_df, waivers_df, clusters=clusters, today=today, run_id=run_id, run_ts=run_ts
+        )
+        store.ensure("findings", gold.FINDINGS, gold.FINDINGS_PARTITIONS)
+        store.append("findings", findings_df)
+    return LifecycleResult(waived=waived, expired_waivers=expired, status_updated=update_status)
+
+
+def mark_waived(violations: list[dict[str, Any]], result: LifecycleResult) -> None:
+    """Add ``waiver_id``, ``waiver_owner``, ``waiver_expires`` to each collected violation row (None: not waived)."""
+    for row in violations:
+        found = result.waived.get(tuple(row.get(c) for c in _IDENTITY), {})
+        row["waiver_id"] = found.get("waiver_id")
+        row["waiver_owner"] = found.get("waiver_owner")
+        row["waiver_expires"] = found.get("waiver_expires")
+
+
+def blocking_errors(violations: Iterable[Mapping[str, Any]]) -> int:
+    """Error violations no active waiver covers: the verdict fails iff this is not 0."""
+    return sum(1 for row in violations if row["severity"] == "error" and not row.get("waiver_id"))
+
+
+def waived_counts(violations: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """Waived violations per severity."""
+    counts: dict[str, int] = {}
+    for row in violations:
+        if row.get("waiver_id"):
+            counts[row["severity"]] = counts.get(row["severity"], 0) + 1
+    return counts
