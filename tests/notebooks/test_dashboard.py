@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +124,7 @@ def tables(spark: SparkSession, fleet: dict[str, Any]) -> dict[str, list[dict[st
 
 
 @pytest.fixture(scope="module")
-def executed(fleet: dict[str, Any]) -> Iterator[NotebookNode]:
+def executed(fleet: dict[str, Any]) -> NotebookNode:
     """The notebook (plus the probe cell) executed in a fresh kernel with a small Spark."""
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
@@ -141,7 +140,7 @@ def executed(fleet: dict[str, Any]) -> Iterator[NotebookNode]:
         # This checkout's code, whatever the venv has installed.
         PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p),
     )
-    yield execute_notebook(path, fleet["tmp"] / "dashboard-executed.ipynb", cwd=fleet["tmp"], env=env, timeout=900)
+    return execute_notebook(path, fleet["tmp"] / "dashboard-executed.ipynb", cwd=fleet["tmp"], env=env, timeout=900)
 
 
 @pytest.fixture(scope="module")
