@@ -2,13 +2,18 @@
 PY := .venv/bin/python
 SPARK_QUIET := SPARK_LOCAL_IP=127.0.0.1
 
-.PHONY: setup demo test test-fast lint fmt typecheck bench bench-all package clean
+.PHONY: setup demo notebook test test-fast lint fmt typecheck bench bench-all package clean
 
 setup:
 	@./scripts/setup.sh
 
 demo: setup
 	$(SPARK_QUIET) .venv/bin/kraft-audit demo
+
+# Executes the dashboard notebook against $KRAFT_AUDIT_WAREHOUSE (default ./warehouse, e.g. from `make demo`);
+# the executed copy goes to out/ (ignored by git), the committed notebook stays without outputs.
+notebook: setup
+	$(SPARK_QUIET) $(PY) scripts/run_notebook.py notebooks/dashboard.ipynb out/dashboard.ipynb
 
 test: setup lint
 	$(SPARK_QUIET) $(PY) -m pytest -q
