@@ -337,7 +337,7 @@ def wait_for(condition: Any, what: str, logs: Path, timeout: float = 120) -> Non
 @pytest.fixture(scope="module")
 def cluster(tmp: Path) -> Iterator[Cluster]:
     """A master and two workers (1 core, 1 GiB each) on 127.0.0.1; stopped, and their processes gone, afterwards."""
-    root = tmp / "standalone"
+    root = tmp / "cluster"
     logs, pids = root / "logs", root / "pids"
     worker_dirs = (root / "worker-1", root / "worker-2")
     for folder in (logs, pids, *worker_dirs):
