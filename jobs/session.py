@@ -30,10 +30,10 @@ def build_session(
     ``PYSPARK_SUBMIT_ARGS``) the master and every setting given there win — ``--master``, ``--conf``, ``--name``,
     ``spark-defaults.conf`` — and this only fills in the defaults they leave unset; an explicit ``master`` (the
     CLI's ``--master``) or ``extra_conf`` still applies. Whatever launched it, sessions run in UTC and write
-    TIMESTAMP_MICROS parquet (INT96 files carry no statistics): the tables' semantics depend on both. Defaults:
-    workers start the running interpreter, logs stay quiet, few shuffle partitions in local mode. The Delta
-    extension and catalog are set only when ``DELTA_BACKEND=native`` asks for the JVM Delta Lake (its jars must
-    then be on the classpath).
+    TIMESTAMP_MICROS parquet (INT96 files carry no statistics), which the tables' semantics depend on; JVM options
+    get ``-Duser.timezone=UTC`` added unless they set a zone. Defaults: workers start the running interpreter,
+    logs stay quiet, few shuffle partitions in local mode. The Delta extension and catalog are set only when
+    ``DELTA_BACKEND=native`` asks for the JVM Delta Lake (its jars must then be on the classpath).
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -46,8 +46,6 @@ def build_session(
     defaults: dict[str, str] = {
         "spark.app.name": app_name,
         "spark.master": "local[*]",
-        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
-        "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.adaptive.enabled": "true",
         "spark.executorEnv.PYSPARK_PYTHON": os.environ["PYSPARK_PYTHON"],
@@ -73,6 +71,11 @@ def build_session(
             "spark.sql.sources.partitionOverwriteMode": "dynamic",
         }
     )
+    for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+        # JVMs in UTC too; a launcher's own options are kept, with the time zone added unless they set one
+        given = submitted.get(key, "")
+        if "-Duser.timezone=" not in given:
+            conf[key] = f"{given} -Duser.timezone=UTC".strip()
     if master:
         conf["spark.master"] = master
     if shuffle_partitions is not None:
