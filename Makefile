@@ -36,11 +36,10 @@ bench: setup
 bench-all: setup
 	$(SPARK_QUIET) $(PY) -m benchmarks.run --sizes S,M,L
 
+# dist/kraft_audit-<version>-py3-none-any.whl and dist/kraft_audit.zip (the same files, for spark-submit --py-files):
+# jobs, transforms, schemas, with conf/ inside as jobs/conf. Offline: uses what `make setup` installed.
 package: setup
-	rm -rf dist && mkdir -p dist
-	$(PY) -m pip wheel -q --no-deps -w dist .
-	cd . && zip -qr dist/kraft_audit_pyfiles.zip jobs transforms schemas -x '*/__pycache__/*'
-	cd . && zip -qr dist/kraft_audit_conf.zip conf
+	PY=$(PY) ./scripts/package.sh dist
 
 clean:
 	rm -rf dist build warehouse .pytest_cache .mypy_cache .ruff_cache

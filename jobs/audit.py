@@ -10,16 +10,25 @@ errors covered by an active ``--waivers`` entry do not count (``jobs.lifecycle``
 
 from __future__ import annotations
 
+import os
+import sys
+
+# `spark-submit jobs/audit.py` runs this file as a script, which puts jobs/ itself first on sys.path: its modules
+# would shadow top-level ones (jobs/secrets.py hides the stdlib's `secrets`). Move that folder last so the package
+# is imported as `jobs.*` (from --py-files or the installed wheel); a no-op when this is imported as a module.
+sys.path.sort(key=lambda entry: os.path.realpath(entry or ".") == os.path.dirname(os.path.realpath(__file__)))
+
 import argparse
 import dataclasses
 import hashlib
 import logging
-import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -445,14 +454,26 @@ def _dynamic_scopes(frames: CatalogFrames) -> DataFrame:
 
 
 def code_fingerprint() -> str:
-    """A short hash of the project's own source files (what code produced a run)."""
-    root = Path(__file__).resolve().parent.parent
+    """A short hash of the project's own source files (what code produced a run).
+
+    Read through importlib.resources, so it is the same from a checkout, an installed wheel or the
+    ``--py-files`` zip a cluster runs.
+    """
     digest = hashlib.sha256()
     for package in ("schemas", "transforms", "jobs"):
-        for path in sorted((root / package).rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+        for parts, source in sorted(_python_sources(resources.files(package), (package,))):
+            digest.update("/".join(parts).encode())
+            digest.update(source)
     return digest.hexdigest()[:16]
+
+
+def _python_sources(folder: Traversable, parts: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], bytes]]:
+    """(path parts, content) of every ``.py`` file under a package folder."""
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            yield from _python_sources(entry, (*parts, entry.name))
+        elif entry.name.endswith(".py"):
+            yield (*parts, entry.name), entry.read_bytes()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

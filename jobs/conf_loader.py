@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +18,41 @@ from schemas.lifecycle import Waiver, load_waivers_text, merge_waiver_files
 from schemas.metadata_version import MetadataVersionTable
 from transforms.redact import SensitivityRules
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+
+def _conf_dir() -> Traversable:
+    """The project's ``conf/``: packaged as ``jobs/conf`` in a wheel or the ``--py-files`` zip, else the checkout's.
+
+    Inside a zip it is a ``zipfile.Path``: conf is read through the Traversable API (``iterdir``, ``read_text``),
+    never through the file system, so the same code runs from a checkout, an installed wheel, and a zip shipped
+    to a cluster's driver and executors.
+    """
+    packaged = resources.files("jobs").joinpath("conf")
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "conf"
 
 
-def conf_path(*parts: str) -> Path:
-    """A path under the project's ``conf/`` directory."""
+CONF_DIR: Traversable = _conf_dir()
+
+
+def conf_path(*parts: str) -> Traversable:
+    """A file or folder under the project's ``conf/`` (a Path in a checkout, a zipfile.Path inside a zip)."""
     return CONF_DIR.joinpath(*parts)
 
 
-def load_yaml(path: Path) -> Any:
+def _yaml_files(directory: Traversable) -> list[Traversable]:
+    """The ``*.yaml`` files of a conf folder, by name (none when the folder is missing)."""
+    if not directory.is_dir():
+        return []
+    return sorted((p for p in directory.iterdir() if p.name.endswith(".yaml") and p.is_file()), key=lambda p: p.name)
+
+
+def _release_key(name: str) -> tuple[int, ...]:
+    """``4.10.yaml`` sorts after ``4.9.yaml``."""
+    return tuple(int(part) for part in name.removesuffix(".yaml").split(".") if part.isdigit())
+
+
+def load_yaml(path: Traversable) -> Any:
     """``yaml.safe_load`` of a file; a missing or malformed file is a ConfigError naming it."""
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -48,10 +76,10 @@ def metadata_versions() -> MetadataVersionTable:
 def kafka_catalog_documents() -> tuple[tuple[str, Any], ...]:
     """Every per-release Kafka config catalog as (release, parsed YAML), oldest release first."""
     directory = conf_path("kafka")
-    docs = []
-    for path in sorted(directory.glob("*.yaml"), key=lambda p: tuple(int(x) for x in p.stem.split(".") if x.isdigit())):
-        docs.append((path.stem, load_yaml(path)))
-    return tuple(docs)
+    return tuple(
+        (path.name.removesuffix(".yaml"), load_yaml(path))
+        for path in sorted(_yaml_files(directory), key=lambda p: _release_key(p.name))
+    )
 
 
 @functools.cache
@@ -118,7 +146,8 @@ def catalog_fingerprint(paths: list[str]) -> str:
     import hashlib
 
     digest = hashlib.sha256()
-    for path in sorted(conf_path("kafka").glob("*.yaml")) + [Path(p) for p in sorted(paths)]:
+    files: list[Traversable] = [*_yaml_files(conf_path("kafka")), *(Path(p) for p in sorted(paths))]
+    for path in files:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Mapping
 
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
@@ -24,54 +26,93 @@ def build_session(
 ) -> SparkSession:
     """Build (or reuse) the SparkSession every job runs on.
 
-    Local default ``local[*]``; under ``spark-submit`` the master given there wins unless ``master`` is passed.
-    Sessions run in UTC, write TIMESTAMP_MICROS parquet (INT96 files carry no statistics), start workers with the
-    running interpreter, and keep the logs quiet. The Delta extension and catalog are set only when
+    Local default ``local[*]``. Under ``spark-submit`` (or any launcher that started the JVM, or
+    ``PYSPARK_SUBMIT_ARGS``) the master and every setting given there win — ``--master``, ``--conf``, ``--name``,
+    ``spark-defaults.conf`` — and this only fills in the defaults they leave unset; an explicit ``master`` (the
+    CLI's ``--master``) or ``extra_conf`` still applies. Whatever launched it, sessions run in UTC and write
+    TIMESTAMP_MICROS parquet (INT96 files carry no statistics), which the tables' semantics depend on; JVM options
+    get ``-Duser.timezone=UTC`` added unless they set a zone. Defaults: workers start the running interpreter,
+    logs stay quiet, few shuffle partitions in local mode. The Delta extension and catalog are set only when
     ``DELTA_BACKEND=native`` asks for the JVM Delta Lake (its jars must then be on the classpath).
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = SparkSession.builder.appName(app_name)
-    if master:
-        builder = builder.master(master)
-    elif "spark.master" not in _submitted_conf():
-        builder = builder.master("local[*]")
-    conf: dict[str, str] = {
-        "spark.sql.session.timeZone": "UTC",
-        "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
-        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
-        "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
+    submitted = _submitted_conf()
+    launched = _launched_by_spark()
+    effective_master = master or submitted.get("spark.master") or _master_from_submit_args() or "local[*]"
+    local = effective_master.startswith("local")
+
+    defaults: dict[str, str] = {
+        "spark.app.name": app_name,
+        "spark.master": "local[*]",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.adaptive.enabled": "true",
-        "spark.sql.sources.partitionOverwriteMode": "dynamic",
-        "spark.executorEnv.PYSPARK_PYTHON": sys.executable,
+        "spark.executorEnv.PYSPARK_PYTHON": os.environ["PYSPARK_PYTHON"],
     }
-    if master is None or master.startswith("local"):
-        # In local mode the driver is the executor too; 1 GiB is tight for plans over many tables.
-        conf["spark.driver.memory"] = os.environ.get("KRAFT_AUDIT_DRIVER_MEMORY", "3g")
-    if shuffle_partitions is None and (master is None or master.startswith("local")):
+    if local and not launched:
+        # In local mode the driver is the executor too; 1 GiB is tight for plans over many tables. (Once a launcher
+        # has started the JVM its memory is fixed: spark-submit --driver-memory decides.)
+        defaults["spark.driver.memory"] = os.environ.get("KRAFT_AUDIT_DRIVER_MEMORY", "3g")
+    if local:
         # Metadata audits shuffle little data: 200 partitions per shuffle would be mostly scheduling overhead.
-        shuffle_partitions = int(os.environ.get("KRAFT_AUDIT_SHUFFLE_PARTITIONS", "8"))
+        defaults["spark.sql.shuffle.partitions"] = os.environ.get("KRAFT_AUDIT_SHUFFLE_PARTITIONS", "8")
+    if os.environ.get("DELTA_BACKEND", "").lower() == "native":
+        defaults["spark.sql.extensions"] = DELTA_EXTENSION
+        defaults["spark.sql.catalog.spark_catalog"] = DELTA_CATALOG
+    if launched or _master_from_submit_args():
+        defaults.pop("spark.master")
+
+    conf = {key: value for key, value in defaults.items() if key not in submitted}
+    conf.update(
+        {
+            "spark.sql.session.timeZone": "UTC",
+            "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+            "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        }
+    )
+    for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+        # JVMs in UTC too; a launcher's own options are kept, with the time zone added unless they set one
+        given = submitted.get(key, "")
+        if "-Duser.timezone=" not in given:
+            conf[key] = f"{given} -Duser.timezone=UTC".strip()
+    if master:
+        conf["spark.master"] = master
     if shuffle_partitions is not None:
         conf["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
-    if os.environ.get("DELTA_BACKEND", "").lower() == "native":
-        conf["spark.sql.extensions"] = DELTA_EXTENSION
-        conf["spark.sql.catalog.spark_catalog"] = DELTA_CATALOG
     conf.update(extra_conf or {})
+    builder = SparkSession.builder
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(os.environ.get("KRAFT_AUDIT_SPARK_LOG_LEVEL", "ERROR"))
+    log.debug("Spark master %s", spark.sparkContext.master)
     return spark
 
 
+def _launched_by_spark() -> bool:
+    """Whether a launcher (``spark-submit``'s PythonRunner, a notebook kernel) started the JVM this driver uses."""
+    return bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
+
+
 def _submitted_conf() -> dict[str, str]:
-    """Spark settings handed over by ``spark-submit`` (through PYSPARK_SUBMIT_ARGS or the launcher env)."""
-    args = os.environ.get("PYSPARK_SUBMIT_ARGS", "")
-    found: dict[str, str] = {}
-    if "--master" in args:
-        found["spark.master"] = "submitted"
-    if os.environ.get("SPARK_ENV_LOADED") or os.environ.get("PYSPARK_GATEWAY_PORT"):
-        found["spark.master"] = "submitted"
-    return found
+    """The Spark settings a launcher gave the JVM (``--master``, ``--conf``, ``spark-defaults.conf``); else empty.
+
+    spark-submit hands them to the driver JVM as system properties, which a ``SparkConf`` created against that
+    JVM loads; ``_ensure_initialized`` connects to it (what ``getOrCreate`` would do a moment later anyway).
+    """
+    if not _launched_by_spark():
+        return {}
+    SparkContext._ensure_initialized()
+    return dict(SparkConf().getAll())
+
+
+def _master_from_submit_args() -> str | None:
+    """The ``--master`` of ``PYSPARK_SUBMIT_ARGS`` (the settings pyspark passes when it launches the JVM itself)."""
+    args = shlex.split(os.environ.get("PYSPARK_SUBMIT_ARGS", ""))
+    for index, arg in enumerate(args):
+        if arg == "--master" and index + 1 < len(args):
+            return args[index + 1]
+        if arg.startswith("--master="):
+            return arg.split("=", 1)[1]
+    return None
