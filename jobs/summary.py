@@ -28,6 +28,7 @@ class RunSummary:
     downgrade_clusters: list[str] = field(default_factory=list)
     findings_total: int = 0
     duration_seconds: float = 0.0
+    dq: dict[str, Any] | None = None  # data-quality stage: expectations checked, failed critical/warning
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object written by ``--summary-json``."""
@@ -46,6 +47,7 @@ class RunSummary:
             "downgrade_clusters": self.downgrade_clusters,
             "findings_total": self.findings_total,
             "duration_seconds": round(self.duration_seconds, 3),
+            **({"dq": self.dq} if self.dq is not None else {}),
         }
 
 
