@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -43,14 +44,25 @@ def prefetch() -> None:
     """Start importing Great Expectations in a daemon thread (Spark work meanwhile releases the GIL).
 
     The packages GX shares with the rest of the job (pandas, numpy, pyarrow) are imported here first, on the
-    calling thread: two threads importing one package at the same time can see it half initialised.
+    calling thread: two threads importing one package at the same time can see it half initialised. So are the
+    deprecated ``sre_*`` aliases GX imports, silently: a warning raised in another thread bypasses the caller's
+    warning filters (pytest's, for one) and lands on stderr.
     """
     if not _prefetched:
         for shared in ("numpy", "pyarrow", "pandas"):
             importlib.import_module(shared)
-        thread = threading.Thread(target=importlib.import_module, args=("great_expectations",), daemon=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for deprecated in ("sre_constants", "sre_parse"):
+                importlib.import_module(deprecated)
+        thread = threading.Thread(target=_import_gx, daemon=True)
         thread.start()
         _prefetched.append(thread)
+
+
+def _import_gx() -> None:
+    importlib.import_module("great_expectations")
+    logging.captureWarnings(False)
 
 
 @dataclass(frozen=True)
@@ -81,7 +93,12 @@ class CheckResult:
 
 @contextmanager
 def quiet_gx() -> Iterator[None]:
-    """GX logs about its own machinery at INFO and WARNING; keep the run's output to our lines."""
+    """Keep the run's output to our lines while GX works.
+
+    GX logs about its own machinery at INFO and WARNING, and several of its modules call
+    ``logging.captureWarnings(True)`` when imported, which turns every warning of the process into a log record;
+    warnings go back to the ``warnings`` module afterwards.
+    """
     logger = logging.getLogger("great_expectations")
     level = logger.level
     logger.setLevel(logging.ERROR)
@@ -89,6 +106,7 @@ def quiet_gx() -> Iterator[None]:
         yield
     finally:
         logger.setLevel(level)
+        logging.captureWarnings(False)
 
 
 @contextmanager
