@@ -36,7 +36,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs import conf_loader, lifecycle
+from jobs import conf_loader, lifecycle, quality
 from jobs.progress import stage
 from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
@@ -95,6 +95,8 @@ class AuditSettings:
     kafka_version: str | None = None
     delta_backend: str | None = None
     waivers: tuple[Waiver, ...] = ()  # validated --waivers files
+    run_id: str | None = None  # given by `run`/`gate`, whose bronze checks carry the same id
+    dq: bool = True  # the data-quality stage (--no-dq skips it)
 
 
 @dataclass
@@ -141,6 +143,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser, *, cluster_option: bool
         "--kafka-version", metavar="X.Y", help="Kafka release whose defaults apply (default: inferred per broker)"
     )
     parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (one case per violation)")
+    parser.add_argument("--no-dq", action="store_true", help="skip the data-quality stage (Great Expectations)")
     parser.add_argument(
         "--remediation-out",
         metavar="FILE",
@@ -183,6 +186,7 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
         kafka_version=args.kafka_version,
         delta_backend=args.delta_backend,
         waivers=conf_loader.waivers(getattr(args, "waivers", None) or []),  # validated before Spark starts
+        dq=not args.no_dq,
     )
 
 
@@ -234,8 +238,10 @@ def run(
 ) -> AuditResult:
     """Replay, resolve, evaluate and load; see the module docstring."""
     started = time.monotonic()
-    run_id = uuid.uuid4().hex
+    run_id = settings.run_id or uuid.uuid4().hex
     run_ts = datetime.now(UTC).replace(microsecond=0)
+    if settings.dq:
+        quality.prefetch()  # Great Expectations takes seconds to import: in the background, while replay runs
     mv_table = conf_loader.metadata_versions()
     target = parse_metadata_version(settings.target_mv, mv_table)
     compiled, constraint_files = rules or load_rules(settings)
@@ -271,6 +277,8 @@ def run(
             replayed,
             **{name: _read(store, name, clusters) for name in STATE_TABLES if name != "effective_configs"},
         )
+    if settings.dq:
+        dq = quality.check_silver(spark, store, state, run_id=run_id, run_ts=run_ts, command=settings.command)
     frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
     at_target = dataclasses.replace(state, brokers=with_release_at_least(state.brokers, release=target.release))
     with stage(spark, "resolving effective configurations"):
@@ -393,6 +401,11 @@ def run(
     )
     store.ensure("audit_runs", gold.AUDIT_RUNS)
     store.append("audit_runs", spark.createDataFrame([audit_row], gold.AUDIT_RUNS))
+    if settings.dq:
+        dq += quality.check_gold(
+            spark, store, clusters=clusters, run_id=run_id, run_ts=run_ts, command=settings.command
+        )
+        summary.dq = dq.to_json()
     return AuditResult(
         run_id=run_id,
         run_ts=run_ts,

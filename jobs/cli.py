@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("jobs.report", "write a self-contained HTML report of the latest runs"),
     "demo": ("jobs.demo", "synthesise a small fleet, audit it, write tables and report"),
     "synth": ("jobs.synth", "write a synthetic fleet as real binary metadata logs"),
+    "dq": ("jobs.dq", "run the data-quality expectations (Great Expectations) on a warehouse's tables"),
 }
 
 

@@ -11,10 +11,12 @@ import sys
 sys.path.sort(key=lambda entry: os.path.realpath(entry or ".") == os.path.dirname(os.path.realpath(__file__)))
 
 import argparse
+import uuid
 from collections.abc import Sequence
 
-from jobs import audit, ingest
+from jobs import audit, ingest, quality
 from jobs.session import build_session
+from jobs.storage import open_store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,12 +30,23 @@ def run_both(args: argparse.Namespace, *, command: str) -> audit.AuditResult:
     ingest_settings = ingest.settings_from_args(args)
     audit_settings = audit.settings_from_args(args, command=command)
     rules = audit.load_rules(audit_settings)  # catalog mistakes surface before Spark starts
+    run_id = uuid.uuid4().hex
+    if audit_settings.dq:
+        quality.prefetch()
     spark = build_session(master=args.master)
     ingested = ingest.run(spark, ingest_settings)
     if not args.quiet:
         ingest.print_summary(ingested)
-    scoped = audit.AuditSettings(**{**audit_settings.__dict__, "cluster_ids": tuple(ingested.clusters)})
-    return audit.run(spark, scoped, rules=rules)
+    bronze_dq = None
+    if audit_settings.dq:
+        store = open_store(spark, ingest_settings.warehouse, ingest_settings.delta_backend)
+        bronze_dq = quality.check_bronze(spark, store, ingest_id=ingested.ingest_id, run_id=run_id, command=command)
+    scoped = audit.AuditSettings(
+        **{**audit_settings.__dict__, "cluster_ids": tuple(ingested.clusters), "run_id": run_id}
+    )
+    result = audit.run(spark, scoped, rules=rules)
+    result.summary.dq = quality.combined(bronze_dq, result.summary.dq)
+    return result
 
 
 def execute(args: argparse.Namespace) -> int:

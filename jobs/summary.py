@@ -31,6 +31,7 @@ class RunSummary:
     violations_waived: int = 0  # counted in violations_total too; they do not fail the verdict
     errors_waived: int = 0
     expired_waivers: list[dict[str, str]] = field(default_factory=list)  # id, owner, expires; ignored
+    dq: dict[str, Any] | None = None  # data-quality stage: expectations checked, failed critical/warning
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object written by ``--summary-json``."""
@@ -51,6 +52,7 @@ class RunSummary:
             "duration_seconds": round(self.duration_seconds, 3),
             "violations_waived": self.violations_waived,
             "expired_waivers": self.expired_waivers,
+            **({"dq": self.dq} if self.dq is not None else {}),
         }
 
 

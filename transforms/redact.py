@@ -20,7 +20,9 @@ from typing import Any
 REDACTED = "[redacted]"
 
 # Name patterns that are sensitive whatever the catalog says (custom plugins, listener-prefixed secrets).
-_SENSITIVE_NAME = re.compile(r"(password|secret|jaas|credential|private\.key|\.key$|token)", re.IGNORECASE)
+# Case-insensitive; also used by the data-quality checks (as a Java regex with ``(?i)``).
+SENSITIVE_NAME_PATTERN = r"(password|secret|jaas|credential|private\.key|\.key$|token)"
+_SENSITIVE_NAME = re.compile(SENSITIVE_NAME_PATTERN, re.IGNORECASE)
 _SENSITIVE_BYTES = re.compile(rb"(?i)(password|secret|jaas|credential|private\.key|token)")
 # listener.name.<listener>.[<sasl mechanism>.]<config> overrides a base config for one listener.
 _LISTENER_PREFIX = re.compile(

@@ -1,0 +1,240 @@
+"""The data-quality stage: validate tables with Great Expectations, keep the results, stop on critical failures.
+
+``check(spark, store, stage, frames, ...)`` validates each DataFrame with its table's suite
+(``transforms.quality.suites``) through GX's Spark datasource (``jobs.quality_gx``), appends one row per
+expectation to the Delta table ``dq_results``, renders GX Data Docs under ``<warehouse>/dq/data-docs/``, logs
+failed warnings, and raises ``DataQualityError`` (exit code 2) naming the table, the expectation and the failing
+row count when a critical expectation fails.
+
+Pipeline call sites: ``check_bronze`` after an ingest (``run``, ``gate``), ``check_silver`` after the state
+tables are written and ``check_gold`` after the run's results are written (``audit``, ``run``, ``gate``);
+``--no-dq`` skips them. ``kraft-audit dq`` (``jobs.dq``) checks a whole warehouse.
+
+Cost: each table is read twice by GX (a row count, then one aggregate with every unexpected count); cross-row
+rules are precomputed as flag columns, so a large bronze table is not scanned per expectation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from jobs.progress import stage as progress_stage
+from jobs.quality_gx import CheckResult, GxRunner, prefetch, quiet_gx, without_aqe
+from jobs.storage import DeltaStore
+from schemas.errors import DataQualityError
+from schemas.quality import CRITICAL, DQ_RESULTS, Stage
+from transforms.quality.suites import all_suites, suites_for
+
+log = logging.getLogger("kraft_audit")
+
+DQ_TABLE = "dq_results"
+
+__all__ = ["DQ_TABLE", "DqCounts", "check", "check_bronze", "check_gold", "check_silver", "prefetch"]
+
+
+@dataclass
+class DqCounts:
+    """What the data-quality checks of a run found (the run summary's ``dq`` entry)."""
+
+    checked: int = 0
+    failed_critical: int = 0
+    failed_warning: int = 0
+    tables: list[str] = field(default_factory=list)
+    data_docs: str | None = None
+    critical: list[str] = field(default_factory=list)  # one clause per failed critical expectation
+
+    def __add__(self, other: DqCounts) -> DqCounts:
+        return DqCounts(
+            checked=self.checked + other.checked,
+            failed_critical=self.failed_critical + other.failed_critical,
+            failed_warning=self.failed_warning + other.failed_warning,
+            tables=[*self.tables, *other.tables],
+            data_docs=other.data_docs or self.data_docs,
+            critical=[*self.critical, *other.critical],
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary JSON entry."""
+        return {
+            "expectations_checked": self.checked,
+            "failed_critical": self.failed_critical,
+            "failed_warning": self.failed_warning,
+            "tables": self.tables,
+            "data_docs": self.data_docs,
+        }
+
+    def raise_on_critical(self, where: str) -> None:
+        """DataQualityError naming the first failed critical expectations, if any failed."""
+        if not self.critical:
+            return
+        shown = "; ".join(self.critical[:3])
+        more = f"; and {len(self.critical) - 3} more" if len(self.critical) > 3 else ""
+        docs = f" and {self.data_docs}" if self.data_docs else ""
+        raise DataQualityError(f"data quality check failed ({where}): {shown}{more} (details in {DQ_TABLE}{docs})")
+
+
+def check(
+    spark: SparkSession,
+    store: DeltaStore,
+    stage: Stage,
+    frames: Mapping[str, DataFrame],
+    *,
+    run_id: str,
+    command: str,
+    run_ts: datetime | None = None,
+    raise_on_critical: bool = True,
+) -> DqCounts:
+    """Validate ``frames`` (table name -> DataFrame) with their suites; see the module docstring.
+
+    Raises:
+        DataQualityError: a critical expectation failed (raised after ``dq_results`` and the Data Docs are
+            written), unless ``raise_on_critical`` is false.
+    """
+    started = time.monotonic()
+    run_ts = run_ts or datetime.now(UTC).replace(microsecond=0)
+    suites = all_suites()
+    unknown = sorted(set(frames) - set(suites))
+    if unknown:
+        raise ValueError(f"no data-quality suite for table(s) {', '.join(unknown)}")
+    results: list[CheckResult] = []
+    with progress_stage(spark, f"checking data quality ({stage}: {len(frames)} tables)"), quiet_gx():
+        runner = GxRunner.for_warehouse(store.warehouse)
+        with without_aqe(spark):
+            for table, df in frames.items():
+                results.extend(runner.validate(suites[table], df, run_id=run_id, run_ts=run_ts))
+        docs = runner.build_docs()
+        _append_results(spark, store, results, stage=stage, run_id=run_id, run_ts=run_ts, command=command)
+    failed_critical = [r for r in results if not r.success and r.spec.criticality == CRITICAL]
+    failed_warning = [r for r in results if not r.success and r.spec.criticality != CRITICAL]
+    for result in failed_warning:
+        log.warning("  data quality warning: %s", result.describe())
+    log.info(
+        "  %d expectations: %d critical and %d warning failures (%.1fs)",
+        len(results),
+        len(failed_critical),
+        len(failed_warning),
+        time.monotonic() - started,
+    )
+    counts = DqCounts(
+        checked=len(results),
+        failed_critical=len(failed_critical),
+        failed_warning=len(failed_warning),
+        tables=list(frames),
+        data_docs=docs,
+        critical=[r.describe() for r in failed_critical],
+    )
+    if raise_on_critical:
+        counts.raise_on_critical(stage)
+    return counts
+
+
+def _append_results(
+    spark: SparkSession,
+    store: DeltaStore,
+    results: Sequence[CheckResult],
+    *,
+    stage: str,
+    run_id: str,
+    run_ts: datetime,
+    command: str,
+) -> None:
+    rows = [
+        (
+            run_id,
+            run_ts,
+            command,
+            stage,
+            r.table,
+            r.spec.check_id,
+            r.spec.kind,
+            r.spec.column,
+            r.spec.criticality,
+            r.success,
+            r.element_count,
+            r.unexpected_count,
+            r.spec.description,
+            json.dumps(r.details, sort_keys=True, default=str),
+        )
+        for r in results
+    ]
+    store.ensure(DQ_TABLE, DQ_RESULTS)
+    store.append(DQ_TABLE, spark.createDataFrame(rows, DQ_RESULTS))
+
+
+# --- pipeline call sites ------------------------------------------------------------------------------------
+
+
+def check_bronze(spark: SparkSession, store: DeltaStore, *, ingest_id: str, run_id: str, command: str) -> DqCounts:
+    """After an ingest: the bronze rows it wrote (files skipped as unchanged were checked when they came)."""
+    frames = {
+        name: scoped(store.read(name), ingest_id=ingest_id) for name in stage_tables("bronze") if store.exists(name)
+    }
+    return check(spark, store, "bronze", frames, run_id=run_id, command=command)
+
+
+def check_silver(
+    spark: SparkSession, store: DeltaStore, state: Any, *, run_id: str, run_ts: datetime, command: str
+) -> DqCounts:
+    """After replay: the silver state tables as written (``state`` holds them read back for the run's clusters)."""
+    frames = {name: getattr(state, name) for name in stage_tables("silver")}
+    return check(spark, store, "silver", frames, run_id=run_id, run_ts=run_ts, command=command)
+
+
+def check_gold(
+    spark: SparkSession,
+    store: DeltaStore,
+    *,
+    clusters: Sequence[str],
+    run_id: str,
+    run_ts: datetime,
+    command: str,
+) -> DqCounts:
+    """After evaluation: the effective configs of the run's clusters and the run's violations, findings, row."""
+    frames = {"effective_configs": scoped(store.read("effective_configs"), clusters=clusters)}
+    frames.update({name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings", "audit_runs")})
+    return check(spark, store, "gold", frames, run_id=run_id, run_ts=run_ts, command=command)
+
+
+def combined(before: DqCounts | None, after: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A summary's ``dq`` entry with the counts of an earlier stage (``run``: bronze) added."""
+    if before is None or after is None:
+        return after if before is None else before.to_json()
+    later = DqCounts(
+        checked=after["expectations_checked"],
+        failed_critical=after["failed_critical"],
+        failed_warning=after["failed_warning"],
+        tables=list(after["tables"]),
+        data_docs=after["data_docs"],
+    )
+    return (before + later).to_json()
+
+
+def stage_tables(stage: Stage) -> list[str]:
+    """The tables a stage checks, in order."""
+    return [s.table for s in suites_for(stage)]
+
+
+def scoped(
+    df: DataFrame,
+    *,
+    clusters: Sequence[str] | None = None,
+    run_id: str | None = None,
+    ingest_id: str | None = None,
+) -> DataFrame:
+    """Rows of some clusters, one run or one ingest."""
+    if clusters is not None:
+        df = df.filter(F.col("cluster_id").isin(list(clusters)))
+    if run_id is not None:
+        df = df.filter(F.col("run_id") == run_id)
+    if ingest_id is not None:
+        df = df.filter(F.col("ingest_id") == ingest_id)
+    return df

@@ -1,0 +1,241 @@
+"""The data-quality stage end to end: good tables pass, planted bad rows stop `dq` and `run` with exit code 2.
+
+One warehouse is built once by `run` on the hand-written e2e cluster (tests/data/e2e/cluster.jsonl) with the
+two e2e catalogs; planted-row tests work on copies of it (Delta logs hold relative paths, so a copy is a valid
+warehouse) and check only the stage they plant in.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from jobs.audit import RUN_TABLES, STATE_TABLES
+from jobs.cli import main as cli_main
+from jobs.storage import DeltaStore, open_store
+from schemas.quality import STAGES
+from transforms.quality.suites import all_suites
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "e2e"
+RULES = ["--no-default-constraints", "--constraints", str(DATA / "base-rules.yaml")]
+SECRET = "hunter2-dq-Planted"
+
+
+def pipeline(warehouse: Path, jsonl: Path, cluster: str, summary: Path, *extra: str) -> int:
+    args = ["run", "--input", str(jsonl), "--cluster-id", cluster, "--target-mv", "4.4-IV1"]
+    args += [*RULES, "--warehouse", str(warehouse), "--summary-json", str(summary), "-q", *extra]
+    return cli_main(args)
+
+
+@pytest.fixture(scope="module")
+def good(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("dq")
+    warehouse = tmp / "warehouse"
+    summary = tmp / "summary.json"
+    code = pipeline(warehouse, DATA / "cluster.jsonl", "e2e", summary)
+    return {"warehouse": warehouse, "code": code, "summary": json.loads(summary.read_text()), "tmp": tmp}
+
+
+def results(spark: SparkSession, warehouse: Path, **where: str) -> list[dict[str, Any]]:
+    df = open_store(spark, str(warehouse)).read("dq_results")
+    for column, value in where.items():
+        df = df.filter(F.col(column) == value)
+    return [r.asDict() for r in df.collect()]
+
+
+def test_good_tables_pass_and_every_expectation_is_recorded(spark: SparkSession, good: dict[str, Any]) -> None:
+    summary = good["summary"]
+    assert good["code"] == 1  # the e2e catalog finds error violations; data quality is fine
+    dq = summary["dq"]
+    assert (dq["failed_critical"], dq["failed_warning"]) == (0, 0)
+    rows = results(spark, good["warehouse"], run_id=summary["run_id"])
+    assert len(rows) == dq["expectations_checked"] > 300
+    assert {r["stage"] for r in rows} == set(STAGES)
+    assert {r["table_name"] for r in rows} == set(all_suites())
+    assert all(r["success"] for r in rows), [r for r in rows if not r["success"]]
+    assert all(r["command"] == "run" and r["criticality"] in ("critical", "warning") for r in rows)
+    offsets = [r for r in rows if r["check_id"] == "offsets_increasing"]
+    assert len(offsets) == 1 and offsets[0]["unexpected_count"] == 0 and offsets[0]["table_name"] == "metadata_records"
+    for row in rows:
+        json.loads(row["details"])
+
+
+def test_every_table_the_audit_writes_has_a_suite() -> None:
+    suites = all_suites()
+    assert set(STATE_TABLES) <= set(suites)
+    assert {"violations", "findings", "audit_runs"} <= set(suites)
+    assert set(RUN_TABLES) - set(suites) == {"violations_by_level", "highest_safe_levels"}
+    for suite in suites.values():
+        ids = [e.check_id for e in suite.expectations]
+        assert len(ids) == len(set(ids)), suite.table
+
+
+def test_data_docs_have_an_index_and_a_page_per_table(good: dict[str, Any]) -> None:
+    docs = Path(good["summary"]["dq"]["data_docs"])
+    assert docs == good["warehouse"] / "dq" / "data-docs" / "index.html"
+    index = docs.read_text()
+    for suite in all_suites().values():
+        assert f"{suite.stage}.{suite.table}" in index
+        pages = list(
+            (docs.parent / "validations" / suite.stage / suite.table / good["summary"]["run_id"]).rglob("*.html")
+        )
+        assert len(pages) == 1, suite.table
+
+
+def test_dq_command_passes_on_the_good_warehouse(
+    spark: SparkSession, good: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = copied(good, "dq-good")
+    summary = copy.parent / "dq.json"
+    code = cli_main(["dq", "--warehouse", str(copy), "--summary-json", str(summary), "-q"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "data quality: " in out and "passed" in out
+    dq = json.loads(summary.read_text())["dq"]
+    assert dq["failed_critical"] == 0 and len(dq["tables"]) == len(all_suites())
+    rows = [r for r in results(spark, copy, command="dq")]
+    assert len(rows) == dq["expectations_checked"] and all(r["success"] for r in rows)
+
+
+def copied(good: dict[str, Any], name: str) -> Path:
+    target = good["tmp"] / name / "warehouse"
+    shutil.copytree(good["warehouse"], target, ignore=shutil.ignore_patterns("dq"))
+    return target
+
+
+def plant(store: DeltaStore, table: str, pick: Callable[[DataFrame], DataFrame], changes: dict[str, Any]) -> None:
+    """Append a copy of one existing row with some columns changed."""
+    schema = store.schema(table)
+    row = {**pick(store.read(table)).limit(1).collect()[0].asDict(), **changes}
+    store.append(table, store.spark.createDataFrame([tuple(row[c] for c in schema.names)], schema))
+
+
+def latest_run(df: DataFrame) -> DataFrame:
+    return df.orderBy(F.col("run_ts").desc())
+
+
+PLANTED = [
+    (
+        "bronze",
+        "metadata_records",
+        lambda df: df.filter(F.col("offset") == 8),
+        {"record_type": "BOGUS_RECORD", "line_number": 26, "offset": 25},
+        "record_type_known",
+    ),
+    (
+        "bronze",
+        "metadata_records",
+        lambda df: df.filter(F.col("offset") == 8),
+        {"line_number": 26, "offset": 3},
+        "offsets_increasing",
+    ),
+    (
+        "silver",
+        "dynamic_configs",
+        lambda df: df.filter(F.col("resource_type") == "BROKER"),
+        {"name": "ssl.keystore.password", "value": SECRET},
+        "secrets_redacted",
+    ),
+    ("gold", "violations", latest_run, {"severity": "fatal", "constraint_id": "planted"}, "severity_allowed"),
+]
+
+
+@pytest.mark.parametrize(
+    ("stage", "table", "pick", "changes", "check_id"),
+    PLANTED,
+    ids=["unknown-record-type", "decreasing-offset", "unredacted-password", "unknown-severity"],
+)
+def test_dq_exits_2_naming_the_table_the_expectation_and_the_failing_rows(
+    spark: SparkSession,
+    good: dict[str, Any],
+    capsys: pytest.CaptureFixture[str],
+    stage: str,
+    table: str,
+    pick: Callable[[DataFrame], DataFrame],
+    changes: dict[str, Any],
+    check_id: str,
+) -> None:
+    copy = copied(good, f"planted-{check_id}")
+    plant(open_store(spark, str(copy)), table, pick, changes)
+    code = cli_main(["dq", "--warehouse", str(copy), "--stage", stage, "-q"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert "\n" not in err and "Traceback" not in err
+    assert err.startswith("kraft-audit: error: data quality check failed")
+    assert f"{table}: {check_id} (" in err and "failed for 1 of" in err, err
+    failed = [r for r in results(spark, copy, command="dq") if not r["success"]]
+    assert [(r["table_name"], r["check_id"], r["criticality"], r["unexpected_count"]) for r in failed] == [
+        (table, check_id, "critical", 1)
+    ]
+    assert SECRET not in err + failed[0]["details"]
+    for path in (copy / "dq").rglob("*"):
+        assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path
+
+
+def test_a_failed_warning_is_reported_and_does_not_stop_dq(
+    spark: SparkSession, good: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = copied(good, "warning")
+    plant(open_store(spark, str(copy)), "topics", lambda df: df, {"topic_name": "empty", "partitions": 0})
+    code = cli_main(["dq", "--warehouse", str(copy), "--stage", "silver"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "1 warning(s)" in captured.out
+    assert "topics: has_partitions (every topic has a partition) failed for 1 of" in captured.err
+    failed = [r for r in results(spark, copy, command="dq") if not r["success"]]
+    assert [(r["check_id"], r["criticality"]) for r in failed] == [("has_partitions", "warning")]
+    failing_rows = json.loads(failed[0]["details"])["failing_rows"]
+    assert failing_rows == [{"cluster_id": "e2e", "topic_name": "empty", "partitions": 0}]
+
+
+def lines_with(jsonl: Path, out: Path, edit: Callable[[list[dict[str, Any]]], list[str]]) -> Path:
+    records = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    out.write_text("\n".join(edit(records)) + "\n")
+    return out
+
+
+def test_run_stops_with_exit_2_on_decreasing_offsets_and_runs_with_no_dq(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def swap_offsets(records: list[dict[str, Any]]) -> list[str]:
+        records[9]["offset"], records[10]["offset"] = records[10]["offset"], records[9]["offset"]
+        return [json.dumps(r) for r in records]
+
+    bad = lines_with(DATA / "cluster.jsonl", tmp_path / "swapped.jsonl", swap_offsets)
+    warehouse = tmp_path / "warehouse"
+    code = pipeline(warehouse, bad, "swapped", tmp_path / "s1.json")
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err
+    assert "data quality check failed (bronze): metadata_records: offsets_increasing" in err
+    assert "failed for 1 of 25 row(s)" in err and '"offset": 9' in err
+    store = open_store(spark, str(warehouse))
+    assert not store.exists("brokers")  # the run stopped before replay
+    assert not (tmp_path / "s1.json").exists()
+
+    code = pipeline(warehouse, bad, "swapped", tmp_path / "s2.json", "--no-dq")
+    summary = json.loads((tmp_path / "s2.json").read_text())
+    assert code == 1 and "dq" not in summary
+    assert not [r for r in results(spark, warehouse) if r["run_id"] == summary["run_id"]]
+
+
+def test_a_warning_does_not_stop_the_run(spark: SparkSession, tmp_path: Path) -> None:
+    def add_garbage(records: list[dict[str, Any]]) -> list[str]:
+        return [*(json.dumps(r) for r in records), '{"offset": 25, "type": "CONFIG_RECORD", "data": ']
+
+    warned = lines_with(DATA / "cluster.jsonl", tmp_path / "garbage.jsonl", add_garbage)
+    summary_path = tmp_path / "summary.json"
+    code = pipeline(tmp_path / "warehouse", warned, "garbage", summary_path)
+    summary = json.loads(summary_path.read_text())
+    assert code == 1 and summary["records_quarantined"] == 1
+    assert (summary["dq"]["failed_critical"], summary["dq"]["failed_warning"]) == (0, 1)
+    failed = [r for r in results(spark, tmp_path / "warehouse", run_id=summary["run_id"]) if not r["success"]]
+    assert [(r["table_name"], r["check_id"], r["criticality"]) for r in failed] == [
+        ("quarantine", "quarantine_empty", "warning")
+    ]
