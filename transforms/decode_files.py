@@ -20,6 +20,12 @@ from schemas.bronze import DECODED_ROWS
 from schemas.decoded import DecodedRecord, QuarantineItem
 from transforms.redact import SensitivityRules, redact_record, redact_text
 
+# One DECODED_ROWS row as a tuple in the schema's field order (built per record: tuples, not dicts, and one
+# transposition per Arrow batch keep the Python side of decoding cheap).
+Row = tuple[Any, ...]
+Base = tuple[Any, ...]  # cluster_id, source_file, input_kind, file_sha256, snapshot_end_offset
+# json.dumps(separators=..., ensure_ascii=False) builds a new encoder per call; one shared encoder, same output.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 BINARY_KINDS = frozenset({"LOG_SEGMENT", "SNAPSHOT", "BOOTSTRAP_SNAPSHOT"})
 TEXT_KINDS = frozenset({"DUMP_LOG_TEXT", "JSON_LINES"})
 _FLUSH_ROWS = 20_000
@@ -50,10 +56,9 @@ def decode_files(
     never raise on bad bytes; an unexpected decoder error becomes a QUARANTINE row for the whole file.
     """
     arrow_schema = to_arrow_schema(DECODED_ROWS, timezone="UTC")
-    names = [f.name for f in DECODED_ROWS.fields]
 
     def decode_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        pending: list[dict[str, Any]] = []
+        pending: list[Row] = []
         for batch in batches:
             paths = batch.column("path").to_pylist()
             contents = batch.column("content")
@@ -61,10 +66,10 @@ def decode_files(
                 content = contents[i].as_py() or b""
                 pending.extend(_decode_one(path, content, descriptors, rules, redaction_key))
                 if len(pending) >= _FLUSH_ROWS:
-                    yield _to_batch(pending, names, arrow_schema)
+                    yield _to_batch(pending, arrow_schema)
                     pending = []
         if pending:
-            yield _to_batch(pending, names, arrow_schema)
+            yield _to_batch(pending, arrow_schema)
 
     return files_df.select("path", "content").mapInArrow(decode_batches, DECODED_ROWS)
 
@@ -75,24 +80,19 @@ def _decode_one(
     descriptors: Mapping[str, FileDescriptor],
     rules: SensitivityRules,
     key: bytes,
-) -> list[dict[str, Any]]:
+) -> list[Row]:
     desc = descriptors.get(path)
     if desc is None:
         return [_orphan(path)]
-    base = {
-        "cluster_id": desc.cluster_id,
-        "source_file": desc.source_file,
-        "input_kind": desc.input_kind,
-        "file_sha256": desc.file_sha256,
-        "snapshot_end_offset": desc.snapshot_end_offset,
-    }
-    rows: list[dict[str, Any]] = []
+    base = (desc.cluster_id, desc.source_file, desc.input_kind, desc.file_sha256, desc.snapshot_end_offset)
+    rows: list[Row] = []
     try:
         for item, snapshot_end in _items(desc, content):
-            where = base if snapshot_end is None else {**base, "snapshot_end_offset": snapshot_end}
-            if isinstance(item, DecodedRecord):
+            where = base if snapshot_end is None else (*base[:4], snapshot_end)
+            if type(item) is DecodedRecord:
                 rows.append(_record_row(where, item, rules, key))
             else:
+                assert isinstance(item, QuarantineItem)
                 rows.append(_quarantine_row(where, item, rules))
     except Exception as error:  # a decoder bug must not lose the file silently: quarantine it whole
         rows.append(
@@ -138,64 +138,57 @@ def _items(desc: FileDescriptor, content: bytes) -> Iterator[tuple[DecodedRecord
         yield item, end
 
 
-def _record_row(base: dict[str, Any], rec: DecodedRecord, rules: SensitivityRules, key: bytes) -> dict[str, Any]:
+def _record_row(base: Base, rec: DecodedRecord, rules: SensitivityRules, key: bytes) -> Row:
     data = redact_record(rec.record_type, rec.data, rules, key)
-    return {
-        **base,
-        "row_kind": "RECORD",
-        "position": rec.position,
-        "length": None,
-        "line_number": rec.line_number,
-        "batch_base_offset": rec.batch_base_offset,
-        "offset": rec.offset,
-        "leader_epoch": rec.leader_epoch,
-        "timestamp": rec.timestamp_ms * 1000 if rec.timestamp_ms is not None else None,
-        "is_control": rec.is_control,
-        "record_type": rec.record_type,
-        "api_key": rec.api_key,
-        "record_version": rec.record_version,
-        "payload": json.dumps(data, separators=(",", ":"), ensure_ascii=False),
-        "is_unknown": rec.is_unknown,
-        "reason": None,
-        "excerpt": None,
-    }
-
-
-def _quarantine_row(base: dict[str, Any], item: QuarantineItem, rules: SensitivityRules) -> dict[str, Any]:
-    return {
-        **base,
-        "row_kind": "QUARANTINE",
-        "position": item.position,
-        "length": item.length,
-        "line_number": item.line_number,
-        "batch_base_offset": None,
-        "offset": item.offset,
-        "leader_epoch": None,
-        "timestamp": None,
-        "is_control": None,
-        "record_type": None,
-        "api_key": None,
-        "record_version": None,
-        "payload": None,
-        "is_unknown": None,
-        "reason": item.reason[:500],
-        "excerpt": redact_text(item.excerpt, rules) if item.excerpt else None,
-    }
-
-
-def _orphan(path: str) -> dict[str, Any]:
-    row = dict.fromkeys(f.name for f in DECODED_ROWS.fields)
-    row.update(
-        row_kind="QUARANTINE",
-        cluster_id="unknown",
-        source_file=path,
-        input_kind="UNKNOWN",
-        file_sha256="",
-        reason="file was not among the discovered inputs",
+    return (
+        "RECORD",
+        *base,
+        rec.position,
+        None,
+        rec.line_number,
+        rec.batch_base_offset,
+        rec.offset,
+        rec.leader_epoch,
+        rec.timestamp_ms * 1000 if rec.timestamp_ms is not None else None,
+        rec.is_control,
+        rec.record_type,
+        rec.api_key,
+        rec.record_version,
+        _JSON.encode(data),
+        rec.is_unknown,
+        None,
+        None,
     )
-    return row
 
 
-def _to_batch(rows: list[dict[str, Any]], names: list[str], schema: pa.Schema) -> pa.RecordBatch:
-    columns = {name: [row.get(name) for row in rows] for name in names}
-    return pa.RecordBatch.from_pydict(columns, schema=schema)
+def _quarantine_row(base: Base, item: QuarantineItem, rules: SensitivityRules) -> Row:
+    return (
+        "QUARANTINE",
+        *base,
+        item.position,
+        item.length,
+        item.line_number,
+        None,
+        item.offset,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        item.reason[:500],
+        redact_text(item.excerpt, rules) if item.excerpt else None,
+    )
+
+
+def _orphan(path: str) -> Row:
+    base = ("unknown", path, "UNKNOWN", "", None)
+    return _quarantine_row(base, QuarantineItem(reason="file was not among the discovered inputs"), SensitivityRules())
+
+
+def _to_batch(rows: list[Row], schema: pa.Schema) -> pa.RecordBatch:
+    columns = zip(*rows, strict=True)
+    arrays = [pa.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)

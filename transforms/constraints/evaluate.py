@@ -28,7 +28,9 @@ How it runs (one pass, no per-constraint jobs):
 * **expression rules** — one context row per entity and broker view (``cfg`` map of its effective values,
   ``topic`` struct from TOPICS, ``cluster`` struct from CLUSTER_STATE) joins the broadcast ``expr_rules`` of
   its resource type (only entities holding at least one of the rule's keys, unless the expression reads no
-  ``cfg`` / ``value`` — a pure topic/cluster policy applies to every entity); expressions are evaluated in
+  ``cfg`` / ``value`` — a pure topic/cluster policy applies to every entity); the maps hold only the keys the
+  type's expressions read (``cfg['<literal>']`` and their ``configs``), so the shuffle that builds them moves a
+  fraction of the effective table; expressions are evaluated in
   chunks of 25 per generated CASE, under ANSI off (see ``expressions``). A topic whose broker views differ
   (rows with ``node_id``) is evaluated per view: if every view fails, one row with ``node_id`` NULL; if only
   some fail, one row per failing view naming its ``node_id``.
@@ -43,6 +45,8 @@ have unique keys.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Final
 
@@ -57,12 +61,14 @@ from transforms.constraints.expressions import (
     OUTCOME_FALSE,
     OUTCOME_HOLDS,
     ansi_disabled,
+    cfg_keys_read,
     expression_outcome_columns,
+    reads_entity_values,
 )
 from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.constraints.rule_table import RuleTables, rule_tables
-from transforms.constraints.selection import CompiledCatalog
+from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 
 ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
 BROKER_LAYERS: Final = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG", "STATIC_BROKER_CONFIG")
@@ -137,11 +143,38 @@ def _single_key_failures(
     ).select(*FAILURE_COLUMNS)
 
 
+def _context_keys(rules: Sequence[CompiledConstraint]) -> dict[str, list[str] | None]:
+    """Per resource type, the keys its expressions read (sorted), or None when the whole entity is needed.
+
+    Pruning the context to these keys changes no outcome: every expression reads only ``cfg['<literal>']`` and
+    its own ``configs`` (``value``), and an entity holding none of them takes part in no rule that reads values.
+    It is not done for a type with a pure topic/cluster policy (evaluated for every entity, so every entity must
+    keep its context row) or with an expression that reads ``cfg`` otherwise.
+    """
+    keys: dict[str, set[str] | None] = {}
+    for rule in rules:
+        rtype = rule.constraint.resource_type
+        read = cfg_keys_read(rule.expr_sql or "")
+        current = keys.get(rtype, set())
+        if current is None or read is None or not reads_entity_values(rule.expr_sql or ""):
+            keys[rtype] = None
+            continue
+        keys[rtype] = current | read | set(rule.constraint.keys)
+    return {rtype: sorted(found) if found is not None else None for rtype, found in keys.items()}
+
+
 def _expression_contexts(
-    effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, types: list[str]
+    effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, keys_by_type: dict[str, list[str] | None]
 ) -> DataFrame:
-    """One row per entity and broker view: cfg/meta maps, topic and cluster structs, n_views."""
-    rows_df = effective_df.filter(F.col("resource_type").isin(*types)).select(
+    """One row per entity and broker view: cfg/meta maps, topic and cluster structs, n_views.
+
+    ``keys_by_type`` names the resource types to build contexts for and, per type, the only keys the maps need
+    (None: every key). Rows of other keys are dropped before the shuffle that builds the maps.
+    """
+    rtype, name = F.col("resource_type"), F.col("config_name")
+    wanted = [rtype == t if keys is None else (rtype == t) & name.isin(*keys) for t, keys in keys_by_type.items()]
+    in_context = functools.reduce(lambda a, b: a | b, wanted)
+    rows_df = effective_df.filter(in_context).select(
         *ENTITY, "node_id", "config_name", "value", F.col("source").alias("value_source"), "synonym", "source_offset"
     )
     view_nodes = F.array_distinct(F.collect_list("node_id"))  # collect_list skips NULL node ids
@@ -196,8 +229,7 @@ def _expression_failures(
     expr_rules = rules.expressions
     if not expr_rules:
         return None
-    types = sorted({r.constraint.resource_type for r in expr_rules})
-    contexts_df = _expression_contexts(effective_df, topics_df, cluster_df, types)
+    contexts_df = _expression_contexts(effective_df, topics_df, cluster_df, _context_keys(expr_rules))
     holds_a_key = F.arrays_overlap(F.map_keys("cfg"), F.col("rule_configs")) | ~F.col("reads_values")
     paired_df = contexts_df.join(F.broadcast(tables.expr_rules_df), on="resource_type", how="inner").filter(holds_a_key)
     prepared_df = _level_filter(paired_df, cluster_df, target_level).select(

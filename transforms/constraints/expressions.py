@@ -5,6 +5,7 @@ Public API::
     EXPR_CONTEXT_FIELDS: dict[str, str]                       # field -> Spark SQL type an expr may read
     rewrite_casts(text: str) -> str                           # cast( -> try_cast( outside literals/comments
     reads_entity_values(text: str) -> bool                    # does it read cfg / value?
+    cfg_keys_read(text: str) -> frozenset[str] | None         # the cfg['key'] literals; None: cfg read otherwise
     validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None   # raises ConfigError
     ansi_disabled(spark: SparkSession) -> ContextManager[None]
     expression_outcome_columns(rules: Sequence[CompiledConstraint], *, chunk_size: int = 25) -> list[Column]
@@ -134,6 +135,38 @@ def reads_entity_values(text: str) -> bool:
 
 def _has_double_colon_cast(text: str) -> bool:
     return any(is_code and "::" in seg for is_code, seg in _code_segments(text))
+
+
+_CFG_REF = re.compile(r"(?<![\w.$])cfg(?![\w$])", re.IGNORECASE)
+_CFG_SUBSCRIPT_OPEN = re.compile(r"(?<![\w.$])cfg\s*\[\s*$", re.IGNORECASE)
+_SUBSCRIPT_CLOSE = re.compile(r"^\s*\]")
+
+
+def cfg_keys_read(text: str) -> frozenset[str] | None:
+    """The keys an expression reads through ``cfg['key']`` with a plain string literal.
+
+    Returns None when ``cfg`` is used any other way (a computed key, ``map_keys(cfg)``, an escaped literal), so a
+    caller pruning the ``cfg`` map to these keys knows it must not.
+    """
+    segments = list(_code_segments(text))
+    keys: set[str] = set()
+    for i, (is_code, segment) in enumerate(segments):
+        if not is_code:
+            continue
+        refs = list(_CFG_REF.finditer(segment))
+        if not refs:
+            continue
+        opening = _CFG_SUBSCRIPT_OPEN.search(segment)
+        if len(refs) > 1 or opening is None or opening.start() != refs[0].start():
+            return None
+        literal = segments[i + 1][1] if i + 1 < len(segments) and not segments[i + 1][0] else ""
+        after = segments[i + 2][1] if i + 2 < len(segments) else ""
+        quoted = len(literal) >= 2 and literal[0] in "'\"" and literal[-1] == literal[0]
+        body = literal[1:-1]
+        if not quoted or "\\" in body or literal[0] in body or not _SUBSCRIPT_CLOSE.match(after):
+            return None
+        keys.add(body)
+    return frozenset(keys)
 
 
 @contextmanager

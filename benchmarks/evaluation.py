@@ -1,0 +1,177 @@
+"""Evaluation benchmarks on the effective-config table an audit wrote: the floor, the default catalog, and the
+catalog scaling (100 / 1,000 / 5,000 constraints on the same data).
+
+* floor: read ``effective_configs`` from Delta, compute a trivial aggregate that touches every row and the value
+  column (count and total value length per cluster and resource type) and write it to Delta;
+* evaluation: read the same table, keep the auditable rows (``filter_auditable``, as ``audit`` does), check the
+  catalog's expressions against Spark's analyser (``validate_with_spark``, as ``audit`` does), evaluate every
+  constraint at the target (``evaluate_constraints``: messages, remediations, ``new_at_target``, affected topics)
+  and write the violations to Delta.
+
+Both start from the same Delta table and both end in a Delta commit, so neither can be pruned away and the
+difference is the evaluation itself.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from benchmarks.measure import DriverMemory, Step, measure
+from jobs import audit, conf_loader
+from jobs.storage import DeltaStore, open_store
+from schemas.constraints import ConstraintCatalog
+from schemas.metadata_version import MetadataVersion
+from schemas.violations import VIOLATIONS
+from transforms.audit_scope import filter_auditable
+from transforms.constraints.evaluate import evaluate_constraints
+from transforms.constraints.expressions import validate_with_spark
+from transforms.constraints.generate import generate_default_catalog
+from transforms.constraints.selection import CompiledCatalog, compile_catalog
+from transforms.effective.catalog_frames import to_catalog_frames
+from transforms.metadata_version import parse_metadata_version
+
+
+@dataclass(frozen=True)
+class EvalInputs:
+    """What every evaluation step reads (plans over the audited warehouse; nothing cached)."""
+
+    store: DeltaStore
+    out: DeltaStore  # where benchmark outputs are written
+    target: MetadataVersion
+    target_keys_df: DataFrame
+    scopes_df: DataFrame
+
+
+def eval_inputs(spark: SparkSession, warehouse: Path, out_warehouse: Path, target_mv: str) -> EvalInputs:
+    """Open the audited warehouse and prepare the small catalog frames ``audit`` also prepares."""
+    mv_table = conf_loader.metadata_versions()
+    target = parse_metadata_version(target_mv, mv_table)
+    frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
+    target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))
+    return EvalInputs(
+        store=open_store(spark, str(warehouse)),
+        out=open_store(spark, str(out_warehouse)),
+        target=target,
+        target_keys_df=target_keys_df.cache(),
+        scopes_df=audit._dynamic_scopes(frames).cache(),
+    )
+
+
+def default_catalog() -> ConstraintCatalog:
+    """The generated default catalog, as ``audit`` loads it."""
+    mv_table = conf_loader.metadata_versions()
+    docs = [(f"conf/kafka/{release}.yaml", doc) for release, doc in conf_loader.kafka_catalog_documents()]
+    return generate_default_catalog(docs, mv_table)
+
+
+def compile_one(catalog: ConstraintCatalog) -> CompiledCatalog:
+    """KIP-1294 selection of one catalog."""
+    return compile_catalog([catalog], conf_loader.metadata_versions())
+
+
+def auditable(inputs: EvalInputs) -> DataFrame:
+    """EFFECTIVE_CONFIGS rows the constraints judge (read from Delta each time it is called)."""
+    return filter_auditable(inputs.store.read("effective_configs"), target_keys_df=inputs.target_keys_df)
+
+
+def effective_rows(inputs: EvalInputs) -> dict[str, int]:
+    """Row counts of the effective table (all rows and the auditable ones)."""
+    return {
+        "effective_rows": inputs.store.read("effective_configs").count(),
+        "auditable_rows": auditable(inputs).count(),
+    }
+
+
+def floor_step(spark: SparkSession, inputs: EvalInputs, *, memory: DriverMemory, repeats: int) -> Step:
+    """Read the effective table, aggregate it trivially, write the aggregate."""
+
+    def run() -> int:
+        aggregate_df = (
+            inputs.store.read("effective_configs")
+            .groupBy("cluster_id", "resource_type")
+            .agg(F.count("*").alias("rows"), F.sum(F.length("value")).alias("value_chars"))
+        )
+        inputs.out.ensure("bench_floor", aggregate_df.schema)
+        return inputs.out.overwrite("bench_floor", aggregate_df)
+
+    step, _ = measure("floor", run, memory=memory, repeats=repeats)
+    return step
+
+
+def evaluation_step(
+    spark: SparkSession,
+    inputs: EvalInputs,
+    compiled: CompiledCatalog,
+    *,
+    name: str,
+    memory: DriverMemory,
+    repeats: int,
+) -> Step:
+    """Validate, evaluate at the target and write the violations of one compiled catalog."""
+    topics_df = inputs.store.read("topics")
+    cluster_df = inputs.store.read("cluster_state")
+    table = f"bench_{name}"
+
+    def run() -> int:
+        validate_with_spark(compiled, spark)
+        violations_df = evaluate_constraints(
+            auditable(inputs),
+            topics_df,
+            cluster_df,
+            compiled,
+            target=inputs.target,
+            run_id=uuid.uuid4().hex,
+            run_ts=datetime.now(UTC),
+            dynamic_scope_df=inputs.scopes_df,
+        )
+        inputs.out.ensure(table, VIOLATIONS)
+        return inputs.out.overwrite(table, violations_df)
+
+    step, _ = measure(name, run, memory=memory, repeats=repeats)
+    written_df = inputs.out.read(table)
+    by_kind = {
+        r["kind"]: r["n"]
+        for r in written_df.groupBy(F.when(F.col("constraint_kind") == "expr", "expr").otherwise("check").alias("kind"))
+        .agg(F.count("*").alias("n"))
+        .collect()
+    }
+    step.extra.update(
+        constraints=len(compiled.rules),
+        checks=len(compiled.checks),
+        expressions=len(compiled.expressions),
+        violations=sum(by_kind.values()),
+        violations_by_kind=by_kind,
+    )
+    return step
+
+
+def catalog_scaling(
+    spark: SparkSession,
+    inputs: EvalInputs,
+    default: ConstraintCatalog,
+    sizes: tuple[int, ...],
+    *,
+    memory: DriverMemory,
+    repeats: int,
+) -> dict[str, Any]:
+    """Evaluation time per catalog size, and the largest / smallest ratio."""
+    from benchmarks.catalogs import sized_catalog
+
+    steps = {}
+    for n in sizes:
+        compiled = compile_one(sized_catalog(default, n))
+        steps[n] = evaluation_step(spark, inputs, compiled, name=f"catalog_{n}", memory=memory, repeats=repeats)
+    smallest, largest = min(sizes), max(sizes)
+    return {
+        "steps": {str(n): s.to_dict() for n, s in steps.items()},
+        "largest_vs_smallest": round(steps[largest].seconds / steps[smallest].seconds, 3),
+        "smallest": smallest,
+        "largest": largest,
+    }

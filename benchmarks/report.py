@@ -1,0 +1,242 @@
+"""Results: one JSON file per size and a markdown summary of every size found in the results directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarks.measure import __doc__ as MEMORY_METHOD
+from benchmarks.sizes import SIZES
+
+_ORDER = list(SIZES)
+
+
+def target(name: str, measured: float | None, bound: float, op: str, what: str) -> dict[str, Any]:
+    """One target: ``measured op bound`` (``op`` is ``<=`` or ``>=``); ``met`` None when not measured."""
+    met = None if measured is None else (measured <= bound if op == "<=" else measured >= bound)
+    return {"name": name, "what": what, "measured": measured, "op": op, "target": bound, "met": met}
+
+
+def size_targets(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The per-size targets of issue #6 from one size's figures (ratios measured in the same run)."""
+    steps = result["steps"]
+    evaluation = steps["evaluate_default"]["seconds"]
+    floor = steps["floor"]["seconds"]
+    gx = steps.get("great_expectations", {}).get("extrapolated_seconds")
+    udf = steps.get("python_udf", {}).get("seconds")
+    scaling = result["catalog_scaling"]
+    return [
+        target("eval_vs_floor", round(evaluation / floor, 2), 2.0, "<=", "default catalog evaluation / floor"),
+        target(
+            "gx_vs_eval",
+            round(gx / evaluation, 1) if gx else None,
+            20.0,
+            ">=",
+            "Great Expectations (extrapolated per rule) / default catalog evaluation",
+        ),
+        target("udf_vs_eval", round(udf / evaluation, 1) if udf else None, 5.0, ">=", "Python UDF / evaluation"),
+        target(
+            f"catalog_{scaling['largest']}_vs_{scaling['smallest']}",
+            scaling["largest_vs_smallest"],
+            1.5,
+            "<=",
+            f"{scaling['largest']} constraints / {scaling['smallest']} constraints, same data",
+        ),
+        target(
+            "binary_vs_spark_json",
+            result["ingest"]["binary_vs_spark_json"],
+            0.5,
+            ">=",
+            "binary ingest records/s / Spark JSON reader records/s",
+        ),
+    ]
+
+
+def write_size(result: dict[str, Any], results_dir: Path) -> Path:
+    """``<results>/<size>.json``."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    path = results_dir / f"{result['size']['name']}.json"
+    path.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    return path
+
+
+def load_results(results_dir: Path) -> list[dict[str, Any]]:
+    """Every ``<size>.json`` in the directory, in size order (S, M, L)."""
+    found = []
+    for path in results_dir.glob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "size" in data:
+            found.append(data)
+    return sorted(found, key=lambda r: _ORDER.index(r["size"]["name"]) if r["size"]["name"] in _ORDER else 99)
+
+
+def scaling_targets(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cross-size targets: pipeline time grows no faster than the data; driver memory stays bounded."""
+    sized = [r for r in results if r["size"]["name"] != "XS"]
+    if len(sized) < 2:
+        return []
+    first, last = sized[0], sized[-1]
+    span = f"{first['size']['name']}→{last['size']['name']}"
+    data_growth = last["data"]["effective_rows"] / max(1, first["data"]["effective_rows"])
+    time_growth = last["pipeline"]["total_seconds"] / max(1e-9, first["pipeline"]["total_seconds"])
+    py_first = first["pipeline"]["peak_memory"].get("python_peak_rss_mib") or 0
+    py_last = last["pipeline"]["peak_memory"].get("python_peak_rss_mib") or 0
+    return [
+        target(
+            "time_growth_vs_data_growth",
+            round(time_growth / data_growth, 3),
+            1.0,
+            "<=",
+            f"{span}: (pipeline time growth {time_growth:.1f}x) / (effective rows growth {data_growth:.1f}x)",
+        ),
+        target(
+            "python_driver_peak_growth",
+            round(py_last / py_first, 2) if py_first else None,
+            2.0,
+            "<=",
+            f"{span}: Python driver peak RSS growth ({py_first} → {py_last} MiB) while data grows {data_growth:.0f}x",
+        ),
+    ]
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.2f}" if value < 100 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _targets_table(rows: list[dict[str, Any]]) -> list[str]:
+    out = ["| target | measured | goal | met | what |", "|---|---:|---|---|---|"]
+    for t in rows:
+        met = {True: "yes", False: "**no**", None: "–"}[t["met"]]
+        out.append(f"| {t['name']} | {_fmt(t['measured'])} | {t['op']} {_fmt(t['target'])} | {met} | {t['what']} |")
+    return out
+
+
+def markdown(results: list[dict[str, Any]]) -> str:
+    """RESULTS.md: machine, versions, per-size figures and targets, data scaling."""
+    if not results:
+        return "# Benchmark results\n\nNo results yet: run `make bench`.\n"
+    lines = ["# Benchmark results", ""]
+    lines.append(
+        "Produced by `make bench` (S) / `make bench-all` (S, M, L): `python -m benchmarks.run --sizes ...`. Every "
+        "figure and ratio of a size comes from one run on one machine and the same synthetic data; each timed step "
+        "ends in a Delta commit (nothing can be pruned), and the fastest of its repeats is reported (the machine "
+        "may be shared: the load average at the start of each size is recorded)."
+    )
+    lines.append("")
+    first = results[0]
+    m, v = first["machine"], first["versions"]
+    lines.append(
+        f"Machine: {m['cores']} cores, {m['ram_gib']} GiB RAM, {m['cpu_model']}, {m['os']}. "
+        f"Versions: Python {v['python']}, {v['java']}, pyspark {v['pyspark']}, delta-spark {v['delta_spark']}, "
+        f"deltalake {v['deltalake']} (backend {v['delta_backend']}), Great Expectations {v['great_expectations']}, "
+        f"pyarrow {v['pyarrow']}."
+    )
+    lines.append("")
+    lines.append("## Figures per size")
+    lines.append("")
+    header = "| figure | " + " | ".join(r["size"]["name"] for r in results) + " |"
+    lines += [header, "|---|" + "---:|" * len(results)]
+
+    def row(label: str, get: Any) -> None:
+        cells = []
+        for r in results:
+            try:
+                cells.append(_fmt(get(r)))
+            except (KeyError, TypeError, ZeroDivisionError):
+                cells.append("–")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+
+    row(
+        "clusters / brokers / topics",
+        lambda r: f"{r['data']['clusters']} / {r['data']['brokers']:,} / {r['data']['topics']:,}",
+    )
+    row("records (log + snapshots)", lambda r: r["data"]["records"])
+    row("effective-config rows", lambda r: r["data"]["effective_rows"])
+    row("load average at start", lambda r: r["machine"]["load_average_1_5_15"][0])
+    row("synth s", lambda r: r["pipeline"]["synth_seconds"])
+    for key, label in (
+        ("ingest_binary", "ingest binary records/s"),
+        ("ingest_text", "ingest dump-log text records/s"),
+        ("ingest_json", "ingest JSON lines records/s"),
+        ("spark_json_reader", "Spark JSON reader → Delta records/s"),
+    ):
+        row(label, lambda r, k=key: r["steps"][k]["records_per_second"])
+    row("audit s (replay + resolve + evaluate + write)", lambda r: r["steps"]["audit"]["seconds"])
+    row("pipeline s (ingest binary + audit)", lambda r: r["pipeline"]["total_seconds"])
+    row("floor s (read effective table, aggregate, write)", lambda r: r["steps"]["floor"]["seconds"])
+    row("evaluate default catalog s", lambda r: r["steps"]["evaluate_default"]["seconds"])
+    row("constraints in default catalog", lambda r: r["steps"]["evaluate_default"]["constraints"])
+    row("Python UDF validator s", lambda r: r["steps"]["python_udf"]["seconds"])
+    row("Great Expectations s (sampled rules)", lambda r: r["steps"]["great_expectations"]["seconds"])
+    row(
+        "Great Expectations rules run / total",
+        lambda r: (
+            f"{r['steps']['great_expectations']['rules_run']} / {r['steps']['great_expectations']['rules_total']}"
+        ),
+    )
+    row(
+        "Great Expectations s (extrapolated to all rules)",
+        lambda r: r["steps"]["great_expectations"]["extrapolated_seconds"],
+    )
+    for n in (100, 1_000, 5_000):
+        row(f"evaluate {n:,} constraints s", lambda r, n=n: r["catalog_scaling"]["steps"][str(n)]["seconds"])
+    row("driver JVM peak RSS MiB (pipeline)", lambda r: r["pipeline"]["peak_memory"]["jvm_peak_rss_mib"])
+    row("driver JVM peak heap MiB (pipeline)", lambda r: r["pipeline"]["peak_memory"]["jvm_peak_heap_mib"])
+    row("driver Python peak RSS MiB (pipeline)", lambda r: r["pipeline"]["peak_memory"]["python_peak_rss_mib"])
+    lines.append("")
+    for r in results:
+        lines.append(f"## Targets, {r['size']['name']}")
+        lines.append("")
+        lines += _targets_table(r["targets"])
+        stages = r["pipeline"].get("audit_stages") or {}
+        if stages:
+            lines.append("")
+            lines.append("Audit stages (s): " + ", ".join(f"{k}: {v:.1f}" for k, v in stages.items()))
+        lines.append("")
+    scaling = scaling_targets(results)
+    if scaling:
+        lines.append("## Data scaling")
+        lines.append("")
+        lines += _targets_table(scaling)
+        lines.append("")
+    lines.append("## What each figure measures")
+    lines.append("")
+    lines += [
+        "- Ingest: `kraft-audit ingest` into an empty warehouse (hash, decode on the executors, three Delta tables "
+        "committed) of the synthetic fleet as binary logs and snapshots, as `kafka-dump-log` text and as JSON lines "
+        "(the same records, printed by `benchmarks/exports.py`); next to it Spark's JSON reader (explicit schema, "
+        "`data` kept as JSON text) landing the JSON lines as one Delta table with the same storage backend.",
+        "- Audit: `kraft-audit audit` of the binary ingest (replay, effective configurations, evaluation at the "
+        "target, every level, findings; every table written). Pipeline = binary ingest + audit.",
+        "- Floor: read `effective_configs`, count rows and sum value lengths per cluster and resource type, write "
+        "that aggregate to Delta. Evaluation: read the same table, keep the auditable rows, validate the catalog "
+        "with Spark's analyser, evaluate every constraint at the target (messages, remediations, "
+        "`new_at_target`, affected topics) and write the violations to Delta.",
+        "- Catalog scaling: the same evaluation with 100 / 1,000 / 5,000 constraints drawn from the default "
+        "catalog (5,000 = the default catalog plus copies with distinct ids on the same keys).",
+        "- Peers run the default catalog's single-key rules that apply at the target (expression rules are not "
+        "ported; the product's figure includes them) over the same rows the product judges: a row-at-a-time "
+        "Python UDF calling per-key validators with Kafka's parsing rules (its violation count is checked against "
+        "the product's), and Great Expectations with one expectation per rule (row condition on the rule's key, "
+        "nearest expectation), run on an even sample of the rules over a cached frame and extrapolated per rule.",
+        "",
+    ]
+    lines.append("## How memory is measured")
+    lines.append("")
+    lines.append(" ".join((MEMORY_METHOD or "").split()))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_markdown(results_dir: Path) -> Path:
+    """Rewrite ``RESULTS.md`` from every size's JSON in ``results_dir``."""
+    path = results_dir / "RESULTS.md"
+    path.write_text(markdown(load_results(results_dir)), encoding="utf-8")
+    return path

@@ -1,0 +1,190 @@
+"""The benchmark harness's pure pieces: the Python peer validator, the text/JSON exports, sized catalogs, targets."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.catalogs import sized_catalog
+from benchmarks.exports import export_cluster
+from benchmarks.pyvalidator import kafka_list, make_validator, parse_number
+from benchmarks.report import markdown, size_targets, target
+from benchmarks.sizes import SIZES, parse_sizes
+from schemas.constraints import Check, Constraint, ConstraintCatalog
+from schemas.decoded import DecodedRecord
+from transforms.constraints.selection import CompiledConstraint
+
+
+def _rule(check: dict[str, Any], resource: str = "broker") -> CompiledConstraint:
+    constraint = Constraint(id="r", resource=resource, config="k", check=Check.model_validate(check))  # type: ignore[arg-type]
+    return CompiledConstraint(
+        rule_idx=0,
+        constraint=constraint,
+        source="t",
+        level=None,
+        since_mv=None,
+        active_from=0,
+        active_to=None,
+        expr_sql=None,
+    )
+
+
+CASES = [
+    ({"min": 10}, "9", "INT", True),
+    ({"min": 10}, " 10 ", "INT", False),
+    ({"min": 10}, "abc", "INT", True),
+    ({"min": 10}, None, "INT", True),
+    ({"min": 10}, "NaN", "DOUBLE", False),
+    ({"min": 10}, "1_000", "INT", True),  # Python's int() accepts it, Java's parseInt does not
+    ({"between": [1, 3]}, "4", "LONG", True),
+    ({"max": 5}, "2147483648", "INT", True),  # out of int range: does not parse
+    ({"in": ["true", "false"]}, "TRUE", "BOOLEAN", False),
+    ({"in": ["a", "b"]}, "a, b", "LIST", False),
+    ({"in": ["a", "b"]}, "a,c", "LIST", True),
+    ({"in": ["a", "b"]}, "", "LIST", False),  # an empty list passes `in`
+    ({"in": ["1", "2"]}, "2.0", "DOUBLE", False),  # numeric keys compare numbers
+    ({"not_in": [""]}, "", "STRING", True),
+    ({"not_in": [""]}, None, "STRING", False),
+    ({"regex": "[a-z]+"}, "abc", "STRING", False),
+    ({"regex": "[a-z]+"}, "ab1", "STRING", True),
+    ({"type": "int"}, "12x", "STRING", True),
+    ({"type": "boolean"}, "yes", "STRING", True),
+    ({"type": "class"}, "org.example.Foo", "CLASS", False),
+    ({"not_null": True}, None, "STRING", True),
+    ({"non_empty_list": True}, "  ", "LIST", True),
+    ({"no_duplicates": True}, "a,b,a", "LIST", True),
+    ({"no_empty_elements": True}, "a,,b", "LIST", True),
+    ({"no_empty_elements": True}, "a,b,", "LIST", True),  # trailing empty elements are kept
+]
+
+
+@pytest.mark.parametrize(("check", "value", "config_type", "fails"), CASES, ids=[f"{c}-{v!r}" for c, v, _, _ in CASES])
+def test_python_validator_follows_kafka_parsing(
+    check: dict[str, Any], value: str | None, config_type: str, fails: bool
+) -> None:
+    assert make_validator(_rule(check))(value, config_type, False) is fails
+
+
+def test_python_validator_skips_sensitive_values_except_not_null() -> None:
+    assert make_validator(_rule({"min": 10}))("[redacted]", "INT", True) is False
+    assert make_validator(_rule({"not_null": True}))(None, "PASSWORD", True) is True
+
+
+def test_number_parsing_and_list_splitting_match_java() -> None:
+    assert parse_number("0x1p3", "DOUBLE") == 8.0
+    assert parse_number("-Infinity", "DOUBLE") == -math.inf
+    assert parse_number("1e3d", "DOUBLE") == 1000.0
+    assert parse_number("32768", "SHORT") is None
+    assert kafka_list(" a , b ,") == ["a", "b", ""]
+
+
+def test_exports_print_the_same_records_the_binary_decoder_reads(tmp_path: Path) -> None:
+    from jobs.synth import SynthSettings
+    from jobs.synth import run as synth_run
+    from transforms.binary.decode import decode_file
+    from transforms.text.detect import detect_input_kind
+    from transforms.text.dumplog import parse_dump_log
+    from transforms.text.jsonlines import parse_json_lines
+
+    synth_run(SynthSettings(out=str(tmp_path / "fleet"), clusters=1, brokers=2, topics=4, seed=3))
+    cluster = next(p for p in (tmp_path / "fleet").iterdir() if p.is_dir())
+    counts = export_cluster(str(cluster), str(tmp_path / "text"), str(tmp_path / "json"))
+
+    expected = []
+    for path in sorted(cluster.rglob("*")):
+        if path.suffix in (".log", ".checkpoint"):
+            data = path.read_bytes()
+            kind = detect_input_kind(str(path), data[:64])
+            assert kind is not None
+            expected += [
+                (r.offset, r.record_type, r.data) for r in decode_file(data, kind=kind) if isinstance(r, DecodedRecord)
+            ]
+    for root, suffix, parse in (
+        (tmp_path / "text", ".txt", parse_dump_log),
+        (tmp_path / "json", ".jsonl", parse_json_lines),
+    ):
+        files = sorted((root / cluster.name).rglob(f"*{suffix}"))
+        assert files and (root / cluster.name / "meta.properties").exists()
+        items = [item for f in files for item in parse(f.read_text(encoding="utf-8").splitlines())]
+        assert all(isinstance(i, DecodedRecord) for i in items), "nothing may be quarantined"
+        assert sorted((r.offset, r.record_type, str(r.data)) for r in items if isinstance(r, DecodedRecord)) == sorted(
+            (o, t, str(d)) for o, t, d in expected
+        )
+        assert detect_input_kind(str(files[0]), files[0].read_bytes()[:4096]) == (
+            "DUMP_LOG_TEXT" if suffix == ".txt" else "JSON_LINES"
+        )
+    assert counts.records == len(expected) > 0
+
+
+def test_sized_catalogs_have_exactly_n_distinct_constraints() -> None:
+    base = ConstraintCatalog(
+        source="t",
+        constraints=tuple(
+            Constraint(id=f"c{i}", resource="broker", config=f"k{i}", check=Check(min=i)) for i in range(7)
+        ),
+    )
+    for n in (1, 3, 7, 20):
+        catalog = sized_catalog(base, n)
+        ids = [c.id for c in catalog.constraints]
+        assert len(ids) == n == len(set(ids))
+    big = sized_catalog(base, 20)
+    assert {c.config for c in big.constraints} == {f"k{i}" for i in range(7)}  # copies keep their keys
+    assert big.constraints[7].id == "c0.copy1"
+    with pytest.raises(ValueError, match="n >= 1"):
+        sized_catalog(base, 0)
+
+
+def test_sizes_parse_and_l_is_at_least_the_issue_minimums() -> None:
+    assert [s.name for s in parse_sizes("s, M")] == ["S", "M"]
+    with pytest.raises(ValueError, match="unknown size"):
+        parse_sizes("XL")
+    large = SIZES["L"]
+    assert large.clusters >= 100 and large.total_brokers >= 1_000 and large.total_topics >= 100_000
+
+
+def _result(name: str, *, evaluation: float, floor: float, rows: int, total: float, py_rss: int) -> dict[str, Any]:
+    return {
+        "size": {"name": name},
+        "machine": {"cores": 2, "ram_gib": 24, "cpu_model": "x", "os": "Linux", "load_average_1_5_15": [1.0, 1, 1]},
+        "versions": dict.fromkeys(
+            ("python", "java", "pyspark", "delta_spark", "deltalake", "delta_backend", "great_expectations", "pyarrow"),
+            "1",
+        ),
+        "data": {"clusters": 1, "brokers": 1, "topics": 1, "records": 10, "effective_rows": rows},
+        "steps": {
+            "evaluate_default": {"seconds": evaluation, "constraints": 1028},
+            "floor": {"seconds": floor},
+            "great_expectations": {"extrapolated_seconds": 100 * evaluation, "rules_run": 2, "rules_total": 9},
+            "python_udf": {"seconds": 4 * evaluation},
+        },
+        "catalog_scaling": {"largest": 5000, "smallest": 100, "largest_vs_smallest": 1.2, "steps": {}},
+        "ingest": {"binary_vs_spark_json": 0.7},
+        "pipeline": {"total_seconds": total, "peak_memory": {"python_peak_rss_mib": py_rss}},
+    }
+
+
+def test_targets_compare_each_ratio_with_its_goal() -> None:
+    result = _result("S", evaluation=3.0, floor=2.0, rows=100, total=10.0, py_rss=200)
+    met = {t["name"]: t["met"] for t in size_targets(result)}
+    assert met == {
+        "eval_vs_floor": True,
+        "gx_vs_eval": True,
+        "udf_vs_eval": False,
+        "catalog_5000_vs_100": True,
+        "binary_vs_spark_json": True,
+    }
+    assert target("x", None, 1.0, "<=", "")["met"] is None
+
+
+def test_markdown_lists_every_size_and_the_data_scaling_targets() -> None:
+    small = _result("S", evaluation=3.0, floor=2.0, rows=100, total=10.0, py_rss=200)
+    large = _result("L", evaluation=30.0, floor=20.0, rows=10_000, total=400.0, py_rss=250)
+    for r in (small, large):
+        r["targets"] = size_targets(r)
+    text = markdown([small, large])
+    assert "| figure | S | L |" in text
+    assert "## Targets, L" in text
+    assert "| time_growth_vs_data_growth | 0.40 | <= 1.00 | yes |" in text

@@ -1,0 +1,51 @@
+"""Smoke test of the benchmark harness end to end on the XS size (keeps ``make bench`` from rotting)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from benchmarks.report import markdown
+from benchmarks.run import run_size
+
+
+@pytest.mark.slow
+def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, tmp_path: Path) -> None:
+    result = run_size(spark, "XS", tmp_path / "work")
+
+    steps = result["steps"]
+    for name in (
+        "spark_json_reader",
+        "ingest_binary",
+        "ingest_text",
+        "ingest_json",
+        "audit",
+        "floor",
+        "evaluate_default",
+        "python_udf",
+        "great_expectations",
+    ):
+        assert steps[name]["seconds"] > 0, name
+    # Every format carries the same records, and each ingest committed all of them.
+    records = {
+        name: steps[name]["records"] for name in ("ingest_binary", "ingest_text", "ingest_json", "spark_json_reader")
+    }
+    assert len(set(records.values())) == 1 and records["ingest_binary"] == steps["export_text_json"]["records"]
+    assert all(steps[n]["quarantined"] == 0 for n in ("ingest_binary", "ingest_text", "ingest_json"))
+    # The row-at-a-time peer finds exactly the product's single-key violations.
+    assert steps["python_udf"]["violations"] == steps["python_udf"]["product_check_violations"]
+    assert steps["great_expectations"]["rules_run"] == 2 < steps["great_expectations"]["rules_total"]
+    assert set(result["catalog_scaling"]["steps"]) == {"100", "300"}
+    assert result["data"]["effective_rows"] >= result["data"]["auditable_rows"] >= result["data"]["judged_rows"] > 0
+    assert result["pipeline"]["peak_memory"]["jvm_peak_heap_mib"] > 0
+    assert [t["name"] for t in result["targets"]] == [
+        "eval_vs_floor",
+        "gx_vs_eval",
+        "udf_vs_eval",
+        "catalog_300_vs_100",
+        "binary_vs_spark_json",
+    ]
+    assert all(t["measured"] is not None for t in result["targets"])
+    assert "## Targets, XS" in markdown([result])
