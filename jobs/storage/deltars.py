@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 import uuid
 from collections.abc import Sequence
@@ -17,12 +18,16 @@ from deltalake import DeltaTable, Schema
 from deltalake.transaction import AddAction, CommitProperties, RemoveAction, create_table_with_add_actions
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import StructType
+from pyspark.sql.types import StringType, StructField, StructType
 
 from jobs.storage.base import DeltaStore, PartitionPredicate, aligned, check_predicate, check_same_schema
 from schemas.errors import StorageError, UnsupportedTableError
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+# Up to this many partitions a read is one scan per partition with the values as literals (no join); beyond it,
+# one scan of all files with the values joined on by file name, so a 100-cluster table is not a 100-scan union.
+UNION_LIMIT = 4
+SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:/+"
 # Reader features this backend implements (it reads plain parquet files listed by delta-rs).
 SUPPORTED_READER_FEATURES = frozenset({"timestampNtz", "v2Checkpoint", "vacuumProtocolCheck"})
 
@@ -115,6 +120,10 @@ class DeltaRsStore(DeltaStore):
         data_schema = StructType([f for f in schema.fields if f.name not in partition_by])
         groups = _files_by_partition(dt, partition_by)
         base = self.path(table)
+        if not groups:
+            return self.spark.createDataFrame([], schema)
+        if len(groups) > UNION_LIMIT:
+            return self._read_joined(schema, data_schema, partition_by, groups, base)
         frames: list[DataFrame] = []
         for values, files in sorted(groups.items(), key=lambda kv: [str(v) for v in kv[0]]):
             scan = self.spark.read.schema(data_schema).parquet(*[f"{base}/{f}" for f in files])
@@ -123,12 +132,46 @@ class DeltaRsStore(DeltaStore):
                 for col, value in zip(partition_by, values, strict=True)
             ]
             frames.append(scan.select(*scan.columns, *literals))
-        if not frames:
-            return self.spark.createDataFrame([], schema)
         result = frames[0]
         for frame in frames[1:]:
             result = result.unionByName(frame)
         return result.select(*[f.name for f in schema.fields])
+
+    def _read_joined(
+        self,
+        schema: StructType,
+        data_schema: StructType,
+        partition_by: list[str],
+        groups: dict[tuple[Any, ...], list[str]],
+        base: str,
+    ) -> DataFrame:
+        """Many partitions: one scan of every file, partition values (from the log) joined on by file name."""
+        files_schema = StructType(
+            [StructField("_kraft_file", StringType(), False)]
+            + [StructField(c, StringType(), True) for c in partition_by]
+        )
+        jvm = self.spark.sparkContext._jvm
+        hadoop_conf = self.spark.sparkContext._jsc.hadoopConfiguration()
+        fs = jvm.org.apache.hadoop.fs.Path(base).getFileSystem(hadoop_conf)  # type: ignore[union-attr]
+
+        def uri(path: str) -> str:  # _metadata.file_path's encoding; schemes print file:/ or file:///, so drop them
+            qualified = str(fs.makeQualified(jvm.org.apache.hadoop.fs.Path(path)).toUri().toString())  # type: ignore[union-attr]
+            return re.sub(SCHEME, "/", qualified)
+
+        paths = [(f"{base}/{file}", values) for values, files in groups.items() for file in files]
+        rows = [(uri(path), *[None if v is None else str(v) for v in values]) for path, values in paths]
+        files_df = self.spark.createDataFrame(rows, files_schema)
+        scan = self.spark.read.schema(data_schema).parquet(*[path for path, _ in paths])
+        scan = scan.select(
+            *data_schema.fieldNames(), F.regexp_replace("_metadata.file_path", SCHEME, "/").alias("_kraft_file")
+        )
+        joined = scan.join(F.broadcast(files_df), on="_kraft_file", how="inner")
+        return joined.select(
+            *[
+                F.col(c).cast(schema[c].dataType).alias(c) if c in partition_by else F.col(c)
+                for c in schema.fieldNames()
+            ]
+        )
 
     def history(self, table: str) -> list[dict[str, Any]]:
         return list(self._table(table).history())

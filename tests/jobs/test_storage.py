@@ -109,6 +109,18 @@ def test_partition_values_come_from_the_log_not_from_paths(spark: SparkSession, 
     assert_three_readers_agree(store, "t", data)
 
 
+def test_many_partitions_read_in_one_scan_with_values_from_the_log(spark: SparkSession, store: DeltaStore) -> None:
+    odd = ["001", "a b/c", "x=y%z", "ünï", "e", "f", "g"]
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    data = [r for c in odd for r in rows(c, range(2))]
+    store.append("t", frame(spark, data[:6]))
+    store.append("t", frame(spark, data[6:]))
+    assert_three_readers_agree(store, "t", data)
+    if store.backend == "deltars":
+        plan = store.read("t")._jdf.queryExecution().executedPlan().toString()
+        assert plan.count("FileScan parquet") == 1, plan
+
+
 def test_overwrite_replaces_everything(spark: SparkSession, store: DeltaStore) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
     store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(3))))
