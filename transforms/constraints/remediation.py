@@ -162,9 +162,14 @@ def remediation_text() -> Column:
         F.lit(" (deleting the override instead would fall back to"),
         F.when(
             F.col("fallback_value").isNotNull(),
-            F.concat(F.lit(" "), F.col("fallback_value"), F.lit(" from "), F.col("fallback_source")),
-        ).otherwise(F.lit(" the brokers' values")),
-        F.lit(", which do not pass either)"),
+            F.concat(
+                F.lit(" "),
+                F.col("fallback_value"),
+                F.lit(" from "),
+                F.col("fallback_source"),
+                F.lit(", which does not pass either)"),
+            ),
+        ).otherwise(F.lit(" the brokers' values, which do not pass either)")),
     )
     static_fix = F.concat(
         F.lit("set "),
