@@ -9,7 +9,7 @@ Public API::
         *,
         defaults_df: DataFrame,                    # (resource_type, name, default_value): ConfigDef defaults
         redact: Redactor | None = None,            # (resource_type, key, value) -> (value, value_hash)
-    ) -> ConfigLayers                              # the layers after the changes
+    ) -> ConfigLayers                              # the layers after the changes (behind local checkpoints)
 
 The changes are written into the layers Kafka stores, then the caller re-runs the effective resolution
 (``transforms.effective.resolve_effective_configs``) on the changed state, so every precedence, synonym and
@@ -53,7 +53,7 @@ from pyspark.sql import functions as F
 
 from schemas.changes import ChangeSet
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
-from transforms.replay.state import ReplayResult
+from transforms.replay.state import ReplayResult, truncated
 
 Redactor = Callable[[str, str, str | None], tuple[str | None, str | None]]
 
@@ -350,8 +350,9 @@ def apply_changes(
     ops_df = _in_clusters(spark.createDataFrame(op_rows, OPS_DDL), state)
     replace_df = _in_clusters(spark.createDataFrame(replace_rows, REPLACE_DDL), state)
     defaults = defaults_df.select("resource_type", "name", "default_value").dropDuplicates(["resource_type", "name"])
+    # behind local checkpoints: the resolution reads every layer in many places of its plan
     return ConfigLayers(
-        dynamic_configs=_apply_dynamic(state, ops_df, replace_df, defaults),
-        broker_static_configs=_apply_static(state, ops_df, replace_df, defaults),
-        client_entity_configs=_apply_client(state, ops_df, replace_df),
+        dynamic_configs=truncated(_apply_dynamic(state, ops_df, replace_df, defaults)),
+        broker_static_configs=truncated(_apply_static(state, ops_df, replace_df, defaults)),
+        client_entity_configs=truncated(_apply_client(state, ops_df, replace_df)),
     )

@@ -72,6 +72,7 @@ from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.constraints.rule_table import RuleTables, rule_tables
 from transforms.constraints.selection import CompiledCatalog
+from transforms.replay.state import truncated
 
 ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
 BROKER_LAYERS: Final = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG", "STATIC_BROKER_CONFIG")
@@ -314,11 +315,20 @@ def _with_affected_topics(violations_df: DataFrame, affected_df: DataFrame) -> D
     )
 
 
+def _deleted_resource(resource_name: Column, source: Column) -> Column:
+    """The resource a DELETE edits: the cluster default ``""`` for values from that layer (one record for every
+    broker), else the entity itself."""
+    return F.when(source == "DYNAMIC_DEFAULT_BROKER_CONFIG", F.lit("")).otherwise(resource_name)
+
+
 def _fallback_verdicts(fallback_df: DataFrame, tables: RuleTables, target_level: int) -> DataFrame:
-    """Per (entity, key, deleted layer): whether every fallback row passes every single-key rule of the key at
-    the target, and the fallback value and source when all broker views agree."""
-    keys = ["cluster_id", "resource_type", "resource_name", "config_name", "deleted_source"]
-    rows_df = fallback_df.select(*keys, "node_id", "value", "is_sensitive", "config_type", "source")
+    """Per deleted record (cluster, resource type, deleted resource, key, layer): whether every fallback row —
+    every broker view, every broker taking the cluster default — passes every single-key rule of the key at the
+    target; and the fallback value and source when they are the same everywhere."""
+    keys = ["cluster_id", "resource_type", "_deleted", "config_name", "deleted_source"]
+    rows_df = fallback_df.select(
+        "*", _deleted_resource(F.col("resource_name"), F.col("deleted_source")).alias("_deleted")
+    ).select(*keys, "value", "is_sensitive", "config_type", "source")
     checked_df = (
         rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
         .filter(_applies(F.lit(target_level)))
@@ -354,11 +364,18 @@ def _with_fallbacks(
             F.lit(None).cast("string").alias("fallback_source"),
         )
     eligible = F.col("value_source").isin(*FALLBACK_SOURCES) & (F.col("constraint_kind") != "expr")
-    needed_df = df.where(eligible).select("cluster_id", "resource_type", "resource_name", "value_source").distinct()
-    verdicts_df = _fallback_verdicts(resolver(needed_df), tables, target_level)
-    on = ["cluster_id", "resource_type", "resource_name", "config_name", "value_source"]
+    # computed once: the resolver reads it in many places of its plan
+    needed_df = truncated(
+        df.where(eligible).select("cluster_id", "resource_type", "resource_name", "value_source").distinct()
+    )
+    verdicts_df = _fallback_verdicts(truncated(resolver(needed_df)), tables, target_level)
+    on = ["cluster_id", "resource_type", "_deleted", "config_name", "value_source"]
     return (
-        df.select("*", eligible.alias("_is_eligible"))
+        df.select(
+            "*",
+            eligible.alias("_is_eligible"),
+            _deleted_resource(F.col("resource_name"), F.col("value_source")).alias("_deleted"),
+        )
         .join(verdicts_df, on=on, how="left")
         .select(
             *df.columns,
@@ -426,8 +443,11 @@ def evaluate_constraints(
         .filter(at_target)
         .transform(_with_affected_topics, _affected_topics(effective_df, topics_df))
         .transform(_with_scope, dynamic_scope_df)
-        .transform(_with_fallbacks, fallback_resolver, tables, target.level)
     )
+    if fallback_resolver is not None:
+        # the fallbacks are resolved for these rows: compute them once, not once for the resolver and once more
+        reported_df = truncated(reported_df)
+    reported_df = reported_df.transform(_with_fallbacks, fallback_resolver, tables, target.level)
     reported_df = reported_df.select("*", fix_value().alias("fix_value"))
     current = F.col("current_level")
     return reported_df.select(

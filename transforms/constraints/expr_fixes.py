@@ -42,7 +42,9 @@ INTEGRAL_TYPES: Final = frozenset({"int", "integer", "bigint", "long", "smallint
 _FLIPPED: Final = {"<=": ">=", ">=": "<=", "<": ">", ">": "<", "=": "=", "==": "="}
 _BLOCKING_WORDS: Final = re.compile(r"\b(and|or|not|between|in|is|like|rlike|regexp|ilike|case|exists)\b", re.I)
 _CFG: Final = r"cfg\s*\[\s*'(?P<key>[^'\\]+)'\s*\]"
-_CAST_SIDE: Final = re.compile(rf"(?:try_)?cast\s*\(\s*{_CFG}\s+as\s+(?P<type>[A-Za-z]+)\s*\)", re.I)
+_CAST_SIDE: Final = re.compile(
+    rf"(?:try_)?cast\s*\(\s*(?:{_CFG}|(?P<value>value))\s+as\s+(?P<type>[A-Za-z]+)\s*\)", re.I
+)
 _PLAIN_SIDE: Final = re.compile(_CFG, re.I)
 _VALUE_SIDE: Final = re.compile(r"value", re.I)
 
@@ -121,7 +123,7 @@ def _key_side(term: str, first_key: str) -> tuple[bool, str | None] | None:
     """(matched, cast type) when ``term`` is the first key (optionally cast), else None."""
     stripped = _strip_parens(term)
     cast = _CAST_SIDE.fullmatch(stripped)
-    if cast and cast.group("key") == first_key:
+    if cast and (cast.group("key") == first_key or cast.group("value")):
         return True, cast.group("type").lower()
     plain = _PLAIN_SIDE.fullmatch(stripped)
     if (plain and plain.group("key") == first_key) or _VALUE_SIDE.fullmatch(stripped):

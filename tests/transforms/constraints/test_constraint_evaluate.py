@@ -466,6 +466,9 @@ def test_delete_when_every_fallback_view_passes_every_rule_of_the_key_else_set(
         {**seg, "resource_name": "2", "node_id": 2, "source": "DYNAMIC_BROKER_CONFIG"},
         {**seg, "resource_name": "3", "node_id": 3, "source": "DYNAMIC_DEFAULT_BROKER_CONFIG"},
         {**seg, "resource_name": "4", "node_id": 4, "source": "STATIC_BROKER_CONFIG"},
+        # cluster c2: the cluster default covers brokers 3 and 5; deleting it would break broker 5
+        {**seg, "cluster_id": "c2", "resource_name": "3", "node_id": 3, "source": "DYNAMIC_DEFAULT_BROKER_CONFIG"},
+        {**seg, "cluster_id": "c2", "resource_name": "5", "node_id": 5, "source": "DYNAMIC_DEFAULT_BROKER_CONFIG"},
         {**topic, "resource_name": "one-view", "value": "100"},
         {**topic, "resource_name": "views-differ", "value": "100"},
         {**topic, "resource_name": "too-big-below", "value": "100"},
@@ -478,16 +481,22 @@ def test_delete_when_every_fallback_view_passes_every_rule_of_the_key_else_set(
         },
     )
     fallback_rows = [
-        ("BROKER", "1", 1, "log.segment.bytes", "DYNAMIC_BROKER_CONFIG", "4194304", "STATIC_BROKER_CONFIG"),
-        ("BROKER", "2", 2, "log.segment.bytes", "DYNAMIC_BROKER_CONFIG", "2097152", "STATIC_BROKER_CONFIG"),
-        ("BROKER", "3", 3, "log.segment.bytes", "DYNAMIC_DEFAULT_BROKER_CONFIG", "1073741824", "DEFAULT_CONFIG"),
-        ("TOPIC", "one-view", None, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "4194304", "STATIC_BROKER_CONFIG"),
-        ("TOPIC", "views-differ", 1, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "4194304", "STATIC_BROKER_CONFIG"),
-        ("TOPIC", "views-differ", 2, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "2097152", "STATIC_BROKER_CONFIG"),
-        ("TOPIC", "too-big-below", None, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "2147483647", "DEFAULT_CONFIG"),
+        ("c2", "BROKER", "3", 3, "log.segment.bytes", "DYNAMIC_DEFAULT_BROKER_CONFIG", "1073741824", "DEFAULT_CONFIG"),
+        ("c2", "BROKER", "5", 5, "log.segment.bytes", "DYNAMIC_DEFAULT_BROKER_CONFIG", "1000", "STATIC_BROKER_CONFIG"),
+    ] + [
+        ("c1", *row)
+        for row in [
+            ("BROKER", "1", 1, "log.segment.bytes", "DYNAMIC_BROKER_CONFIG", "4194304", "STATIC_BROKER_CONFIG"),
+            ("BROKER", "2", 2, "log.segment.bytes", "DYNAMIC_BROKER_CONFIG", "2097152", "STATIC_BROKER_CONFIG"),
+            ("BROKER", "3", 3, "log.segment.bytes", "DYNAMIC_DEFAULT_BROKER_CONFIG", "1073741824", "DEFAULT_CONFIG"),
+            ("TOPIC", "one-view", None, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "4194304", "STATIC_BROKER_CONFIG"),
+            ("TOPIC", "views-differ", 1, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "4194304", "STATIC_BROKER_CONFIG"),
+            ("TOPIC", "views-differ", 2, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "2097152", "STATIC_BROKER_CONFIG"),
+            ("TOPIC", "too-big-below", None, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "2147483647", "DEFAULT_CONFIG"),
+        ]
     ]
     fallback_df = spark.createDataFrame(
-        [("c1", t, n, node, k, d, v, None, False, "INT", s, k) for t, n, node, k, d, v, s in fallback_rows],
+        [(c, t, n, node, k, d, v, None, False, "INT", s, k) for c, t, n, node, k, d, v, s in fallback_rows],
         "cluster_id string, resource_type string, resource_name string, node_id int, config_name string, "
         "deleted_source string, value string, value_hash string, is_sensitive boolean, config_type string, "
         "source string, synonym string",
@@ -514,7 +523,7 @@ def test_delete_when_every_fallback_view_passes_every_rule_of_the_key_else_set(
         fallback_resolver=resolver,
     )
     got = {
-        (r.resource_name, r.constraint_id): (
+        (r.cluster_id, r.resource_name, r.constraint_id): (
             r.remediation_change.op,
             r.remediation_change.resource_name,
             r.remediation_change.value,
@@ -522,20 +531,24 @@ def test_delete_when_every_fallback_view_passes_every_rule_of_the_key_else_set(
         for r in violations_df.collect()
     }
     assert got == {
-        ("1", "seg-min"): ("DELETE", "1", None),  # static 4194304 below it passes
-        ("2", "seg-min"): ("SET", "2", "3145728"),  # static 2097152 below it fails too
-        ("3", "seg-min"): ("DELETE", "", None),  # the cluster default goes; the ConfigDef default passes
-        ("4", "seg-min"): ("SET", "", "3145728"),  # a static value: nothing to delete
-        ("one-view", "topic-seg-min"): ("DELETE", "one-view", None),
-        ("views-differ", "topic-seg-min"): ("SET", "views-differ", "3145728"),  # broker 2's view would fail
-        ("too-big-below", "topic-seg-min"): ("SET", "too-big-below", "3145728"),  # below passes min, fails max
-        ("one-view", "topic-min-isr-not-above-rf"): ("SET", "one-view", "2"),  # derived from the expression
+        ("c1", "1", "seg-min"): ("DELETE", "1", None),  # static 4194304 below it passes
+        ("c1", "2", "seg-min"): ("SET", "2", "3145728"),  # static 2097152 below it fails too
+        ("c1", "3", "seg-min"): ("DELETE", "", None),  # the cluster default goes; the ConfigDef default passes
+        ("c1", "4", "seg-min"): ("SET", "", "3145728"),  # a static value: nothing to delete
+        ("c2", "3", "seg-min"): ("SET", "", "3145728"),  # the cluster default stays: broker 5 needs it
+        ("c2", "5", "seg-min"): ("SET", "", "3145728"),
+        ("c1", "one-view", "topic-seg-min"): ("DELETE", "one-view", None),
+        ("c1", "views-differ", "topic-seg-min"): ("SET", "views-differ", "3145728"),  # broker 2's view fails
+        ("c1", "too-big-below", "topic-seg-min"): ("SET", "too-big-below", "3145728"),  # passes min, fails max
+        ("c1", "one-view", "topic-min-isr-not-above-rf"): ("SET", "one-view", "2"),  # derived from the expression
     }
     needed = {tuple(r) for r in asked[0].collect()}
     assert needed == {
         ("c1", "BROKER", "1", "DYNAMIC_BROKER_CONFIG"),
         ("c1", "BROKER", "2", "DYNAMIC_BROKER_CONFIG"),
         ("c1", "BROKER", "3", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
+        ("c2", "BROKER", "3", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
+        ("c2", "BROKER", "5", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
         ("c1", "TOPIC", "one-view", "DYNAMIC_TOPIC_CONFIG"),
         ("c1", "TOPIC", "views-differ", "DYNAMIC_TOPIC_CONFIG"),
         ("c1", "TOPIC", "too-big-below", "DYNAMIC_TOPIC_CONFIG"),
