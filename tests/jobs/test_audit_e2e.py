@@ -9,8 +9,9 @@ group g1 has consumer.session.timeout.ms=50000, g2 30000. Expected violations we
 records.
 
 The remediation plan of the 4.4-IV1 audit is verified with `simulate`: it deletes broker 2's per-broker override
-(the static 4 MiB below it passes), sets the cluster-wide defaults of log.segment.bytes and log.retention.ms,
-min.insync.replicas of t1 to its replication factor (derived from the expression) and g1's session timeout.
+(the static 4 MiB below it passes) and g1's override (the brokers' default 45000 below it passes), sets the
+cluster-wide defaults of log.segment.bytes and log.retention.ms, and min.insync.replicas of t1 to its replication
+factor (derived from the expression).
 """
 
 from __future__ import annotations
@@ -190,7 +191,8 @@ def test_the_remediation_plan_clears_what_it_targets_without_introducing_errors(
         ("BROKER", "", "dynamic", (("SET", "log.retention.ms", "604800000"), ("SET", "log.segment.bytes", "3145728"))),
         ("BROKER", "2", "dynamic", (("DELETE", "log.segment.bytes", None),)),
         ("TOPIC", "t1", "dynamic", (("SET", "min.insync.replicas", "1"),)),
-        ("GROUP", "g1", "dynamic", (("SET", "consumer.session.timeout.ms", "45000"),)),
+        # g1's override goes: the group then takes the brokers' group.consumer.session.timeout.ms (45000), which passes
+        ("GROUP", "g1", "dynamic", (("DELETE", "consumer.session.timeout.ms", None),)),
     }
     assert {c.cluster_id for c in plan_changes} == {"e2e"}
     assert sorted(summary["cleared_violations"]) == sorted(
