@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -52,6 +53,7 @@ from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, 
 from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
 from transforms.constraints.evaluate import evaluate_constraints, highest_safe_levels, violations_by_level
 from transforms.constraints.expressions import validate_with_spark
+from transforms.constraints.fallbacks import resolve_fallbacks
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import CompiledCatalog, compile_catalog
 from transforms.effective.catalog_frames import CatalogFrames, to_catalog_frames
@@ -305,6 +307,7 @@ def run(
             run_id=run_id,
             run_ts=run_ts,
             dynamic_scope_df=scopes_df,
+            fallback_resolver=partial(resolve_fallbacks, at_target, frames, kafka_version=settings.kafka_version),
         )
         _append(store, "violations", violations_df)
         life = lifecycle.apply(

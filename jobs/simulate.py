@@ -1,10 +1,13 @@
 """``kraft-audit simulate``: what-if — apply proposed config changes to the audited state and re-evaluate.
 
-Extract: the latest audited state of the warehouse (``effective_configs``, ``topics``, ``cluster_state``) and a
-changes file (CONTRACT §7: IncrementalAlterConfigs ``ops`` SET/DELETE/APPEND/SUBTRACT per resource, or legacy
-``replace``). Transform: ``apply_changes`` gives the configs after; the catalogs are evaluated at the target MV
-before and after. Load: ``simulations`` (per changed resource: configs before and after, violations cleared and
-introduced). Exit 0 when no error violation remains after the changes, 1 otherwise.
+Extract: the latest audited silver state of the warehouse (``brokers``, ``broker_static_configs``, ``topics``,
+``dynamic_configs``, ``client_entity_configs``, ``cluster_state``, written by ``audit``) and a changes file
+(CONTRACT §7: IncrementalAlterConfigs ``ops`` SET/DELETE/APPEND/SUBTRACT per resource, or legacy ``replace``).
+Transform: ``transforms.constraints.changes.apply_changes`` writes the changes into the configuration layers;
+the state before and after are both re-resolved at the target (one resolution, ``scenarios``) and evaluated
+with the catalogs. Load: ``simulations`` (SIMULATIONS: per changed resource and broker view, the re-resolved
+values and sources of the keys that changed, violations cleared and introduced). Exit 0 when no error violation
+remains after the changes, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import sys
 sys.path.sort(key=lambda entry: os.path.realpath(entry or ".") == os.path.dirname(os.path.realpath(__file__)))
 
 import argparse
+import dataclasses
 import json
 import uuid
 from collections.abc import Sequence
@@ -27,36 +31,37 @@ from typing import Any
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import ArrayType, IntegerType, MapType, StringType, StructField, StructType, TimestampType
 
 from jobs import audit, conf_loader
+from jobs.secrets import redaction_key
 from jobs.session import build_session
 from jobs.storage import open_store
-from schemas.changes import ChangeSet, load_changes_text
+from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
+from schemas.constraints import RESOURCE_TYPES
 from schemas.errors import ConfigError, InputError
-from transforms.audit_scope import filter_auditable
+from transforms.audit_scope import filter_auditable, with_release_at_least
 from transforms.constraints.changes import apply_changes
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.expressions import validate_with_spark
+from transforms.constraints.scenarios import (
+    SCENARIO_SEPARATOR,
+    resolution_state,
+    union_scenarios,
+    untagged,
+    with_layers,
+)
+from transforms.effective import resolve_effective_configs
 from transforms.effective.catalog_frames import to_catalog_frames
 from transforms.metadata_version import parse_metadata_version
+from transforms.redact import redact_value
+from transforms.replay.state import ReplayResult, truncated
 
-SIMULATIONS = StructType(
-    [
-        StructField("run_id", StringType(), False),
-        StructField("run_ts", TimestampType(), False),
-        StructField("cluster_id", StringType(), False),
-        StructField("target_mv", StringType(), False),
-        StructField("resource_type", StringType(), False),
-        StructField("resource_name", StringType(), False),
-        StructField("node_id", IntegerType(), True),
-        StructField("configs_before", MapType(StringType(), StringType(), True), True),
-        StructField("configs_after", MapType(StringType(), StringType(), True), True),
-        StructField("violations_cleared", ArrayType(StringType(), False), False),  # "constraint_id on key"
-        StructField("violations_introduced", ArrayType(StringType(), False), False),
-    ]
-)
 VIOLATION_KEY = ("cluster_id", "resource_type", "resource_name", "node_id", "config_name", "constraint_id")
+ENTITY = ["cluster_id", "resource_type", "resource_name", "node_id"]
+STATE_INPUTS = ("brokers", "broker_static_configs", "topics", "dynamic_configs", "client_entity_configs")
+BEFORE, AFTER = "before", "after"
+# resource_type -> the resource name the redaction rules use
+_RESOURCE_KINDS = {rtype: kind for kind, rtype in RESOURCE_TYPES.items()}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,6 +96,15 @@ def execute(args: argparse.Namespace) -> int:
     return 0 if result["errors_after"] == 0 else 1
 
 
+def _redactor() -> Any:
+    rules, key = conf_loader.sensitivity_rules(), redaction_key()
+
+    def redact(resource_type: str, name: str, value: str | None) -> tuple[str | None, str | None]:
+        return redact_value(name, value, _RESOURCE_KINDS.get(resource_type), rules, key)
+
+    return redact
+
+
 def run(spark: Any, settings: audit.AuditSettings, changes: ChangeSet, *, rules: Any = None) -> dict[str, Any]:
     """Apply ``changes`` to the latest audited state and evaluate before and after; see the module docstring."""
     mv_table = conf_loader.metadata_versions()
@@ -98,39 +112,43 @@ def run(spark: Any, settings: audit.AuditSettings, changes: ChangeSet, *, rules:
     compiled, _files = rules or audit.load_rules(settings)
     validate_with_spark(compiled, spark)
     store = open_store(spark, settings.warehouse, settings.delta_backend)
-    if not store.exists("effective_configs"):
-        raise InputError(f"no audited state in {settings.warehouse}: run `kraft-audit audit` first")
+    missing = [name for name in (*STATE_INPUTS, "cluster_state") if not store.exists(name)]
+    if missing:
+        raise InputError(f"no audited state in {settings.warehouse} ({', '.join(missing)}): run `kraft-audit audit`")
     clusters = list(settings.cluster_ids) or sorted({c.cluster_id for c in changes.changes if c.cluster_id})
-    effective_df = _scoped(store.read("effective_configs"), clusters)
-    topics_df = _scoped(store.read("topics"), clusters)
-    cluster_df = _scoped(store.read("cluster_state"), clusters)
-    catalog = conf_loader.kafka_catalog()
-    newest = catalog.releases[-1]
-    topic_synonyms = {t.topic_config: t.synonyms[0].name for t in newest.topic_synonyms if t.synonyms}
-    group_synonyms = {g.group_config: g.broker_config for g in newest.group_synonyms}
-    after_df = apply_changes(effective_df, changes, topic_synonyms=topic_synonyms, group_synonyms=group_synonyms)
-    frames = to_catalog_frames(spark, catalog)
+    state = resolution_state(
+        spark,
+        cluster_state=_scoped(store.read("cluster_state"), clusters),
+        **{name: _scoped(store.read(name), clusters) for name in STATE_INPUTS},
+    )
+    frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
     target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))
+    layers = apply_changes(state, changes, defaults_df=target_keys_df, redact=_redactor())
+
+    def at_target(s: ReplayResult) -> ReplayResult:
+        return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
+
+    both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
+    effective_df = truncated(resolve_effective_configs(both, frames, kafka_version=settings.kafka_version))
     run_id = uuid.uuid4().hex
     run_ts = datetime.now(UTC).replace(microsecond=0)
 
-    def violations(df: DataFrame) -> DataFrame:
-        return evaluate_constraints(
-            filter_auditable(df, target_keys_df=target_keys_df),
-            topics_df,
-            cluster_df,
-            compiled,
-            target=target,
-            run_id=run_id,
-            run_ts=run_ts,
-        ).select(*VIOLATION_KEY, "severity")
-
-    before_v = [r.asDict() for r in violations(effective_df).collect()]
-    after_v = [r.asDict() for r in violations(after_df).collect()]
-    key = lambda row: tuple(row[k] for k in VIOLATION_KEY)  # noqa: E731
-    before_keys, after_keys = {key(r) for r in before_v}, {key(r) for r in after_v}
-    cleared, introduced = before_keys - after_keys, after_keys - before_keys
-    rows = _resource_rows(effective_df, after_df, cleared, introduced, run_id, run_ts, target.name)
+    violations_df = evaluate_constraints(
+        filter_auditable(effective_df, target_keys_df=target_keys_df),
+        both.topics,
+        both.cluster_state,
+        compiled,
+        target=target,
+        run_id=run_id,
+        run_ts=run_ts,
+    ).select(*VIOLATION_KEY, "severity")
+    found: dict[str, dict[tuple[Any, ...], str]] = {BEFORE: {}, AFTER: {}}
+    for row in violations_df.collect():
+        cluster, tag = row["cluster_id"].rsplit(SCENARIO_SEPARATOR, 1)
+        found[tag][(cluster, *(row[k] for k in VIOLATION_KEY[1:]))] = row["severity"]
+    cleared = set(found[BEFORE]) - set(found[AFTER])
+    introduced = set(found[AFTER]) - set(found[BEFORE])
+    rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
     store.ensure("simulations", SIMULATIONS, ["cluster_id"])
     store.append("simulations", spark.createDataFrame(rows, SIMULATIONS))
     return {
@@ -138,9 +156,10 @@ def run(spark: Any, settings: audit.AuditSettings, changes: ChangeSet, *, rules:
         "target_mv": target.name,
         "cleared": len(cleared),
         "introduced": len(introduced),
-        "errors_after": sum(1 for r in after_v if r["severity"] == "error"),
+        "errors_after": sum(1 for severity in found[AFTER].values() if severity == "error"),
         "cleared_violations": sorted(" ".join(map(str, k)) for k in cleared),
         "introduced_violations": sorted(" ".join(map(str, k)) for k in introduced),
+        "changed_resources": len(rows),
         "tables": {"simulations": store.path("simulations")},
     }
 
@@ -149,45 +168,71 @@ def _scoped(df: DataFrame, clusters: list[str]) -> DataFrame:
     return df.filter(F.col("cluster_id").isin(clusters)) if clusters else df
 
 
+def _changed_values(effective_df: DataFrame, violation_keys: set[tuple[Any, ...]]) -> list[Any]:
+    """(entity…, node_id, config_name, before, after) for every key whose resolved value, source or synonym
+    differs between the scenarios, or that a changed violation names."""
+    resolved = F.struct("value", "source", "synonym")
+    keys = [*ENTITY, "config_name"]
+    before_df = untagged(effective_df, BEFORE).select(*keys, resolved.alias("before"))
+    after_df = untagged(effective_df, AFTER).select(*keys, resolved.alias("after"))
+    b, a = before_df.alias("b"), after_df.alias("a")
+    on = [F.col(f"b.{k}").eqNullSafe(F.col(f"a.{k}")) for k in keys]
+    joined_df = b.join(a, on=on, how="full").select(
+        *[F.coalesce(F.col(f"b.{k}"), F.col(f"a.{k}")).alias(k) for k in keys], "b.before", "a.after"
+    )
+    named_df = effective_df.sparkSession.createDataFrame(
+        sorted({(k[0], k[1], k[2], k[4]) for k in violation_keys}),
+        "cluster_id string, resource_type string, resource_name string, config_name string",
+    ).select("*", F.lit(True).alias("_named"))
+    differs = ~F.col("before").eqNullSafe(F.col("after"))
+    named = F.coalesce(F.col("_named"), F.lit(False))
+    return (
+        joined_df.join(
+            F.broadcast(named_df), on=["cluster_id", "resource_type", "resource_name", "config_name"], how="left"
+        )
+        .where(differs | named)
+        .select(*keys, "before", "after")
+        .collect()
+    )
+
+
 def _resource_rows(
-    before_df: DataFrame,
-    after_df: DataFrame,
+    effective_df: DataFrame,
+    violation_keys: set[tuple[Any, ...]],
     cleared: set[tuple[Any, ...]],
     introduced: set[tuple[Any, ...]],
     run_id: str,
     run_ts: datetime,
     target_mv: str,
 ) -> list[tuple[Any, ...]]:
-    """One row per entity (and broker view) whose values changed or whose violations changed."""
-    entity = ["cluster_id", "resource_type", "resource_name", "node_id"]
-
-    def configs(df: DataFrame) -> dict[tuple[Any, ...], dict[str, str | None]]:
-        grouped = df.groupBy(*entity).agg(
-            F.map_from_entries(F.collect_list(F.struct("config_name", "value"))).alias("m")
+    """One SIMULATIONS row per entity (and broker view) with changed values or changed violations."""
+    before: dict[tuple[Any, ...], dict[str, Any]] = {}
+    after: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in _changed_values(effective_df, violation_keys):
+        ident = tuple(row[c] for c in ENTITY)
+        before.setdefault(ident, {})
+        after.setdefault(ident, {})
+        if row["before"] is not None:
+            before[ident][row["config_name"]] = row["before"].asDict()
+        if row["after"] is not None:
+            after[ident][row["config_name"]] = row["after"].asDict()
+    touched = set(before) | {k[:4] for k in violation_keys}
+    return [
+        (
+            run_id,
+            run_ts,
+            ident[0],
+            target_mv,
+            ident[1],
+            ident[2],
+            ident[3],
+            before.get(ident, {}),
+            after.get(ident, {}),
+            sorted(f"{k[5]} on {k[4]}" for k in cleared if k[:4] == ident),
+            sorted(f"{k[5]} on {k[4]}" for k in introduced if k[:4] == ident),
         )
-        return {tuple(r[c] for c in entity): dict(r["m"]) for r in grouped.collect()}
-
-    before, after = configs(before_df), configs(after_df)
-    touched = {e for e in set(before) | set(after) if before.get(e) != after.get(e)}
-    touched |= {k[:4] for k in cleared | introduced}
-    rows = []
-    for ident in sorted(touched, key=lambda e: tuple(str(x) for x in e)):
-        rows.append(
-            (
-                run_id,
-                run_ts,
-                ident[0],
-                target_mv,
-                ident[1],
-                ident[2],
-                ident[3],
-                before.get(ident),
-                after.get(ident),
-                sorted(f"{k[5]} on {k[4]}" for k in cleared if k[:4] == ident),
-                sorted(f"{k[5]} on {k[4]}" for k in introduced if k[:4] == ident),
-            )
-        )
-    return rows
+        for ident in sorted(touched, key=lambda e: tuple(str(x) for x in e))
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

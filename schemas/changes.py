@@ -20,19 +20,35 @@ Two forms per resource, mirroring Kafka's Admin API::
       - resource_type: BROKER
         resource_name: "1"
         layer: static
+        note: edit server.properties of broker 1, then restart it (rolling restart)   # optional, for people
         ops: [{op: SET, key: log.retention.hours, value: "168"}]
 
-``audit`` emits each remediation as one SET in this shape (``VIOLATIONS.remediation_change``);
+``audit`` emits each remediation as one SET or DELETE in this shape (``VIOLATIONS.remediation_change``);
 :func:`changes_from_remediations` groups them into a :class:`ChangeSet` and :func:`dump_changes` writes YAML.
+Fixes of read-only broker keys stay in the plan as ``layer: static`` changes with a ``note``: ``simulate`` models
+them on the static layer (exactly like a changed server.properties after the restart); applying them is a file
+edit plus a rolling restart, not a ``kafka-configs.sh`` call.
+
+``SIMULATIONS`` is the table ``simulate`` appends to: per changed resource (and broker view), the keys whose
+re-resolved value or source changed, before and after, and the violations cleared and introduced.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pyspark.sql.types import (
+    ArrayType,
+    IntegerType,
+    MapType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
 
 from schemas.errors import ConfigError
 
@@ -89,6 +105,7 @@ class ResourceChange(BaseModel):
     resource_name: str
     cluster_id: str | None = None
     layer: Layer = "dynamic"
+    note: str | None = None  # free text for the people applying the change (not used by simulate)
     ops: tuple[ConfigOp, ...] | None = None
     replace: dict[str, str] | None = None
 
@@ -193,27 +210,50 @@ def load_changes_text(text: str, source: str) -> ChangeSet:
     return parse_changes(data, source)
 
 
+def static_change_note(resource_name: str) -> str:
+    """The note of a server.properties change (``layer: static``) of broker ``resource_name`` ("" = every one)."""
+    where = "every broker" if resource_name == "" else f"broker {resource_name}"
+    return (
+        f"read-only key: edit server.properties of {where}, then restart it (rolling restart); "
+        "not a kafka-configs.sh change"
+    )
+
+
+_OP_PREFERENCE: Final = {"SET": 1, "DELETE": 0}
+
+
 def changes_from_remediations(rows: Iterable[Mapping[str, Any]]) -> ChangeSet:
     """Group remediation changes (VIOLATIONS ``remediation_change`` fields plus ``cluster_id`` and
     ``constraint_level``) into one ChangeSet.
 
-    When several violations propose different values for the same key of the same resource, the proposal of
-    the validator with the highest ``constraint_level`` wins (the target MV's rule is the most specific; base
-    validators count as level 0); ties keep the first proposal.
+    When several violations propose different operations on the same key of the same resource and layer, the
+    proposal of the validator with the highest ``constraint_level`` wins (the target MV's rule is the most
+    specific; base validators count as level 0); at equal levels a SET wins over a DELETE (the SET's value passes
+    for every row it came from, a DELETE was only proven for some: e.g. deleting a cluster-wide default whose
+    fallback fails on one broker); remaining ties keep the first proposal. Static-layer changes get the
+    :func:`static_change_note`.
     """
-    chosen: dict[tuple[Any, ...], tuple[int, Any, str | None]] = {}
+    chosen: dict[tuple[Any, ...], tuple[int, int, OpType, str | None]] = {}
     for row in rows:
         ident = (row.get("cluster_id"), row["resource_type"], row["resource_name"], row.get("layer") or "dynamic")
         slot = (*ident, row["key"])
-        level = row.get("constraint_level") or 0
-        if slot not in chosen or level > chosen[slot][0]:
-            chosen[slot] = (level, row.get("op") or "SET", row.get("value"))
+        op: OpType = row.get("op") or "SET"
+        rank = (row.get("constraint_level") or 0, _OP_PREFERENCE.get(op, 0))
+        if slot not in chosen or rank > chosen[slot][:2]:
+            chosen[slot] = (*rank, op, row.get("value") if op != "DELETE" else None)
     grouped: dict[tuple[Any, ...], list[ConfigOp]] = {}
-    for (cluster_id, rtype, name, layer, key), (_, op, value) in chosen.items():
+    for (cluster_id, rtype, name, layer, key), (_, _, op, value) in chosen.items():
         grouped.setdefault((cluster_id, rtype, name, layer), []).append(ConfigOp(op=op, key=key, value=value))
     return ChangeSet(
         changes=tuple(
-            ResourceChange(cluster_id=cluster_id, resource_type=rtype, resource_name=name, layer=layer, ops=tuple(ops))
+            ResourceChange(
+                cluster_id=cluster_id,
+                resource_type=rtype,
+                resource_name=name,
+                layer=layer,
+                note=static_change_note(name) if layer == "static" else None,
+                ops=tuple(ops),
+            )
             for (cluster_id, rtype, name, layer), ops in grouped.items()
         )
     )
@@ -229,3 +269,32 @@ def dump_changes(changes: ChangeSet) -> str:
             if op.get("value") is None:
                 op.pop("value", None)
     return yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+
+
+# The re-resolved value of one key: what `configs_before` / `configs_after` hold per key.
+RESOLVED_VALUE: Final = StructType(
+    [
+        StructField("value", StringType(), True),  # "[redacted]" for sensitive keys
+        StructField("source", StringType(), True),  # DYNAMIC_BROKER_CONFIG, STATIC_BROKER_CONFIG, ...
+        StructField("synonym", StringType(), True),  # the key the value was read from
+    ]
+)
+
+# `simulate` results: one row per changed resource and broker view.
+SIMULATIONS: Final = StructType(
+    [
+        StructField("run_id", StringType(), False),
+        StructField("run_ts", TimestampType(), False),
+        StructField("cluster_id", StringType(), False),
+        StructField("target_mv", StringType(), False),
+        StructField("resource_type", StringType(), False),
+        StructField("resource_name", StringType(), False),
+        StructField("node_id", IntegerType(), True),  # the broker view of a topic / group row; null when shared
+        # keys whose value, source or synonym changed, plus the keys of changed violations; a key missing on one
+        # side did not resolve there (e.g. a topic row split into per-broker views)
+        StructField("configs_before", MapType(StringType(), RESOLVED_VALUE, True), False),
+        StructField("configs_after", MapType(StringType(), RESOLVED_VALUE, True), False),
+        StructField("violations_cleared", ArrayType(StringType(), False), False),  # "constraint_id on key"
+        StructField("violations_introduced", ArrayType(StringType(), False), False),
+    ]
+)

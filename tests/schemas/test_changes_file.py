@@ -169,3 +169,33 @@ def test_remediations_group_per_resource_and_prefer_the_highest_level() -> None:
 def test_dumped_changes_load_back_unchanged() -> None:
     changes = load_changes_text(VALID, "c.yaml")
     assert load_changes_text(dump_changes(changes), "dumped.yaml") == changes
+
+
+def test_set_wins_over_delete_at_equal_level_and_static_changes_carry_a_note() -> None:
+    head = {"cluster_id": "c1", "resource_type": "BROKER", "resource_name": "", "layer": "dynamic"}
+    rows = [
+        {**head, "op": "DELETE", "key": "log.segment.bytes", "value": None, "constraint_level": None},
+        {**head, "op": "SET", "key": "log.segment.bytes", "value": "3145728", "constraint_level": None},
+        {**head, "op": "DELETE", "key": "log.retention.ms", "value": None, "constraint_level": None},
+        {
+            **head,
+            "resource_name": "2",
+            "layer": "static",
+            "op": "SET",
+            "key": "log.retention.hours",
+            "value": "168",
+            "constraint_level": None,
+        },
+    ]
+    changes = changes_from_remediations(rows).changes
+    assert changes[0].ops == (
+        ConfigOp(op="SET", key="log.segment.bytes", value="3145728"),
+        ConfigOp(op="DELETE", key="log.retention.ms"),
+    )
+    assert changes[0].note is None
+    assert (changes[1].layer, changes[1].note) == (
+        "static",
+        "read-only key: edit server.properties of broker 2, then restart it (rolling restart); "
+        "not a kafka-configs.sh change",
+    )
+    assert load_changes_text(dump_changes(ChangeSet(changes=changes)), "plan.yaml").changes == changes

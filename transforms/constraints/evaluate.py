@@ -12,6 +12,8 @@ Public API::
         run_id: str,
         run_ts: datetime,                 # naive values are taken as UTC
         dynamic_scope_df: DataFrame | None = None,   # DYNAMIC_SCOPES (schemas/violations.py); None = unknown
+        fallback_resolver: FallbackResolver | None = None,   # fallbacks.resolve_fallbacks bound to the state;
+                                                             # None = no DELETE fixes
     ) -> DataFrame                        # VIOLATIONS (schemas/violations.py)
 
     violations_by_level(effective_df, topics_df, cluster_df, rules, *, mv_table: MetadataVersionTable)
@@ -38,6 +40,11 @@ How it runs (one pass, no per-constraint jobs):
   target level. ``new_at_target`` is true when, at the cluster's current level, no validator of the same
   selection key ``(resource, sorted keys)`` fails on that row (NULL when the current level is unknown).
   ``violations_by_level`` expands the same failures over every level of the MV table at once.
+* **fixes** — ``remediation`` / ``remediation_change`` (``remediation``): a single-key violation whose value comes
+  from an override (``fallbacks.FALLBACK_SOURCES``) is fixed by deleting that override when the value it falls back
+  to (``fallback_resolver``, every broker view of it) passes every single-key rule of the key at the target; otherwise a
+  SET of a passing value (``fix_value``). An expression violation gets the SET derived from its text
+  (``expr_fixes``) when there is one.
 
 Assumption (EFFECTIVE_CONFIGS contract): one row per (cluster, entity, key) and view, so the per-view maps
 have unique keys.
@@ -57,6 +64,7 @@ from pyspark.sql.types import StructType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.constraints.checks import check_violation, with_parsed_value
+from transforms.constraints.expr_fixes import expression_fix_columns
 from transforms.constraints.expressions import (
     OUTCOME_FALSE,
     OUTCOME_HOLDS,
@@ -65,10 +73,12 @@ from transforms.constraints.expressions import (
     expression_outcome_columns,
     reads_entity_values,
 )
+from transforms.constraints.fallbacks import FALLBACK_SOURCES, FallbackResolver
 from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.constraints.rule_table import RuleTables, rule_tables
 from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
+from transforms.replay.state import truncated
 
 ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
 BROKER_LAYERS: Final = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG", "STATIC_BROKER_CONFIG")
@@ -88,6 +98,7 @@ FAILURE_COLUMNS: Final = (
     "detail",
     "active_from",
     "active_to",
+    "expr_fix_value",  # expressions: the value of the derived fix (expr_fixes), NULL when none
 )
 
 
@@ -137,9 +148,10 @@ def _single_key_failures(
         .filter(F.col("violation").isNotNull())
     )
     return checked_df.select(
-        *[c for c in FAILURE_COLUMNS if c not in ("code", "detail")],
+        *[c for c in FAILURE_COLUMNS if c not in ("code", "detail", "expr_fix_value")],
         F.col("violation.code").alias("code"),
         F.col("violation.detail").alias("detail"),
+        F.lit(None).cast("string").alias("expr_fix_value"),
     ).select(*FAILURE_COLUMNS)
 
 
@@ -241,7 +253,9 @@ def _expression_failures(
     with ansi_disabled(spark):
         outcome = F.coalesce(*expression_outcome_columns(expr_rules))
         evaluated_df = prepared_df.select(*prepared_df.columns, outcome.alias("outcome"))
-    failed_df = evaluated_df.filter(F.col("outcome") != OUTCOME_HOLDS)
+        failed_df = evaluated_df.filter(F.col("outcome") != OUTCOME_HOLDS)
+        fix = F.coalesce(*expression_fix_columns(expr_rules))
+        failed_df = failed_df.select(*failed_df.columns, fix.alias("expr_fix_value"))
 
     per_rule = Window.partitionBy(*ENTITY, "rule_idx")
     failing_views = F.count(F.lit(1)).over(per_rule)
@@ -267,6 +281,7 @@ def _expression_failures(
             F.lit(None).cast("string").alias("detail"),
             "active_from",
             "active_to",
+            "expr_fix_value",
         )
     )
 
@@ -332,6 +347,77 @@ def _with_affected_topics(violations_df: DataFrame, affected_df: DataFrame) -> D
     )
 
 
+def _deleted_resource(resource_name: Column, source: Column) -> Column:
+    """The resource a DELETE edits: the cluster default ``""`` for values from that layer (one record for every
+    broker), else the entity itself."""
+    return F.when(source == "DYNAMIC_DEFAULT_BROKER_CONFIG", F.lit("")).otherwise(resource_name)
+
+
+def _fallback_verdicts(fallback_df: DataFrame, tables: RuleTables, target_level: int) -> DataFrame:
+    """Per deleted record (cluster, resource type, deleted resource, key, layer): whether every fallback row —
+    every broker view, every broker taking the cluster default — passes every single-key rule of the key at the
+    target; and the fallback value and source when they are the same everywhere."""
+    keys = ["cluster_id", "resource_type", "_deleted", "config_name", "deleted_source"]
+    rows_df = fallback_df.select(
+        "*", _deleted_resource(F.col("resource_name"), F.col("deleted_source")).alias("_deleted")
+    ).select(*keys, "value", "is_sensitive", "config_type", "source")
+    checked_df = (
+        rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
+        .filter(_applies(F.lit(target_level)))
+        .transform(with_parsed_value)
+        .select(*keys, check_violation().isNotNull().cast("int").alias("_fails"))
+        .groupBy(*keys)
+        .agg(F.max("_fails").alias("_any_fails"))
+    )
+    views = F.collect_set(F.struct("value", "source"))
+    return (
+        rows_df.groupBy(*keys)
+        .agg(views.alias("_views"))
+        .join(checked_df, on=keys, how="left")
+        .select(
+            *[F.col(k).alias("value_source") if k == "deleted_source" else F.col(k) for k in keys],
+            (F.coalesce(F.col("_any_fails"), F.lit(0)) == 0).alias("fallback_ok"),
+            F.when(F.size("_views") == 1, F.col("_views")[0]["value"]).alias("fallback_value"),
+            F.when(F.size("_views") == 1, F.col("_views")[0]["source"]).alias("fallback_source"),
+        )
+    )
+
+
+def _with_fallbacks(
+    df: DataFrame, resolver: FallbackResolver | None, tables: RuleTables, target_level: int
+) -> DataFrame:
+    """Add ``fallback_ok`` (single-key violations of override values only; else NULL), ``fallback_value`` and
+    ``fallback_source``."""
+    if resolver is None:
+        return df.select(
+            "*",
+            F.lit(None).cast("boolean").alias("fallback_ok"),
+            F.lit(None).cast("string").alias("fallback_value"),
+            F.lit(None).cast("string").alias("fallback_source"),
+        )
+    eligible = F.col("value_source").isin(*FALLBACK_SOURCES) & (F.col("constraint_kind") != "expr")
+    # computed once: the resolver reads it in many places of its plan
+    needed_df = truncated(
+        df.where(eligible).select("cluster_id", "resource_type", "resource_name", "value_source").distinct()
+    )
+    verdicts_df = _fallback_verdicts(truncated(resolver(needed_df)), tables, target_level)
+    on = ["cluster_id", "resource_type", "_deleted", "config_name", "value_source"]
+    return (
+        df.select(
+            "*",
+            eligible.alias("_is_eligible"),
+            _deleted_resource(F.col("resource_name"), F.col("value_source")).alias("_deleted"),
+        )
+        .join(verdicts_df, on=on, how="left")
+        .select(
+            *df.columns,
+            F.when(F.col("_is_eligible"), F.col("fallback_ok")).alias("fallback_ok"),
+            F.when(F.col("_is_eligible"), F.col("fallback_value")).alias("fallback_value"),
+            F.when(F.col("_is_eligible"), F.col("fallback_source")).alias("fallback_source"),
+        )
+    )
+
+
 def _with_scope(df: DataFrame, dynamic_scope_df: DataFrame | None) -> DataFrame:
     if dynamic_scope_df is None:
         return df.select("*", F.lit(None).cast("string").alias("scope"))
@@ -363,6 +449,7 @@ def evaluate_constraints(
     run_id: str,
     run_ts: datetime,
     dynamic_scope_df: DataFrame | None = None,
+    fallback_resolver: FallbackResolver | None = None,
 ) -> DataFrame:
     """The VIOLATIONS rows of one audit run at ``target`` (see the module docstring for semantics).
 
@@ -389,6 +476,10 @@ def evaluate_constraints(
         .transform(_with_affected_topics, _affected_topics(effective_df, topics_df))
         .transform(_with_scope, dynamic_scope_df)
     )
+    if fallback_resolver is not None:
+        # the fallbacks are resolved for these rows: compute them once, not once for the resolver and once more
+        reported_df = truncated(reported_df)
+    reported_df = reported_df.transform(_with_fallbacks, fallback_resolver, tables, target.level)
     reported_df = reported_df.select("*", fix_value().alias("fix_value"))
     current = F.col("current_level")
     return reported_df.select(

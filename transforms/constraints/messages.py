@@ -8,7 +8,7 @@ Public API::
 ``violation_message`` reads ``config_name``, ``value`` (already redacted), ``code``, ``detail`` and the rule
 texts of RULE_INFO (``rule_bound_a``, ``rule_bound_b``, ``rule_values_text``, ``rule_pattern_text``,
 ``rule_type_text``, ``expr_text``, ``description`` (appended for expressions), ``constraint_mv``,
-``reference``) and ``node_id`` (named when a topic's broker views differ), e.g.
+``reference``), ``resource_type`` and ``node_id`` (named when a topic's or group's broker views differ), e.g.
 ``log.segment.bytes=1048576 is below the minimum 3145728 required from 4.4-IV1 (KIP-1294)``.
 """
 
@@ -102,5 +102,7 @@ def violation_message() -> Column:
     )
     is_expression = code.isin("EXPRESSION_FALSE", "COULD_NOT_EVALUATE")
     description = F.when(is_expression & F.col("description").isNotNull(), F.concat(F.lit(" — "), F.col("description")))
-    view = F.when(F.col("node_id").isNotNull(), F.concat(F.lit(" (on broker "), F.col("node_id"), F.lit("'s view)")))
+    # a broker row's node_id is the broker itself; only topic / group rows have views of several brokers
+    has_view = F.col("node_id").isNotNull() & (F.col("resource_type") != "BROKER")
+    view = F.when(has_view, F.concat(F.lit(" (on broker "), F.col("node_id"), F.lit("'s view)")))
     return F.concat(body, F.coalesce(view, F.lit("")), F.coalesce(description, F.lit("")), _suffix())

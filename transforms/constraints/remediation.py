@@ -4,7 +4,8 @@ Public API::
 
     BOOTSTRAP_PLACEHOLDER: str                    # "<bootstrap>"
     fix_value() -> Column                         # a value that satisfies the rule, or NULL if none is obvious
-    remediation_change() -> Column                # REMEDIATION_CHANGE struct, NULL when `fix_value` is NULL
+    remediation_change() -> Column                # REMEDIATION_CHANGE struct: DELETE, or SET of `fix_value`;
+                                                  # NULL when neither is known
     remediation_text() -> Column                  # string, never NULL
 
 ``remediation_change`` and ``remediation_text`` read a ``fix_value`` column: select ``fix_value()`` into it
@@ -12,8 +13,14 @@ first (computing it once keeps the generated expressions small).
 
 Input columns: ``resource_type``, ``resource_name``, ``config_name``, ``value_source``, ``scope`` (the BROKER
 key's dynamic scope: ``read-only`` | ``per-broker`` | ``cluster-wide``; NULL = unknown, treated as read-only),
-``code``, ``v_elems`` (list elements or NULL), and RULE_INFO's ``constraint_kind``, ``rule_bound_a``,
-``rule_bound_b``, ``rule_fix_value``, ``rule_values``, ``remediation_hint``.
+``code``, ``v_elems`` (list elements or NULL), ``expr_fix_value`` (the derived fix of an expression,
+``expr_fixes``), ``fallback_ok`` / ``fallback_value`` / ``fallback_source`` (whether deleting the override passes,
+see ``evaluate``), and RULE_INFO's ``constraint_kind``, ``rule_bound_a``, ``rule_bound_b``, ``rule_fix_value``,
+``rule_values``, ``remediation_hint``, ``expr_text``, ``rule_configs_text``.
+
+DELETE or SET: when ``fallback_ok`` is true the fix deletes the override at the layer it comes from (the topic /
+group override, the per-broker or the cluster-wide dynamic value) — the value below passes, so nothing new is
+pinned; otherwise it sets ``fix_value`` at the layer below.
 
 Where the fix goes (Kafka precedence, kafka-facts §5):
 
@@ -27,7 +34,9 @@ Where the fix goes (Kafka precedence, kafka-facts §5):
 * a static or default value of a dynamic key is overridden dynamically at its scope (``--entity-default`` for
   cluster-wide keys, ``--entity-name <id>`` for per-broker keys);
 * a read-only key (or one of unknown scope) is changed in that broker's server.properties, followed by a
-  rolling restart.
+  rolling restart (``layer: static`` in the structured change; ``simulate`` models it on the static layer).
+
+An expression without a derivable fix gets no structured change and a text naming the expression and its keys.
 """
 
 from __future__ import annotations
@@ -61,7 +70,11 @@ def fix_value() -> Column:
     bound = F.when(kind.isin("min", "between") & (code != "ABOVE_MAX"), F.col("rule_bound_a")).when(
         kind.isin("max", "between"), F.col("rule_bound_b")
     )
-    return F.coalesce(F.when(has_elems, list_fixes), bound, F.col("rule_fix_value"))
+    return F.coalesce(F.when(has_elems, list_fixes), bound, F.col("rule_fix_value"), F.col("expr_fix_value"))
+
+
+def _deletes() -> Column:
+    return F.coalesce(F.col("fallback_ok"), F.lit(False))
 
 
 def _config_value(value: Column) -> Column:
@@ -99,32 +112,42 @@ def _broker_target() -> tuple[Column, Column, Column]:
 
 
 def remediation_change() -> Column:
-    """The fix as one SET operation in the ``simulate`` changes format; NULL when no concrete value is known."""
+    """The fix as one operation in the ``simulate`` changes format: DELETE of the override when its fallback
+    passes, else SET of ``fix_value``; NULL when neither is known."""
     value = F.col("fix_value")
+    deletes = _deletes()
     layer, broker_name, _ = _broker_target()
     is_broker = F.col("resource_type") == "BROKER"
     change = F.struct(
         F.col("resource_type").alias("resource_type"),
         F.when(is_broker, broker_name).otherwise(F.col("resource_name")).alias("resource_name"),
         F.when(is_broker, layer).otherwise(F.lit("dynamic")).alias("layer"),
-        F.lit("SET").alias("op"),
+        F.when(deletes, F.lit("DELETE")).otherwise(F.lit("SET")).alias("op"),
         F.col("config_name").alias("key"),
-        value.alias("value"),
+        F.when(~deletes, value).alias("value"),
     )
-    return F.when(value.isNotNull(), change)
+    return F.when(deletes | value.isNotNull(), change)
 
 
 def remediation_text() -> Column:
     """A copy-paste fix: a kafka-configs.sh command at the right scope, or a server.properties change."""
     key = F.col("config_name")
     value = F.coalesce(F.col("fix_value"), F.lit(VALUE_PLACEHOLDER))
+    deletes = _deletes()
     add = F.concat(F.lit("--add-config "), key, F.lit("="), _config_value(value))
+    fallback = F.when(
+        F.col("fallback_value").isNotNull(),
+        F.concat(F.lit(" "), F.col("fallback_value"), F.lit(" from "), F.col("fallback_source")),
+    ).otherwise(F.lit(" the value below it"))
+    delete = F.concat(
+        F.lit("--delete-config "), key, F.lit(" (the override is removed;"), fallback, F.lit(" applies and passes)")
+    )
     name = F.col("resource_name")
     rtype = F.col("resource_type")
     layer, _, entity_default = _broker_target()
 
     def command(entity: Column) -> Column:
-        return F.concat(F.lit(_KAFKA_CONFIGS), entity, add)
+        return F.concat(F.lit(_KAFKA_CONFIGS), entity, F.when(deletes, delete).otherwise(add))
 
     broker_entity = F.when(entity_default, F.lit("--entity-type brokers --entity-default ")).otherwise(
         F.concat(F.lit("--entity-type brokers --entity-name "), name, F.lit(" "))
@@ -134,6 +157,19 @@ def remediation_text() -> Column:
         F.lit(" valid, remove it instead with --delete-config "),
         key,
         F.lit(")"),
+    )
+    fails_too = F.concat(
+        F.lit(" (deleting the override instead would fall back to"),
+        F.when(
+            F.col("fallback_value").isNotNull(),
+            F.concat(
+                F.lit(" "),
+                F.col("fallback_value"),
+                F.lit(" from "),
+                F.col("fallback_source"),
+                F.lit(", which does not pass either)"),
+            ),
+        ).otherwise(F.lit(" the brokers' values, which do not pass either)")),
     )
     static_fix = F.concat(
         F.lit("set "),
@@ -149,7 +185,7 @@ def remediation_text() -> Column:
     broker_fix = (
         F.when(layer == "static", static_fix)
         .when(
-            F.col("value_source") == "DYNAMIC_BROKER_CONFIG",
+            (F.col("value_source") == "DYNAMIC_BROKER_CONFIG") & ~deletes & F.col("fallback_ok").isNull(),
             F.concat(command(broker_entity), node_override_note),
         )
         .otherwise(command(broker_entity))
@@ -165,5 +201,15 @@ def remediation_text() -> Column:
         .when(rtype == "CLIENT", command(_client_entity(name)))
         .otherwise(F.concat(F.lit("change "), key, F.lit(" to "), value))
     )
+    text = F.concat(text, F.when(F.col("fallback_ok") == F.lit(False), fails_too).otherwise(F.lit("")))
+    unknown_expr_fix = (F.col("constraint_kind") == "expr") & F.col("fix_value").isNull()
+    expr_text = F.concat(
+        F.lit("change "),
+        F.coalesce(F.col("rule_configs_text"), key),
+        F.lit(" so that `"),
+        F.col("expr_text"),
+        F.lit("` holds (no single value follows from the expression), e.g. "),
+        text,
+    )
     hint = F.when(F.col("remediation_hint").isNotNull(), F.concat(F.lit(". Hint: "), F.col("remediation_hint")))
-    return F.concat(text, F.coalesce(hint, F.lit("")))
+    return F.concat(F.when(unknown_expr_fix, expr_text).otherwise(text), F.coalesce(hint, F.lit("")))

@@ -45,7 +45,7 @@ RULE_INFO_DDL: Final = (
     "constraint_level int, constraint_mv string, severity string, sel_key string, rule_bound_a string, "
     "rule_bound_b string, rule_values array<string>, rule_values_text string, rule_pattern_text string, "
     "rule_type_text string, expr_text string, reference string, description string, remediation_hint string, "
-    "rule_fix_value string"
+    "rule_fix_value string, rule_configs_text string"
 )
 _PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 
@@ -144,6 +144,7 @@ def rule_info_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
                 c.description or None,
                 c.remediation,
                 fix,
+                ", ".join(c.keys),
             )
         )
     return rows

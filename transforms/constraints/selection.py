@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from schemas.constraints import Constraint, ConstraintCatalog, ensure_unique_ids
 from schemas.errors import AuditError, ConfigError
 from schemas.metadata_version import MetadataVersionTable
+from transforms.constraints.expr_fixes import ExprFix, derive_fix
 from transforms.constraints.expressions import rewrite_casts
 from transforms.metadata_version import parse_metadata_version
 
@@ -46,6 +47,7 @@ class CompiledConstraint(BaseModel):
     active_from: int  # inclusive
     active_to: int | None  # exclusive; None = no later level replaces it
     expr_sql: str | None  # the expression as evaluated (casts rewritten to try_cast)
+    expr_fix: ExprFix | None = None  # the structured fix derived from the expression (expr_fixes)
 
     def applies_at(self, level: int) -> bool:
         """Whether the validator is selected for a target feature level."""
@@ -107,6 +109,7 @@ def compile_catalog(catalogs: Sequence[ConstraintCatalog], mv_table: MetadataVer
 
     rules = []
     for idx, (constraint, source, level, since_mv) in enumerate(entries):
+        expr_sql = rewrite_casts(constraint.expr) if constraint.expr is not None else None
         active_from: int = 0
         active_to: int | None = None
         if level is not None:
@@ -121,7 +124,8 @@ def compile_catalog(catalogs: Sequence[ConstraintCatalog], mv_table: MetadataVer
                 since_mv=since_mv,
                 active_from=active_from,
                 active_to=active_to,
-                expr_sql=rewrite_casts(constraint.expr) if constraint.expr is not None else None,
+                expr_sql=expr_sql,
+                expr_fix=derive_fix(expr_sql, constraint.keys[0]) if expr_sql is not None else None,
             )
         )
     digest = hashlib.sha256()

@@ -1,209 +1,243 @@
-"""apply_changes: IncrementalAlterConfigs SET/DELETE/APPEND/SUBTRACT and legacy replacement on effective configs.
+"""What-if changes written into the configuration layers, then re-resolved: Kafka's fallbacks after a DELETE.
 
-Most scenarios touch distinct resources, so one change set (module fixture) covers them; each test asserts its
-own resource. Scenarios that interact (per-node DELETE with and without a lower SET) get their own change set.
+One replayed fleet (two clusters, the small two-release catalog of the effective tests) and one change set cover
+every case; the state before and after are resolved together (``scenarios``) once per module, and each test reads
+the rows it is about. The expected values follow Kafka's precedence by hand: per-broker dynamic > cluster-default
+dynamic > server.properties > ConfigDef default, with synonym groups; topic override > the hosting brokers' views.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import reduce
 from typing import Any
 
 import pytest
-from pyspark.testing import assertSchemaEqual
+from pyspark.sql import DataFrame, SparkSession
 
 from schemas.changes import load_changes_text
-from schemas.gold import EFFECTIVE_CONFIGS
+from schemas.metadata_version import MetadataVersionTable
+from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
+from tests.transforms.effective.catalog_fixture import small_catalog
+from tests.transforms.replay.bronze_rows import (
+    broker_config,
+    client_config,
+    config,
+    feature,
+    no_static_configs,
+    partition,
+    quota,
+    records,
+    register,
+    topic,
+    topic_config,
+)
+from tests.transforms.replay.fixtures import interpreted_spark
 from transforms.constraints.changes import apply_changes
+from transforms.constraints.scenarios import union_scenarios, untagged, with_layers
+from transforms.effective import resolve_effective_configs, to_catalog_frames
+from transforms.replay import replay_state
 
 pytestmark = pytest.mark.spark
+__all__ = ["interpreted_spark"]
 
-TOPIC_SYNONYMS = {"segment.bytes": "log.segment.bytes", "cleanup.policy": "log.cleanup.policy"}
-GROUP_SYNONYMS = {"consumer.session.timeout.ms": "group.consumer.session.timeout.ms"}
-After = dict[tuple[str, str, int | None, str], tuple[str | None, str]]
+Key = tuple[str, str, str, int | None, str]  # cluster, resource type, name, node, key
+Resolved = dict[Key, tuple[str | None, str | None, str | None]]  # value, source, synonym
 
-LIST_OPS = [
-    ("append-present", "APPEND", "delete", "compact,delete"),
-    ("append-new", "APPEND", "foo,compact", "compact,delete,foo"),
-    ("subtract-one", "SUBTRACT", "compact", "delete"),
-    ("subtract-all", "SUBTRACT", "compact,delete", ""),
-    ("subtract-absent", "SUBTRACT", "absent", "compact,delete"),
+C1 = [
+    feature(0, "metadata.version", 29),
+    register(1, 1, static=[("log.segment.bytes", "2000000"), ("log.retention.hours", "24")]),
+    register(2, 2, static=[("log.segment.bytes", "4000000")]),
+    broker_config(10, 1, "log.segment.bytes", "1000"),
+    broker_config(11, "", "num.io.threads", "16"),
+    broker_config(12, 2, "num.io.threads", "32"),
+    broker_config(13, "", "log.retention.ms", "1000"),
+    broker_config(14, 1, "log.roll.ms", "5000"),
+    topic(20, "t", "TTTTTTTTTTTTTTTTTTTTTA"),
+    partition(21, "TTTTTTTTTTTTTTTTTTTTTA", 0, [1, 2]),
+    topic_config(22, "t", "segment.bytes", "100"),
+    topic_config(23, "t", "cleanup.policy", "compact,delete"),
+    topic(24, "u", "UUUUUUUUUUUUUUUUUUUUUA"),
+    partition(25, "UUUUUUUUUUUUUUUUUUUUUA", 0, [2]),
+    topic_config(26, "u", "retention.ms", "5"),
+    config(30, 32, "g", "consumer.session.timeout.ms", "1000"),
+    config(31, 32, "g", "share.isolation.level", "read_committed"),
+    config(32, 16, "sub1", "interval.ms", "1000"),
+    quota(40, {"user": "alice"}, "producer_byte_rate", 100),
+    client_config(41, {"user": "alice"}, "acks", "all"),
 ]
+C2 = [
+    feature(0, "metadata.version", 29),
+    register(1, 1, static=[("log.segment.bytes", "2000000")]),
+    topic(2, "t", "VVVVVVVVVVVVVVVVVVVVVA"),
+    partition(3, "VVVVVVVVVVVVVVVVVVVVVA", 0, [1]),
+]
+CHANGES = """
+changes:
+  - {resource_type: BROKER, resource_name: "1", cluster_id: c1, ops: [{op: DELETE, key: log.segment.bytes},
+     {op: SET, key: listener.name.internal.ssl.keystore.password, value: s3cret}]}
+  - {resource_type: BROKER, resource_name: "2", cluster_id: c1, ops: [{op: DELETE, key: num.io.threads}]}
+  - {resource_type: BROKER, resource_name: "", cluster_id: c1, ops: [{op: DELETE, key: log.retention.ms},
+     {op: APPEND, key: log.cleanup.policy, value: compact}]}
+  - {resource_type: BROKER, resource_name: "2", cluster_id: c1, layer: static,
+     ops: [{op: SET, key: log.segment.bytes, value: 5000000}]}
+  - {resource_type: BROKER, resource_name: "1", cluster_id: c1, layer: static,
+     ops: [{op: SET, key: log.roll.hours, value: 1}]}
+  - {resource_type: TOPIC, resource_name: t, ops: [{op: DELETE, key: segment.bytes},
+     {op: SUBTRACT, key: cleanup.policy, value: compact}]}
+  - {resource_type: TOPIC, resource_name: u, replace: {segment.ms: 1000}}
+  - {resource_type: GROUP, resource_name: g, cluster_id: c1, ops: [{op: DELETE, key: consumer.session.timeout.ms}]}
+  - {resource_type: CLIENT_METRICS, resource_name: sub1, cluster_id: c1, ops: [{op: DELETE, key: interval.ms}]}
+  - {resource_type: CLIENT, resource_name: user=alice, cluster_id: c1,
+     ops: [{op: SET, key: producer_byte_rate, value: 200}, {op: DELETE, key: acks}]}
+"""
+
+
+def _redact(resource_type: str, key: str, value: str | None) -> tuple[str | None, str | None]:
+    return ("[redacted]", "hmac:x") if "password" in key else (value, None)
 
 
 @pytest.fixture(scope="module")
-def before_df(effective_df_of: Callable[..., Any]) -> Any:
-    seg = {"config_name": "log.segment.bytes", "synonym": "log.segment.bytes"}
-    topic = {"resource_type": "TOPIC"}
-    override = {**topic, "source": "DYNAMIC_TOPIC_CONFIG"}
-    policy = {"config_name": "cleanup.policy", "config_type": "LIST", "synonym": "cleanup.policy"}
-    return effective_df_of(
-        {**seg, "resource_name": "1", "value": "1048576"},
-        {**seg, "resource_name": "2", "value": "2097152", "source": "DYNAMIC_BROKER_CONFIG", "source_offset": 3},
-        {"resource_name": "1", "config_name": "log.cleanup.policy", "value": "delete", "config_type": "LIST"},
-        {"resource_name": "2", "config_name": "log.cleanup.policy", "value": "delete", "config_type": "LIST"},
-        {"resource_name": "1", "config_name": "group.consumer.session.timeout.ms", "value": "45000"},
-        {"resource_name": "2", "config_name": "group.consumer.session.timeout.ms", "value": "45000"},
-        {"resource_name": "1", "config_name": "log.cleaner.threads", "value": "1"},
-        {"resource_name": "2", "config_name": "log.cleaner.threads", "value": "4", "source": "DYNAMIC_BROKER_CONFIG"},
-        {
-            **topic,
-            "resource_name": "inherits",
-            "config_name": "segment.bytes",
-            "value": "1048576",
-            "synonym": "log.segment.bytes",
-        },
-        {
-            **topic,
-            "resource_name": "inh-append",
-            "config_name": "segment.bytes",
-            "value": "1048576",
-            "synonym": "log.segment.bytes",
-        },
-        {**override, "resource_name": "orders", "config_name": "segment.bytes", "value": "100"},
-        {**topic, "resource_name": "orders", "node_id": 1, "config_name": "retention.ms", "value": "1"},
-        {**topic, "resource_name": "orders", "node_id": 2, "config_name": "retention.ms", "value": "2"},
-        {**override, "resource_name": "del-seg", "config_name": "segment.bytes", "value": "100"},
-        {**override, **policy, "resource_name": "del-cp", "value": "compact"},
-        *[{**override, **policy, "resource_name": f"list-{case}", "value": "compact,delete"} for case, *_ in LIST_OPS],
-        {
-            "resource_type": "GROUP",
-            "resource_name": "g",
-            "config_name": "consumer.session.timeout.ms",
-            "value": "1000",
-            "source": "DYNAMIC_GROUP_CONFIG",
-        },
-        {
-            "resource_type": "GROUP",
-            "resource_name": "g",
-            "config_name": "consumer.heartbeat.interval.ms",
-            "value": "100",
-            "source": "DYNAMIC_GROUP_CONFIG",
-        },
-        {
-            "resource_type": "CLIENT_METRICS",
-            "resource_name": "sub",
-            "config_name": "interval.ms",
-            "value": "10",
-            "source": "DYNAMIC_CLIENT_METRICS_CONFIG",
-        },
+def resolved(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> dict[str, Any]:
+    spark = interpreted_spark
+    bronze = reduce(
+        DataFrame.unionByName,
+        [records(spark, C1, cluster_id="c1"), records(spark, C2, cluster_id="c2", source_file="/in/c2/00.log")],
     )
-
-
-def _apply(before_df: Any, text: str) -> After:
-    after_df = apply_changes(
-        before_df, load_changes_text(text, "c.yaml"), topic_synonyms=TOPIC_SYNONYMS, group_synonyms=GROUP_SYNONYMS
+    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table)
+    frames = to_catalog_frames(spark, small_catalog())
+    defaults_df = frames.config_keys_df.where("release = '4.2'")
+    layers = apply_changes(state, load_changes_text(CHANGES, "c.yaml"), defaults_df=defaults_df, redact=_redact)
+    both = union_scenarios({"before": state, "after": with_layers(state, layers)})
+    effective_df = resolve_effective_configs(both, frames)
+    out: dict[str, Any] = {"layers": {}}
+    for tag in ("before", "after"):
+        rows = untagged(effective_df, tag).collect()
+        out[tag] = {
+            (r.cluster_id, r.resource_type, r.resource_name, r.node_id, r.config_name): (r.value, r.source, r.synonym)
+            for r in rows
+        }
+        assert len(out[tag]) == len(rows), "one row per entity, view and key"
+    out["layers"] = {
+        "dynamic": layers.dynamic_configs.collect(),
+        "static": layers.broker_static_configs.collect(),
+        "client": layers.client_entity_configs.collect(),
+    }
+    out["schemas"] = (
+        layers.dynamic_configs.schema,
+        layers.broker_static_configs.schema,
+        layers.client_entity_configs.schema,
     )
-    assertSchemaEqual(after_df.schema, EFFECTIVE_CONFIGS, ignoreNullable=True)
-    rows = after_df.collect()
-    keys = [(r.resource_type, r.resource_name, r.node_id, r.config_name) for r in rows]
-    assert len(keys) == len(set(keys)), "one row per entity, view and key"
-    return {k: (r.value, r.source) for k, r in zip(keys, rows, strict=True)}
+    return out
 
 
-LIST_CHANGES = "\n".join(
-    f"  - {{resource_type: TOPIC, resource_name: list-{case}, ops: [{{op: {op}, key: cleanup.policy, "
-    f'value: "{value}"}}]}}'
-    for case, op, value, _ in LIST_OPS
+def _broker(node: int, key: str, cluster: str = "c1") -> Key:
+    return (cluster, "BROKER", str(node), node, key)
+
+
+@pytest.mark.parametrize(
+    ("key", "before", "after"),
+    [
+        (
+            _broker(1, "log.segment.bytes"),
+            ("1000", "DYNAMIC_BROKER_CONFIG", "log.segment.bytes"),
+            ("2000000", "STATIC_BROKER_CONFIG", "log.segment.bytes"),
+        ),
+        (
+            _broker(2, "num.io.threads"),
+            ("32", "DYNAMIC_BROKER_CONFIG", "num.io.threads"),
+            ("16", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads"),
+        ),
+        (
+            _broker(1, "log.retention.ms"),
+            ("1000", "DYNAMIC_DEFAULT_BROKER_CONFIG", "log.retention.ms"),
+            ("86400000", "STATIC_BROKER_CONFIG", "log.retention.hours"),
+        ),
+        (
+            _broker(2, "log.retention.ms"),
+            ("1000", "DYNAMIC_DEFAULT_BROKER_CONFIG", "log.retention.ms"),
+            ("604800000", "DEFAULT_CONFIG", "log.retention.hours"),
+        ),
+        (
+            _broker(2, "log.segment.bytes"),
+            ("4000000", "STATIC_BROKER_CONFIG", "log.segment.bytes"),
+            ("5000000", "STATIC_BROKER_CONFIG", "log.segment.bytes"),
+        ),
+        (
+            _broker(1, "log.roll.ms"),
+            ("5000", "DYNAMIC_BROKER_CONFIG", "log.roll.ms"),
+            ("5000", "DYNAMIC_BROKER_CONFIG", "log.roll.ms"),
+        ),
+        (
+            _broker(1, "log.cleanup.policy"),
+            ("delete", "DEFAULT_CONFIG", "log.cleanup.policy"),
+            ("delete,compact", "DYNAMIC_DEFAULT_BROKER_CONFIG", "log.cleanup.policy"),
+        ),
+    ],
+    ids=[
+        "per-broker-delete-falls-back-to-static",
+        "per-broker-delete-falls-back-to-cluster-default",
+        "cluster-default-delete-falls-back-to-static-synonym",
+        "cluster-default-delete-falls-back-to-default",
+        "static-set-is-server-properties",
+        "static-set-below-a-dynamic-value-stays-shadowed",
+        "append-starts-from-the-configdef-default",
+    ],
 )
+def test_broker_changes_re_resolve_through_the_layers(
+    resolved: dict[str, Any], key: Key, before: tuple[str, ...], after: tuple[str, ...]
+) -> None:
+    assert (resolved["before"][key], resolved["after"][key]) == (before, after)
 
 
-@pytest.fixture(scope="module")
-def after(before_df: Any) -> After:
-    return _apply(
-        before_df,
-        f"""
-changes:
-  - {{resource_type: BROKER, resource_name: "", ops: [{{op: SET, key: log.segment.bytes, value: 3145728}}]}}
-  - {{resource_type: BROKER, resource_name: "1", layer: static, ops: [{{op: SET, key: log.cleaner.threads, value: 2}}]}}
-  - {{resource_type: BROKER, resource_name: "2", layer: static, ops: [{{op: SET, key: log.cleaner.threads, value: 8}}]}}
-  - resource_type: TOPIC
-    resource_name: orders
-    ops: [{{op: SET, key: retention.ms, value: 86400000}}, {{op: SET, key: max.message.bytes, value: 1048588}}]
-  - {{resource_type: TOPIC, resource_name: del-seg, ops: [{{op: DELETE, key: segment.bytes}}]}}
-  - {{resource_type: TOPIC, resource_name: del-cp, ops: [{{op: DELETE, key: cleanup.policy}}]}}
-  - {{resource_type: TOPIC, resource_name: inherits, ops: [{{op: DELETE, key: not.set.here}}]}}
-  - {{resource_type: TOPIC, resource_name: inh-append, ops: [{{op: APPEND, key: segment.bytes, value: "5"}}]}}
-  - {{resource_type: GROUP, resource_name: g, replace: {{consumer.heartbeat.interval.ms: 5000}}}}
-  - {{resource_type: CLIENT_METRICS, resource_name: sub, ops: [{{op: DELETE, key: interval.ms}}]}}
-{LIST_CHANGES}
-""",
-    )
+def test_topic_delete_falls_back_to_each_hosting_brokers_view(resolved: dict[str, Any]) -> None:
+    before, after = resolved["before"], resolved["after"]
+    assert before[("c1", "TOPIC", "t", None, "segment.bytes")] == ("100", "DYNAMIC_TOPIC_CONFIG", "segment.bytes")
+    assert ("c1", "TOPIC", "t", None, "segment.bytes") not in after
+    # the brokers now disagree (broker 1 fell back to its static 2000000, broker 2's static became 5000000)
+    assert after[("c1", "TOPIC", "t", 1, "segment.bytes")] == ("2000000", "STATIC_BROKER_CONFIG", "log.segment.bytes")
+    assert after[("c1", "TOPIC", "t", 2, "segment.bytes")] == ("5000000", "STATIC_BROKER_CONFIG", "log.segment.bytes")
 
 
-def test_no_changes_keep_every_row(before_df: Any) -> None:
-    assert len(_apply(before_df, "changes: []")) == before_df.count()
+def test_subtract_and_cluster_expansion(resolved: dict[str, Any]) -> None:
+    after = resolved["after"]
+    assert after[("c1", "TOPIC", "t", None, "cleanup.policy")] == ("delete", "DYNAMIC_TOPIC_CONFIG", "cleanup.policy")
+    # no cluster named: every cluster with a topic t; c2's t had no override, so SUBTRACT starts from the default
+    assert after[("c2", "TOPIC", "t", None, "cleanup.policy")] == ("delete", "DYNAMIC_TOPIC_CONFIG", "cleanup.policy")
+    assert not any(k[0] == "c2" and k[2] == "u" for k in after), "u exists only in c1"
 
 
-def test_set_on_the_cluster_default_updates_lower_layers_and_inheriting_topics_only(after: After) -> None:
-    assert after[("BROKER", "1", None, "log.segment.bytes")] == ("3145728", "DYNAMIC_DEFAULT_BROKER_CONFIG")
-    # node 2's per-broker dynamic value still wins over the cluster default
-    assert after[("BROKER", "2", None, "log.segment.bytes")] == ("2097152", "DYNAMIC_BROKER_CONFIG")
-    assert after[("TOPIC", "inherits", None, "segment.bytes")] == ("3145728", "DYNAMIC_DEFAULT_BROKER_CONFIG")
-    assert after[("TOPIC", "orders", None, "segment.bytes")] == ("100", "DYNAMIC_TOPIC_CONFIG")
+def test_legacy_replace_deletes_the_keys_it_does_not_list(resolved: dict[str, Any]) -> None:
+    before, after = resolved["before"], resolved["after"]
+    assert before[("c1", "TOPIC", "u", None, "retention.ms")] == ("5", "DYNAMIC_TOPIC_CONFIG", "retention.ms")
+    assert after[("c1", "TOPIC", "u", None, "retention.ms")] == ("604800000", "DEFAULT_CONFIG", "retention.ms")
+    assert after[("c1", "TOPIC", "u", None, "segment.ms")] == ("1000", "DYNAMIC_TOPIC_CONFIG", "segment.ms")
 
 
-def test_static_change_applies_unless_a_dynamic_layer_shadows_it(after: After) -> None:
-    assert after[("BROKER", "1", None, "log.cleaner.threads")] == ("2", "STATIC_BROKER_CONFIG")
-    assert after[("BROKER", "2", None, "log.cleaner.threads")] == ("4", "DYNAMIC_BROKER_CONFIG")
+def test_group_metrics_and_client_changes(resolved: dict[str, Any]) -> None:
+    before, after = resolved["before"], resolved["after"]
+    group_key = ("c1", "GROUP", "g", None, "consumer.session.timeout.ms")
+    assert before[group_key][:2] == ("1000", "DYNAMIC_GROUP_CONFIG")
+    assert after[group_key] == ("45000", "DEFAULT_CONFIG", "group.consumer.session.timeout.ms")
+    assert after[("c1", "GROUP", "g", None, "share.isolation.level")][0] == "read_committed"
+    assert ("c1", "CLIENT_METRICS", "sub1", None, "interval.ms") in before
+    assert not any(k[1] == "CLIENT_METRICS" for k in after), "client metrics have no defaults"
+    assert after[("c1", "CLIENT", "user=alice", None, "producer_byte_rate")][:2] == ("200.0", "DYNAMIC_CLIENT_CONFIG")
+    assert ("c1", "CLIENT", "user=alice", None, "acks") in before
+    assert ("c1", "CLIENT", "user=alice", None, "acks") not in after
 
 
-def test_set_on_a_topic_overrides_every_broker_view_with_one_row(after: After) -> None:
-    assert after[("TOPIC", "orders", None, "retention.ms")] == ("86400000", "DYNAMIC_TOPIC_CONFIG")
-    assert ("TOPIC", "orders", 1, "retention.ms") not in after
-    assert after[("TOPIC", "orders", None, "max.message.bytes")] == ("1048588", "DYNAMIC_TOPIC_CONFIG")  # inserted
+def test_layers_keep_their_schemas_and_no_secret(resolved: dict[str, Any]) -> None:
+    assert [s.fieldNames() for s in resolved["schemas"]] == [
+        DYNAMIC_CONFIGS.fieldNames(),
+        BROKER_STATIC_CONFIGS.fieldNames(),
+        CLIENT_ENTITY_CONFIGS.fieldNames(),
+    ]
+    stored = [r for r in resolved["layers"]["dynamic"] if r.name.endswith("password")]
+    assert [(r.value, r.value_hash) for r in stored] == [("[redacted]", "hmac:x")]
+    assert "s3cret" not in repr(resolved["layers"])
 
 
-def test_delete_of_a_topic_override_falls_back_to_each_brokers_synonym(after: After) -> None:
-    # brokers disagree after the change (3145728 cluster default on node 1, 2097152 per-broker on node 2)
-    assert after[("TOPIC", "del-seg", 1, "segment.bytes")] == ("3145728", "DYNAMIC_DEFAULT_BROKER_CONFIG")
-    assert after[("TOPIC", "del-seg", 2, "segment.bytes")] == ("2097152", "DYNAMIC_BROKER_CONFIG")
-    assert ("TOPIC", "del-seg", None, "segment.bytes") not in after
-
-
-def test_delete_where_all_brokers_agree_gives_one_row(after: After) -> None:
-    assert after[("TOPIC", "del-cp", None, "cleanup.policy")] == ("delete", "STATIC_BROKER_CONFIG")
-
-
-def test_delete_of_an_unset_key_changes_nothing_and_client_metrics_have_no_default(after: After) -> None:
-    assert ("TOPIC", "inherits", None, "not.set.here") not in after
-    assert ("CLIENT_METRICS", "sub", None, "interval.ms") not in after
-
-
-@pytest.mark.parametrize(("case", "expected"), [(c[0], c[3]) for c in LIST_OPS], ids=[c[0] for c in LIST_OPS])
-def test_append_and_subtract_on_lists_like_kafka(after: After, case: str, expected: str) -> None:
-    assert after[("TOPIC", f"list-{case}", None, "cleanup.policy")] == (expected, "DYNAMIC_TOPIC_CONFIG")
-
-
-def test_append_to_an_inherited_value_starts_from_the_layer_not_the_inherited_value(after: After) -> None:
-    # Kafka appends to the value set at that layer (else the ConfigDef default): the broker's value is not copied
-    assert after[("TOPIC", "inh-append", None, "segment.bytes")] == ("5", "DYNAMIC_TOPIC_CONFIG")
-
-
-def test_legacy_replace_sets_listed_keys_and_deletes_the_others(after: After) -> None:
-    assert after[("GROUP", "g", None, "consumer.heartbeat.interval.ms")] == ("5000", "DYNAMIC_GROUP_CONFIG")
-    # consumer.session.timeout.ms was not listed: deleted, it inherits the brokers' group.* value again
-    assert after[("GROUP", "g", None, "consumer.session.timeout.ms")] == ("45000", "STATIC_BROKER_CONFIG")
-
-
-def test_broker_delete_without_a_known_lower_layer_is_unresolved(before_df: Any) -> None:
-    after = _apply(
-        before_df,
-        """
-changes:
-  - {resource_type: BROKER, resource_name: "2", ops: [{op: DELETE, key: log.segment.bytes}]}
-""",
-    )
-    assert after[("BROKER", "2", None, "log.segment.bytes")] == (None, "UNRESOLVED")
-
-
-def test_delete_with_a_lower_set_in_the_same_change_set_uses_it(before_df: Any) -> None:
-    after = _apply(
-        before_df,
-        """
-changes:
-  - {resource_type: BROKER, resource_name: "2", ops: [{op: DELETE, key: log.segment.bytes}]}
-  - {resource_type: BROKER, resource_name: "", ops: [{op: SET, key: log.segment.bytes, value: 3145728}]}
-""",
-    )
-    assert after[("BROKER", "2", None, "log.segment.bytes")] == ("3145728", "DYNAMIC_DEFAULT_BROKER_CONFIG")
+def test_unchanged_resources_resolve_as_before(resolved: dict[str, Any]) -> None:
+    before, after = resolved["before"], resolved["after"]
+    same = [k for k in before if k[0] == "c2" and k[1] == "BROKER"]
+    assert same and all(before[k] == after[k] for k in same)

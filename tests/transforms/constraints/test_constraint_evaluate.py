@@ -437,3 +437,119 @@ def test_highest_safe_mv_stops_below_the_first_failing_registration(
     by_level_df = violations_by_level(effective_df, topics_df_of(), cluster_df_of(27), rules, mv_table=mv_table)
     safe = highest_safe_levels(by_level_df, cluster_df_of(27)).collect()
     assert [(r.highest_safe_level, r.highest_safe_mv) for r in safe] == [(31, "4.4-IV0")]
+
+
+FIX_RULES = """
+constraints:
+  - {id: seg-min, resource: broker, config: log.segment.bytes, check: {min: 3145728}}
+  - {id: topic-seg-min, resource: topic, config: segment.bytes, check: {min: 3145728}}
+  - {id: topic-seg-max, resource: topic, config: segment.bytes, check: {max: 1073741824}}
+  - id: topic-min-isr-not-above-rf
+    resource: topic
+    configs: [min.insync.replicas]
+    expr: "cast(cfg['min.insync.replicas'] as int) <= topic.replication_factor"
+"""
+
+
+def test_delete_when_every_fallback_view_passes_every_rule_of_the_key_else_set(
+    spark: Any,
+    compile_yaml: Callable[..., CompiledCatalog],
+    effective_df_of: Callable[..., Any],
+    topics_df_of: Callable[..., Any],
+    cluster_df_of: Any,
+    mv_table: MetadataVersionTable,
+) -> None:
+    seg = {"config_name": "log.segment.bytes", "value": "1048576", "synonym": "log.segment.bytes"}
+    topic = {"resource_type": "TOPIC", "config_name": "segment.bytes", "source": "DYNAMIC_TOPIC_CONFIG"}
+    effective_df = effective_df_of(
+        {**seg, "resource_name": "1", "node_id": 1, "source": "DYNAMIC_BROKER_CONFIG"},
+        {**seg, "resource_name": "2", "node_id": 2, "source": "DYNAMIC_BROKER_CONFIG"},
+        {**seg, "resource_name": "3", "node_id": 3, "source": "DYNAMIC_DEFAULT_BROKER_CONFIG"},
+        {**seg, "resource_name": "4", "node_id": 4, "source": "STATIC_BROKER_CONFIG"},
+        # cluster c2: the cluster default covers brokers 3 and 5; deleting it would break broker 5
+        {**seg, "cluster_id": "c2", "resource_name": "3", "node_id": 3, "source": "DYNAMIC_DEFAULT_BROKER_CONFIG"},
+        {**seg, "cluster_id": "c2", "resource_name": "5", "node_id": 5, "source": "DYNAMIC_DEFAULT_BROKER_CONFIG"},
+        {**topic, "resource_name": "one-view", "value": "100"},
+        {**topic, "resource_name": "views-differ", "value": "100"},
+        {**topic, "resource_name": "too-big-below", "value": "100"},
+        {
+            "resource_type": "TOPIC",
+            "resource_name": "one-view",
+            "config_name": "min.insync.replicas",
+            "value": "3",
+            "source": "DYNAMIC_TOPIC_CONFIG",
+        },
+    )
+    fallback_rows = [
+        ("c2", "BROKER", "3", 3, "log.segment.bytes", "DYNAMIC_DEFAULT_BROKER_CONFIG", "1073741824", "DEFAULT_CONFIG"),
+        ("c2", "BROKER", "5", 5, "log.segment.bytes", "DYNAMIC_DEFAULT_BROKER_CONFIG", "1000", "STATIC_BROKER_CONFIG"),
+    ] + [
+        ("c1", *row)
+        for row in [
+            ("BROKER", "1", 1, "log.segment.bytes", "DYNAMIC_BROKER_CONFIG", "4194304", "STATIC_BROKER_CONFIG"),
+            ("BROKER", "2", 2, "log.segment.bytes", "DYNAMIC_BROKER_CONFIG", "2097152", "STATIC_BROKER_CONFIG"),
+            ("BROKER", "3", 3, "log.segment.bytes", "DYNAMIC_DEFAULT_BROKER_CONFIG", "1073741824", "DEFAULT_CONFIG"),
+            ("TOPIC", "one-view", None, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "4194304", "STATIC_BROKER_CONFIG"),
+            ("TOPIC", "views-differ", 1, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "4194304", "STATIC_BROKER_CONFIG"),
+            ("TOPIC", "views-differ", 2, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "2097152", "STATIC_BROKER_CONFIG"),
+            ("TOPIC", "too-big-below", None, "segment.bytes", "DYNAMIC_TOPIC_CONFIG", "2147483647", "DEFAULT_CONFIG"),
+        ]
+    ]
+    fallback_df = spark.createDataFrame(
+        [(c, t, n, node, k, d, v, None, False, "INT", s, k) for c, t, n, node, k, d, v, s in fallback_rows],
+        "cluster_id string, resource_type string, resource_name string, node_id int, config_name string, "
+        "deleted_source string, value string, value_hash string, is_sensitive boolean, config_type string, "
+        "source string, synonym string",
+    )
+    asked: list[Any] = []
+
+    def resolver(needed_df: Any) -> Any:
+        asked.append(needed_df)
+        return fallback_df
+
+    rules = compile_yaml(FIX_RULES)
+    validate_with_spark(rules, spark)
+    violations_df = evaluate_constraints(
+        effective_df,
+        topics_df_of(("one-view", 1, 2, [1]), ("views-differ", 1, 2, [1, 2]), ("too-big-below", 1, 1, [1])),
+        cluster_df_of(27),
+        rules,
+        target=parse_metadata_version("4.4-IV1", mv_table),
+        run_id="run-1",
+        run_ts=RUN_TS,
+        dynamic_scope_df=spark.createDataFrame(
+            [("log.segment.bytes", "cluster-wide")], "config_name string, scope string"
+        ),
+        fallback_resolver=resolver,
+    )
+    got = {
+        (r.cluster_id, r.resource_name, r.constraint_id): (
+            r.remediation_change.op,
+            r.remediation_change.resource_name,
+            r.remediation_change.value,
+        )
+        for r in violations_df.collect()
+    }
+    assert got == {
+        ("c1", "1", "seg-min"): ("DELETE", "1", None),  # static 4194304 below it passes
+        ("c1", "2", "seg-min"): ("SET", "2", "3145728"),  # static 2097152 below it fails too
+        ("c1", "3", "seg-min"): ("DELETE", "", None),  # the cluster default goes; the ConfigDef default passes
+        ("c1", "4", "seg-min"): ("SET", "", "3145728"),  # a static value: nothing to delete
+        ("c2", "3", "seg-min"): ("SET", "", "3145728"),  # the cluster default stays: broker 5 needs it
+        ("c2", "5", "seg-min"): ("SET", "", "3145728"),
+        ("c1", "one-view", "topic-seg-min"): ("DELETE", "one-view", None),
+        ("c1", "views-differ", "topic-seg-min"): ("SET", "views-differ", "3145728"),  # broker 2's view fails
+        ("c1", "too-big-below", "topic-seg-min"): ("SET", "too-big-below", "3145728"),  # passes min, fails max
+        ("c1", "one-view", "topic-min-isr-not-above-rf"): ("SET", "one-view", "2"),  # derived from the expression
+    }
+    needed = {tuple(r) for r in asked[0].collect()}
+    assert needed == {
+        ("c1", "BROKER", "1", "DYNAMIC_BROKER_CONFIG"),
+        ("c1", "BROKER", "2", "DYNAMIC_BROKER_CONFIG"),
+        ("c1", "BROKER", "3", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
+        ("c2", "BROKER", "3", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
+        ("c2", "BROKER", "5", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
+        ("c1", "TOPIC", "one-view", "DYNAMIC_TOPIC_CONFIG"),
+        ("c1", "TOPIC", "views-differ", "DYNAMIC_TOPIC_CONFIG"),
+        ("c1", "TOPIC", "too-big-below", "DYNAMIC_TOPIC_CONFIG"),
+    }, "only single-key violations of override values ask for a fallback"

@@ -142,90 +142,204 @@ CASES: list[tuple[str, str, str, str, str, str | None, str, tuple[str, str] | No
 ]
 
 
+COLUMNS = (
+    "case_id string, resource_type string, resource_name string, config_name string, value_source string, "
+    "scope string, code string, v_elems array<string>, constraint_kind string, rule_bound_a string, "
+    "rule_bound_b string, rule_fix_value string, rule_values array<string>, remediation_hint string, "
+    "expr_fix_value string, fallback_ok boolean, fallback_value string, fallback_source string, expr_text string, "
+    "rule_configs_text string"
+)
+
+
+def _row(case_id: str, rtype: str, name: str, key: str, source: str, scope: str | None, **kw: Any) -> tuple[Any, ...]:
+    fields: dict[str, Any] = {
+        "code": "BELOW_MIN",
+        "v_elems": None,
+        "constraint_kind": "min",
+        "rule_bound_a": "3145728",
+        "rule_bound_b": None,
+        "rule_fix_value": None,
+        "rule_values": [],
+        "remediation_hint": None,
+        "expr_fix_value": None,
+        "fallback_ok": None,
+        "fallback_value": None,
+        "fallback_source": None,
+        "expr_text": None,
+        "rule_configs_text": key,
+    }
+    assert not set(kw) - set(fields), set(kw) - set(fields)
+    fields.update(kw)
+    return (case_id, rtype, name, key, source, scope, *fields.values())
+
+
+EXPR = {"code": "EXPRESSION_FALSE", "constraint_kind": "expr", "rule_bound_a": None}
+DELETES = [
+    (
+        "delete-per-broker-override",
+        _row(
+            "",
+            "BROKER",
+            "2",
+            "log.segment.bytes",
+            "DYNAMIC_BROKER_CONFIG",
+            "cluster-wide",
+            fallback_ok=True,
+            fallback_value="4194304",
+            fallback_source="STATIC_BROKER_CONFIG",
+        ),
+        BASE + "--entity-type brokers --entity-name 2 --delete-config log.segment.bytes (the override is removed; "
+        "4194304 from STATIC_BROKER_CONFIG applies and passes)",
+        ("2", "dynamic", "DELETE", None),
+    ),
+    (
+        "delete-cluster-default",
+        _row(
+            "",
+            "BROKER",
+            "2",
+            "log.segment.bytes",
+            "DYNAMIC_DEFAULT_BROKER_CONFIG",
+            "cluster-wide",
+            fallback_ok=True,
+            fallback_value="1073741824",
+            fallback_source="DEFAULT_CONFIG",
+        ),
+        BASE + "--entity-type brokers --entity-default --delete-config log.segment.bytes (the override is removed; "
+        "1073741824 from DEFAULT_CONFIG applies and passes)",
+        ("", "dynamic", "DELETE", None),
+    ),
+    (
+        "delete-topic-override-views-differ",
+        _row("", "TOPIC", "t", "segment.bytes", "DYNAMIC_TOPIC_CONFIG", None, fallback_ok=True),
+        BASE + "--entity-type topics --entity-name t --delete-config segment.bytes (the override is removed; "
+        "the value below it applies and passes)",
+        ("t", "dynamic", "DELETE", None),
+    ),
+    (
+        "fallback-fails-so-set",
+        _row(
+            "",
+            "BROKER",
+            "2",
+            "log.segment.bytes",
+            "DYNAMIC_BROKER_CONFIG",
+            "cluster-wide",
+            fallback_ok=False,
+            fallback_value="1000",
+            fallback_source="STATIC_BROKER_CONFIG",
+        ),
+        BASE + "--entity-type brokers --entity-name 2 --add-config log.segment.bytes=3145728 (deleting the "
+        "override instead would fall back to 1000 from STATIC_BROKER_CONFIG, which does not pass either)",
+        ("2", "dynamic", "SET", "3145728"),
+    ),
+    (
+        "expression-with-derived-fix",
+        _row("", "TOPIC", "t1", "min.insync.replicas", "DYNAMIC_TOPIC_CONFIG", None, **EXPR, expr_fix_value="1"),
+        BASE + "--entity-type topics --entity-name t1 --add-config min.insync.replicas=1",
+        ("t1", "dynamic", "SET", "1"),
+    ),
+    (
+        "expression-without-fix",
+        _row(
+            "",
+            "TOPIC",
+            "t1",
+            "a",
+            "DYNAMIC_TOPIC_CONFIG",
+            None,
+            **EXPR,
+            expr_text="cfg['a'] < cfg['b'] or x",
+            rule_configs_text="a, b",
+        ),
+        "change a, b so that `cfg['a'] < cfg['b'] or x` holds (no single value follows from the expression), e.g. "
+        + BASE
+        + "--entity-type topics --entity-name t1 --add-config a=<valid value>",
+        None,
+    ),
+]
+
+
 @pytest.fixture(scope="module")
 def remediations(spark: Any) -> dict[str, Any]:
-    rows = [
-        (case_id, rtype, name, key, source, scope, "BELOW_MIN", None, "min", "3145728", None, None, [], None)
-        for case_id, rtype, name, key, source, scope, _, _ in CASES
-    ]
-    rows += [
-        (
+    rows = [_row(case_id, rtype, name, key, source, scope) for case_id, rtype, name, key, source, scope, _, _ in CASES]
+    rows.append(
+        _row(
             "list-value-in-brackets",
             "TOPIC",
             "t",
             "cleanup.policy",
             "DYNAMIC_TOPIC_CONFIG",
             None,
-            "NOT_ALLOWED",
-            ["compact", "foo", "delete"],
-            "in",
-            None,
-            None,
-            None,
-            ["compact", "delete"],
-            None,
-        ),
-        (
+            code="NOT_ALLOWED",
+            v_elems=["compact", "foo", "delete"],
+            constraint_kind="in",
+            rule_bound_a=None,
+            rule_values=["compact", "delete"],
+        )
+    )
+    rows.append(
+        _row(
             "no-obvious-value",
             "TOPIC",
             "t",
             "k",
             "DYNAMIC_TOPIC_CONFIG",
             None,
-            "NO_MATCH",
-            None,
-            "regex",
-            None,
-            None,
-            None,
-            [],
-            "Ask the platform team",
-        ),
-        (
+            code="NO_MATCH",
+            constraint_kind="regex",
+            rule_bound_a=None,
+            remediation_hint="Ask the platform team",
+        )
+    )
+    rows.append(
+        _row(
             "between-above-takes-upper-bound",
             "TOPIC",
             "t",
             "k",
             "DYNAMIC_TOPIC_CONFIG",
             None,
-            "ABOVE_MAX",
-            None,
-            "between",
-            "1",
-            "17",
-            None,
-            [],
-            None,
-        ),
-        (
+            code="ABOVE_MAX",
+            constraint_kind="between",
+            rule_bound_a="1",
+            rule_bound_b="17",
+        )
+    )
+    rows.append(
+        _row(
             "duplicates-removed",
             "BROKER",
             "1",
             "listeners",
             "STATIC_BROKER_CONFIG",
             "per-broker",
-            "DUPLICATES",
-            ["a", "b", "a"],
-            "no_duplicates",
-            None,
-            None,
-            None,
-            [],
-            None,
-        ),
-    ]
-    df = spark.createDataFrame(
-        rows,
-        "case_id string, resource_type string, resource_name string, config_name string, value_source string, "
-        "scope string, code string, v_elems array<string>, constraint_kind string, rule_bound_a string, "
-        "rule_bound_b string, rule_fix_value string, rule_values array<string>, remediation_hint string",
+            code="DUPLICATES",
+            v_elems=["a", "b", "a"],
+            constraint_kind="no_duplicates",
+            rule_bound_a=None,
+        )
     )
+    rows += [(case_id, *row[1:]) for case_id, row, _, _ in DELETES]
+    df = spark.createDataFrame(rows, COLUMNS)
     out = (
         df.select("*", fix_value().alias("fix_value"))
         .select("case_id", remediation_text().alias("text"), remediation_change().alias("change"))
         .collect()
     )
     return {r.case_id: r for r in out}
+
+
+@pytest.mark.parametrize(
+    ("case_id", "text", "change"), [(c[0], c[2], c[3]) for c in DELETES], ids=[c[0] for c in DELETES]
+)
+def test_delete_when_the_fallback_passes_else_set(
+    remediations: dict[str, Any], case_id: str, text: str, change: tuple[Any, ...] | None
+) -> None:
+    row = remediations[case_id]
+    assert row.text == text
+    got = None if row.change is None else (row.change.resource_name, row.change.layer, row.change.op, row.change.value)
+    assert got == change
 
 
 @pytest.mark.parametrize(("case_id", "text", "target"), [(c[0], c[6], c[7]) for c in CASES], ids=[c[0] for c in CASES])
@@ -261,10 +375,10 @@ def test_fix_value_satisfies_the_failing_rule(remediations: dict[str, Any], case
     assert remediations[case_id].change.value == value
 
 
-def test_fix_value_is_null_for_expressions(spark: Any) -> None:
+def test_fix_value_of_an_expression_is_its_derived_fix(spark: Any) -> None:
     df = spark.createDataFrame(
-        [("EXPRESSION_FALSE", "expr")],
-        "code string, constraint_kind string",
+        [("EXPRESSION_FALSE", "expr", None), ("EXPRESSION_FALSE", "expr", "3")],
+        "code string, constraint_kind string, expr_fix_value string",
     ).select(
         "*",
         F.lit(None).cast("array<string>").alias("v_elems"),
@@ -273,4 +387,4 @@ def test_fix_value_is_null_for_expressions(spark: Any) -> None:
         F.lit(None).cast("string").alias("rule_fix_value"),
         F.lit(None).cast("array<string>").alias("rule_values"),
     )
-    assert df.select(fix_value().alias("v")).first().v is None
+    assert [r.v for r in df.select(fix_value().alias("v")).collect()] == [None, "3"]

@@ -1,0 +1,109 @@
+"""Variants of the cluster state resolved together: the what-if of ``simulate`` and the remediation fallbacks.
+
+Public API::
+
+    SCENARIO_SEPARATOR: str
+    resolution_state(spark, *, brokers, broker_static_configs, topics, dynamic_configs, client_entity_configs,
+                     cluster_state=None) -> ReplayResult    # a state to resolve, e.g. from the stored silver tables
+    with_layers(state, layers: ConfigLayers) -> ReplayResult
+    union_scenarios(scenarios: Mapping[str, ReplayResult]) -> ReplayResult
+    tagged(df, tag) -> DataFrame                       # cluster_id "c1" -> "c1<sep><tag>"
+    untagged(df, tag) -> DataFrame                     # the rows of one scenario, cluster ids restored
+
+Effective resolution (``transforms.effective.resolve_effective_configs``) works per cluster. Several variants of
+one state are resolved in a single call by giving each variant's clusters a tagged id (``c1`` + U+001F +
+``after``): one set of Spark jobs and checkpoints instead of one per variant, and each variant is resolved by
+exactly the code that resolved the audited state. Tagged ids never reach a table: callers ``untagged`` the rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from functools import reduce
+from typing import Final
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from schemas.silver import CLUSTER_STATE, CONTROLLERS, FEATURES
+from transforms.constraints.changes import ConfigLayers
+from transforms.replay.findings import FINDING_ROWS
+from transforms.replay.ordering import APPLIED_RECORDS, REPLAY_STREAM
+from transforms.replay.state import ReplayResult
+
+SCENARIO_SEPARATOR: Final = "\u001f"
+# The ReplayResult frames the effective resolution reads (all keyed by cluster_id).
+RESOLUTION_INPUTS: Final = ("brokers", "broker_static_configs", "topics", "dynamic_configs", "client_entity_configs")
+
+
+def resolution_state(
+    spark: SparkSession,
+    *,
+    brokers: DataFrame,
+    broker_static_configs: DataFrame,
+    topics: DataFrame,
+    dynamic_configs: DataFrame,
+    client_entity_configs: DataFrame,
+    cluster_state: DataFrame | None = None,
+) -> ReplayResult:
+    """A ReplayResult holding the frames resolution needs; the replay-only frames are empty."""
+
+    def empty(schema: StructType) -> DataFrame:
+        return spark.createDataFrame([], schema)
+
+    return ReplayResult(
+        brokers=brokers,
+        broker_static_configs=broker_static_configs,
+        topics=topics,
+        dynamic_configs=dynamic_configs,
+        client_entity_configs=client_entity_configs,
+        features=empty(FEATURES),
+        controllers=empty(CONTROLLERS),
+        cluster_state=cluster_state if cluster_state is not None else empty(CLUSTER_STATE),
+        findings=empty(FINDING_ROWS),
+        applied_records=empty(APPLIED_RECORDS),
+        replay_stream=empty(REPLAY_STREAM),
+    )
+
+
+def with_layers(state: ReplayResult, layers: ConfigLayers) -> ReplayResult:
+    """``state`` with its configuration layers replaced (e.g. by ``changes.apply_changes``)."""
+    return dataclasses.replace(
+        state,
+        dynamic_configs=layers.dynamic_configs,
+        broker_static_configs=layers.broker_static_configs,
+        client_entity_configs=layers.client_entity_configs,
+    )
+
+
+def tagged(df: DataFrame, tag: str) -> DataFrame:
+    """``df`` with every ``cluster_id`` suffixed by the scenario tag (column order kept)."""
+    suffix = F.lit(SCENARIO_SEPARATOR + tag)
+    return df.select(*[(F.concat(F.col(c), suffix).alias(c) if c == "cluster_id" else F.col(c)) for c in df.columns])
+
+
+def untagged(df: DataFrame, tag: str) -> DataFrame:
+    """The rows of scenario ``tag`` with their original ``cluster_id`` (column order kept)."""
+    suffix = SCENARIO_SEPARATOR + tag
+    original = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, 1)
+    return df.where(F.col("cluster_id").endswith(suffix)).select(
+        *[(original.alias(c) if c == "cluster_id" else F.col(c)) for c in df.columns]
+    )
+
+
+def union_scenarios(scenarios: Mapping[str, ReplayResult]) -> ReplayResult:
+    """One state holding every scenario under its tag (only ``RESOLUTION_INPUTS`` and ``cluster_state`` are
+    combined; the replay-only frames are those of the first scenario)."""
+    if not scenarios:
+        raise ValueError("union_scenarios needs at least one scenario")
+    first = next(iter(scenarios.values()))
+
+    def combined(name: str) -> DataFrame:
+        frames = [tagged(getattr(state, name), tag) for tag, state in scenarios.items()]
+        return reduce(DataFrame.unionByName, frames)
+
+    return dataclasses.replace(
+        first, cluster_state=combined("cluster_state"), **{name: combined(name) for name in RESOLUTION_INPUTS}
+    )
