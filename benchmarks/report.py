@@ -139,6 +139,14 @@ def markdown(results: list[dict[str, Any]]) -> str:
         f"pyarrow {v['pyarrow']}."
     )
     lines.append("")
+    loads = [r["machine"]["load_average_1_5_15"][0] for r in results if r["machine"].get("load_average_1_5_15")]
+    if loads and max(loads) > (m["cores"] or 1):
+        lines.append(
+            f"**Measured on a shared machine** (1-minute load average up to {max(loads):.0f} on {m['cores']} cores "
+            "when a size started): absolute times are inflated several-fold and repeats of the same step differ a "
+            "lot (see `runs` in the JSON files); rerun on an idle machine for publishable figures."
+        )
+        lines.append("")
     lines.append("## Figures per size")
     lines.append("")
     header = "| figure | " + " | ".join(r["size"]["name"] for r in results) + " |"
