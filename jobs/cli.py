@@ -74,7 +74,7 @@ def configure_logging(*, verbose: bool, quiet: bool) -> None:
     """Human-readable progress on stderr; library modules only log."""
     level = logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO
     logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
-    for noisy in ("py4j", "pyspark", "great_expectations", "numexpr"):
+    for noisy in ("py4j", "pyspark", "great_expectations", "numexpr", "tzlocal"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 

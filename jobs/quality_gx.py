@@ -149,7 +149,7 @@ class GxRunner:
             sites[_SITE] = {
                 "class_name": "SiteBuilder",
                 "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": docs_dir},
-                "site_index_builder": {"class_name": "DefaultSiteIndexBuilder", "show_cta_footer": False},
+                "site_index_builder": {"class_name": "DefaultSiteIndexBuilder", "show_how_to_buttons": False},
             }
         config = DataContextConfig(
             store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
@@ -189,6 +189,10 @@ class GxRunner:
         failed = [specs[_check_id(r)] for r in result.results if not r.success]
         if failed:
             self._add_details(result, table_suite, batch, failed)
+        for r in result.results:
+            if r.success and not r.result and specs[_check_id(r)].is_row_level:
+                # What BOOLEAN_ONLY leaves out but a strict pass implies (Data Docs would say "unknown %")
+                r.result = {"unexpected_count": 0, "unexpected_percent": 0.0, "partial_unexpected_list": []}
 
         gx_run_id = RunIdentifier(run_name=run_id, run_time=run_ts)
         result.meta["run_id"] = gx_run_id
@@ -200,7 +204,9 @@ class GxRunner:
         )
         self.context.validation_results_store.set(key, result)
         self._pending.append(key)
-        return [_check_result(table_suite.table, specs[_check_id(r)], r) for r in result.results]
+        order = {check_id: i for i, check_id in enumerate(specs)}
+        ordered = sorted(result.results, key=lambda r: order[_check_id(r)])  # GX returns them in its own order
+        return [_check_result(table_suite.table, specs[_check_id(r)], r) for r in ordered]
 
     def build_docs(self) -> str | None:
         """Render the results validated since the last build, and the index; the index path."""

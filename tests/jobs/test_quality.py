@@ -1,7 +1,8 @@
 """The data-quality stage end to end: good tables pass, planted bad rows stop `dq` and `run` with exit code 2.
 
-One warehouse is built once by `run` on the hand-written e2e cluster (tests/data/e2e/cluster.jsonl) with the
-two e2e catalogs; planted-row tests work on copies of it (Delta logs hold relative paths, so a copy is a valid
+One warehouse is built once by `run` on two clusters: the hand-written e2e cluster (tests/data/e2e/cluster.jsonl)
+and a copy of it with one truncated JSON line, which lands in quarantine and fails a warning-level expectation.
+Planted-row tests work on copies of that warehouse (Delta logs hold relative paths, so a copy is a valid
 warehouse) and check only the stage they plant in.
 """
 
@@ -17,9 +18,11 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from jobs import quality
 from jobs.audit import RUN_TABLES, STATE_TABLES
 from jobs.cli import main as cli_main
 from jobs.storage import DeltaStore, open_store
+from schemas.errors import DataQualityError
 from schemas.quality import STAGES
 from transforms.quality.suites import all_suites
 
@@ -28,10 +31,24 @@ RULES = ["--no-default-constraints", "--constraints", str(DATA / "base-rules.yam
 SECRET = "hunter2-dq-Planted"
 
 
-def pipeline(warehouse: Path, jsonl: Path, cluster: str, summary: Path, *extra: str) -> int:
-    args = ["run", "--input", str(jsonl), "--cluster-id", cluster, "--target-mv", "4.4-IV1"]
+def pipeline(warehouse: Path, inputs: list[Path], summary: Path, *extra: str) -> int:
+    """`run` at 4.4-IV1 with the e2e base rules; each input's cluster is named after its directory."""
+    args = ["run", *(a for path in inputs for a in ("--input", str(path))), "--target-mv", "4.4-IV1"]
     args += [*RULES, "--warehouse", str(warehouse), "--summary-json", str(summary), "-q", *extra]
     return cli_main(args)
+
+
+def lines_with(directory: Path, edit: Callable[[list[dict[str, Any]]], list[str]]) -> Path:
+    """The e2e records, edited, as `<directory>/cluster.jsonl` (cluster id: the directory's name)."""
+    records = [json.loads(line) for line in (DATA / "cluster.jsonl").read_text().splitlines()]
+    directory.mkdir(parents=True, exist_ok=True)
+    out = directory / "cluster.jsonl"
+    out.write_text("\n".join(edit(records)) + "\n")
+    return out
+
+
+def truncated_last_line(records: list[dict[str, Any]]) -> list[str]:
+    return [*(json.dumps(r) for r in records), '{"offset": 25, "type": "CONFIG_RECORD", "data": ']
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +56,8 @@ def good(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[
     tmp = tmp_path_factory.mktemp("dq")
     warehouse = tmp / "warehouse"
     summary = tmp / "summary.json"
-    code = pipeline(warehouse, DATA / "cluster.jsonl", "e2e", summary)
+    warned = lines_with(tmp / "warned", truncated_last_line)
+    code = pipeline(warehouse, [DATA / "cluster.jsonl", warned], summary)
     return {"warehouse": warehouse, "code": code, "summary": json.loads(summary.read_text()), "tmp": tmp}
 
 
@@ -50,16 +68,20 @@ def results(spark: SparkSession, warehouse: Path, **where: str) -> list[dict[str
     return [r.asDict() for r in df.collect()]
 
 
-def test_good_tables_pass_and_every_expectation_is_recorded(spark: SparkSession, good: dict[str, Any]) -> None:
+def test_good_tables_pass_a_warning_does_not_stop_the_run_and_every_expectation_is_recorded(
+    spark: SparkSession, good: dict[str, Any]
+) -> None:
     summary = good["summary"]
     assert good["code"] == 1  # the e2e catalog finds error violations; data quality is fine
+    assert summary["clusters"] == ["e2e", "warned"] and summary["records_quarantined"] == 1
     dq = summary["dq"]
-    assert (dq["failed_critical"], dq["failed_warning"]) == (0, 0)
+    assert (dq["failed_critical"], dq["failed_warning"]) == (0, 1)
     rows = results(spark, good["warehouse"], run_id=summary["run_id"])
     assert len(rows) == dq["expectations_checked"] > 300
     assert {r["stage"] for r in rows} == set(STAGES)
     assert {r["table_name"] for r in rows} == set(all_suites())
-    assert all(r["success"] for r in rows), [r for r in rows if not r["success"]]
+    failed = [(r["table_name"], r["check_id"], r["criticality"]) for r in rows if not r["success"]]
+    assert failed == [("quarantine", "quarantine_empty", "warning")]
     assert all(r["command"] == "run" and r["criticality"] in ("critical", "warning") for r in rows)
     offsets = [r for r in rows if r["check_id"] == "offsets_increasing"]
     assert len(offsets) == 1 and offsets[0]["unexpected_count"] == 0 and offsets[0]["table_name"] == "metadata_records"
@@ -99,9 +121,10 @@ def test_dq_command_passes_on_the_good_warehouse(
     assert code == 0, out
     assert "data quality: " in out and "passed" in out
     dq = json.loads(summary.read_text())["dq"]
-    assert dq["failed_critical"] == 0 and len(dq["tables"]) == len(all_suites())
-    rows = [r for r in results(spark, copy, command="dq")]
-    assert len(rows) == dq["expectations_checked"] and all(r["success"] for r in rows)
+    assert (dq["failed_critical"], dq["failed_warning"]) == (0, 1) and len(dq["tables"]) == len(all_suites())
+    rows = results(spark, copy, command="dq")
+    assert len(rows) == dq["expectations_checked"]
+    assert [r["check_id"] for r in rows if not r["success"]] == ["quarantine_empty"]
 
 
 def copied(good: dict[str, Any], name: str) -> Path:
@@ -115,6 +138,10 @@ def plant(store: DeltaStore, table: str, pick: Callable[[DataFrame], DataFrame],
     schema = store.schema(table)
     row = {**pick(store.read(table)).limit(1).collect()[0].asDict(), **changes}
     store.append(table, store.spark.createDataFrame([tuple(row[c] for c in schema.names)], schema))
+
+
+def e2e_rows(df: DataFrame) -> DataFrame:
+    return df.filter(F.col("cluster_id") == "e2e")
 
 
 def latest_run(df: DataFrame) -> DataFrame:
@@ -165,15 +192,13 @@ def test_dq_exits_2_naming_the_table_the_expectation_and_the_failing_rows(
     copy = copied(good, f"planted-{check_id}")
     plant(open_store(spark, str(copy)), table, pick, changes)
     code = cli_main(["dq", "--warehouse", str(copy), "--stage", stage, "-q"])
-    err = capsys.readouterr().err.strip()
-    assert code == 2
-    assert "\n" not in err and "Traceback" not in err
+    captured = capsys.readouterr().err.strip()
+    err = captured.splitlines()[-1]  # after the warning lines (bronze: the quarantined line)
+    assert code == 2 and "Traceback" not in captured
     assert err.startswith("kraft-audit: error: data quality check failed")
     assert f"{table}: {check_id} (" in err and "failed for 1 of" in err, err
-    failed = [r for r in results(spark, copy, command="dq") if not r["success"]]
-    assert [(r["table_name"], r["check_id"], r["criticality"], r["unexpected_count"]) for r in failed] == [
-        (table, check_id, "critical", 1)
-    ]
+    failed = [r for r in results(spark, copy, command="dq") if not r["success"] and r["criticality"] == "critical"]
+    assert [(r["table_name"], r["check_id"], r["unexpected_count"]) for r in failed] == [(table, check_id, 1)]
     assert SECRET not in err + failed[0]["details"]
     for path in (copy / "dq").rglob("*"):
         assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path
@@ -183,7 +208,7 @@ def test_a_failed_warning_is_reported_and_does_not_stop_dq(
     spark: SparkSession, good: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
     copy = copied(good, "warning")
-    plant(open_store(spark, str(copy)), "topics", lambda df: df, {"topic_name": "empty", "partitions": 0})
+    plant(open_store(spark, str(copy)), "topics", e2e_rows, {"topic_name": "empty", "partitions": 0})
     code = cli_main(["dq", "--warehouse", str(copy), "--stage", "silver"])
     captured = capsys.readouterr()
     assert code == 0
@@ -195,12 +220,6 @@ def test_a_failed_warning_is_reported_and_does_not_stop_dq(
     assert failing_rows == [{"cluster_id": "e2e", "topic_name": "empty", "partitions": 0}]
 
 
-def lines_with(jsonl: Path, out: Path, edit: Callable[[list[dict[str, Any]]], list[str]]) -> Path:
-    records = [json.loads(line) for line in jsonl.read_text().splitlines()]
-    out.write_text("\n".join(edit(records)) + "\n")
-    return out
-
-
 def test_run_stops_with_exit_2_on_decreasing_offsets_and_runs_with_no_dq(
     spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -208,34 +227,38 @@ def test_run_stops_with_exit_2_on_decreasing_offsets_and_runs_with_no_dq(
         records[9]["offset"], records[10]["offset"] = records[10]["offset"], records[9]["offset"]
         return [json.dumps(r) for r in records]
 
-    bad = lines_with(DATA / "cluster.jsonl", tmp_path / "swapped.jsonl", swap_offsets)
+    bad = lines_with(tmp_path / "swapped", swap_offsets)
     warehouse = tmp_path / "warehouse"
-    code = pipeline(warehouse, bad, "swapped", tmp_path / "s1.json")
+    code = pipeline(warehouse, [bad], tmp_path / "s1.json")
     err = capsys.readouterr().err.strip()
-    assert code == 2 and "\n" not in err
+    assert code == 2 and "\n" not in err, err
     assert "data quality check failed (bronze): metadata_records: offsets_increasing" in err
     assert "failed for 1 of 25 row(s)" in err and '"offset": 9' in err
     store = open_store(spark, str(warehouse))
     assert not store.exists("brokers")  # the run stopped before replay
     assert not (tmp_path / "s1.json").exists()
 
-    code = pipeline(warehouse, bad, "swapped", tmp_path / "s2.json", "--no-dq")
+    code = pipeline(warehouse, [bad], tmp_path / "s2.json", "--no-dq")
     summary = json.loads((tmp_path / "s2.json").read_text())
     assert code == 1 and "dq" not in summary
     assert not [r for r in results(spark, warehouse) if r["run_id"] == summary["run_id"]]
 
 
-def test_a_warning_does_not_stop_the_run(spark: SparkSession, tmp_path: Path) -> None:
-    def add_garbage(records: list[dict[str, Any]]) -> list[str]:
-        return [*(json.dumps(r) for r in records), '{"offset": 25, "type": "CONFIG_RECORD", "data": ']
+def test_a_table_missing_a_column_fails_its_schema_checks_instead_of_crashing(
+    spark: SparkSession, good: dict[str, Any]
+) -> None:
+    copy = copied(good, "missing-column")
+    store = open_store(spark, str(copy))
+    frames = {"ingested_files": store.read("ingested_files").drop("records")}
+    with pytest.raises(DataQualityError, match=r"ingested_files: columns \(the table has exactly the columns"):
+        quality.check(spark, store, "bronze", frames, run_id="r-missing", command="dq")
+    failed = {r["check_id"] for r in results(spark, copy, run_id="r-missing") if not r["success"]}
+    assert {"columns", "type:records", "not_null:records", "records_not_negative", "key_unique"} <= failed
 
-    warned = lines_with(DATA / "cluster.jsonl", tmp_path / "garbage.jsonl", add_garbage)
-    summary_path = tmp_path / "summary.json"
-    code = pipeline(tmp_path / "warehouse", warned, "garbage", summary_path)
-    summary = json.loads(summary_path.read_text())
-    assert code == 1 and summary["records_quarantined"] == 1
-    assert (summary["dq"]["failed_critical"], summary["dq"]["failed_warning"]) == (0, 1)
-    failed = [r for r in results(spark, tmp_path / "warehouse", run_id=summary["run_id"]) if not r["success"]]
-    assert [(r["table_name"], r["check_id"], r["criticality"]) for r in failed] == [
-        ("quarantine", "quarantine_empty", "warning")
-    ]
+
+def test_empty_tables_pass(spark: SparkSession, good: dict[str, Any]) -> None:
+    copy = copied(good, "empty")
+    store = open_store(spark, str(copy))
+    frames = {name: store.read(name).limit(0) for name in ("metadata_records", "quarantine")}
+    counts = quality.check(spark, store, "bronze", frames, run_id="r-empty", command="dq")
+    assert (counts.failed_critical, counts.failed_warning) == (0, 0)
