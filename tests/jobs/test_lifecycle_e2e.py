@@ -1,7 +1,7 @@
 """Violation lifecycle and waivers through the CLI: three gate runs over one warehouse (tests/data/e2e).
 
 Run 1 ingests cluster.jsonl: t1's min.insync.replicas above its RF and g1's session timeout above 45000 fail
-(base-rules.yaml). Run 2 ingests the same file with an expired waiver for t1: both persist, the gate still fails
+(lifecycle-rules.yaml). Run 2 ingests the same file with an expired waiver for t1: both persist, the gate still fails
 and flags the waiver. Run 3 adds lifecycle-fix.jsonl (g1 set to 30000 at offset 25) with a valid waiver for t1:
 g1 is resolved, t1 persists but is waived, and the gate passes.
 """
@@ -49,7 +49,7 @@ waivers:
 def gate(warehouse: Path, tmp: Path, run: int, inputs: list[str], waivers: str | None) -> dict[str, Any]:
     summary, junit = tmp / f"summary-{run}.json", tmp / f"junit-{run}.xml"
     args = ["gate", "--cluster-id", "life", "--target-mv", "4.2", "--no-default-constraints"]
-    args += ["--constraints", str(DATA / "base-rules.yaml"), "--warehouse", str(warehouse), "-q"]
+    args += ["--constraints", str(DATA / "lifecycle-rules.yaml"), "--warehouse", str(warehouse), "-q"]
     args += ["--summary-json", str(summary), "--junit", str(junit)]
     for name in inputs:
         args += ["--input", str(DATA / name)]
