@@ -44,6 +44,7 @@ EXPECTED_VIOLATIONS = sorted(
         ("GROUP", "g1", "consumer.session.timeout.ms", "group-session-timeout-max"),
         ("BROKER", "1", "log.segment.bytes", "broker-log-segment-bytes-3mib"),
         ("BROKER", "2", "log.segment.bytes", "broker-log-segment-bytes-3mib"),
+        ("BROKER", "1", "log.retention.ms", "broker-log-retention-at-least-7-days"),
     ]
 )
 # Columns that differ between two runs of the same job by design (ids and clocks).
