@@ -6,7 +6,7 @@ the pip package ships only spark-daemon.sh) on 127.0.0.1 with free ports, logs, 
 run from a folder outside the checkout with a relative ``--warehouse``, the code coming only from the zip given to
 ``--py-files``: nothing can lean on the checkout's paths, on local mode's shared process, or on the editable install.
 The scenario is tests/data/e2e/cluster.jsonl with its two hand-written catalogs (see test_audit_e2e.py): at 4.4-IV1
-it has four error violations, so the job exits 1.
+it has five error violations, so the job exits 1.
 """
 
 from __future__ import annotations
