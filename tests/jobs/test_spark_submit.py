@@ -48,7 +48,11 @@ EXPECTED_VIOLATIONS = sorted(
     ]
 )
 # Columns that differ between two runs of the same job by design (ids and clocks).
-PER_RUN_COLUMNS = frozenset({"run_id", "run_ts", "ingest_id", "ingested_at", "duration_ms"})
+PER_RUN_COLUMNS = frozenset(
+    {"run_id", "run_ts", "ingest_id", "ingested_at", "duration_ms"}
+    | {"first_seen_run_id", "first_seen_ts", "last_seen_run_id", "last_seen_ts", "resolved_run_id", "resolved_ts"}
+    | {"applied_run_id", "applied_run_ts"}  # violation_status: the runs that saw it
+)
 FAST_JVM = "-XX:TieredStopAtLevel=1"
 
 
@@ -292,7 +296,7 @@ def test_spark_submit_in_local_mode_writes_the_violations_and_exits_with_the_ver
     assert local_run.returncode == 1, local_run.stderr[-5000:]
     assert "Traceback" not in local_run.stderr
     assert "DO NOT upgrade to metadata.version 4.4-IV1" in local_run.stdout
-    assert local_run.summary["violations_by_severity"] == {"error": 4, "warning": 0}
+    assert local_run.summary["violations_by_severity"] == {"error": 5, "warning": 0}
     assert local_run.summary["tables"]["violations"] == str(local_run.warehouse / "violations")
     violations = DeltaTable(str(local_run.warehouse / "violations")).to_pyarrow_table().to_pylist()
     found = sorted((r["resource_type"], r["resource_name"], r["config_name"], r["constraint_id"]) for r in violations)

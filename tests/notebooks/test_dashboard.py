@@ -55,6 +55,7 @@ print("PROBE" + json.dumps({
     "trend": _records(trend_pdf),
     "findings": _records(findings_pdf),
     "quarantine": _records(quarantine_pdf),
+    "lifecycle": _records(status_pdf),
 }, default=str))
 """
 VIOLATION_KEY = ("cluster_id", "constraint_id", "resource_type", "resource_name", "node_id", "config_name")
@@ -119,7 +120,7 @@ def fleet(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict
 def tables(spark: SparkSession, fleet: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """The run tables as rows, read here independently of the notebook."""
     store = open_store(spark, str(fleet["warehouse"]))
-    names = ("audit_runs", "violations", "highest_safe_levels", "findings", "quarantine")
+    names = ("audit_runs", "violations", "highest_safe_levels", "findings", "quarantine", "violation_status")
     return {name: [r.asDict(recursive=True) for r in store.read(name).collect()] for name in names}
 
 
@@ -261,5 +262,23 @@ def test_quarantine_and_findings_are_counted(
         (f["cluster_id"], f["kind"]) for f in tables["findings"] if latest[f["cluster_id"]] == f["run_id"]
     )
     assert {(r["cluster_id"], r["kind"]): r["findings"] for r in probe["findings"]} == dict(findings)
-    (status,) = _cells(executed, "violation-status")
-    assert "no `violation_status` table" in _text(status)
+
+
+def test_lifecycle_counts_match_the_status_table(
+    probe: dict[str, Any], tables: dict[str, list[dict[str, Any]]], fleet: dict[str, Any]
+) -> None:
+    level = tables["audit_runs"][0]["target_level"]
+    expected: dict[str, Counter[str]] = {}
+    for row in tables["violation_status"]:
+        if row["target_level"] == level:
+            counts = expected.setdefault(row["cluster_id"], Counter())
+            counts[row["status"]] += 1
+            counts["waived"] += row["waived"] and row["status"] != "resolved"
+    got = {
+        r["cluster_id"]: Counter({k: r[k] for k in ("open", "reopened", "resolved", "waived")})
+        for r in probe["lifecycle"]
+    }
+    assert {c: +v for c, v in got.items()} == {c: +v for c, v in expected.items()}
+    assert set(got) == {fleet["first"], fleet["second"]}
+    # The second cluster's latest audit reports the planted log.segment.bytes=524288 (below the 1 MiB minimum).
+    assert got[fleet["second"]]["open"] >= 1
