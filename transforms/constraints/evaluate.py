@@ -36,6 +36,10 @@ How it runs (one pass, no per-constraint jobs):
   chunks of 25 per generated CASE, under ANSI off (see ``expressions``). A topic whose broker views differ
   (rows with ``node_id``) is evaluated per view: if every view fails, one row with ``node_id`` NULL; if only
   some fail, one row per failing view naming its ``node_id``.
+* **defaults** — rules of the generated default catalog (Kafka's own validators) do not judge values nobody set
+  (source DEFAULT_CONFIG: the audited release's defaults, which an older release's validator may reject), and
+  its expressions run only when every key they read exists and one of them was set (``rule_table.judges_defaults``);
+  rules users write judge every value.
 * **levels** — each rule carries its KIP-1294 interval; a violation is reported when its rule applies at the
   target level. ``new_at_target`` is true when, at the cluster's current level, no validator of the same
   selection key ``(resource, sorted keys)`` fails on that row (NULL when the current level is unknown).
@@ -81,6 +85,7 @@ from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 from transforms.replay.state import truncated
 
 ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
+DEFAULT_CONFIG: Final = "DEFAULT_CONFIG"  # the source of a value nobody set (the release's default)
 BROKER_LAYERS: Final = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG", "STATIC_BROKER_CONFIG")
 FAILURE_COLUMNS: Final = (
     "cluster_id",
@@ -100,6 +105,21 @@ FAILURE_COLUMNS: Final = (
     "active_to",
     "expr_fix_value",  # expressions: the value of the derived fix (expr_fixes), NULL when none
 )
+
+
+def _judged(source: Column) -> Column:
+    """A single-key (row, rule) pair is evaluated: the rule judges defaults or the value was set by someone
+    (``rule_table.judges_defaults``)."""
+    return F.col("judges_defaults") | ~F.coalesce(source == F.lit(DEFAULT_CONFIG), F.lit(False))
+
+
+def _expression_judged() -> Column:
+    """An (entity, expression rule) pair is evaluated: the rule judges defaults, or (a generated Kafka check)
+    every key it reads exists in the audited release and at least one of them was set by someone."""
+    present = F.forall("rule_configs", lambda k: F.map_contains_key(F.col("cfg"), k))
+    source = lambda k: F.try_element_at(F.col("meta"), k)["value_source"]  # noqa: E731
+    set_by_someone = F.exists("rule_configs", lambda k: F.coalesce(source(k) != F.lit(DEFAULT_CONFIG), F.lit(False)))
+    return F.col("judges_defaults") | (present & set_by_someone)
 
 
 def _applies(level: Column) -> Column:
@@ -141,6 +161,7 @@ def _single_key_failures(
         "source_offset",
     )
     joined_df = rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
+    joined_df = joined_df.filter(_judged(F.col("value_source")))
     checked_df = (
         _level_filter(joined_df, cluster_df, target_level)
         .transform(with_parsed_value)
@@ -243,7 +264,11 @@ def _expression_failures(
         return None
     contexts_df = _expression_contexts(effective_df, topics_df, cluster_df, _context_keys(expr_rules))
     holds_a_key = F.arrays_overlap(F.map_keys("cfg"), F.col("rule_configs")) | ~F.col("reads_values")
-    paired_df = contexts_df.join(F.broadcast(tables.expr_rules_df), on="resource_type", how="inner").filter(holds_a_key)
+    paired_df = (
+        contexts_df.join(F.broadcast(tables.expr_rules_df), on="resource_type", how="inner")
+        .filter(holds_a_key)
+        .filter(_expression_judged())
+    )
     prepared_df = _level_filter(paired_df, cluster_df, target_level).select(
         "*",
         F.try_element_at("cfg", F.col("first_key")).alias("value"),
@@ -363,7 +388,7 @@ def _fallback_verdicts(fallback_df: DataFrame, tables: RuleTables, target_level:
     ).select(*keys, "value", "is_sensitive", "config_type", "source")
     checked_df = (
         rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
-        .filter(_applies(F.lit(target_level)))
+        .filter(_applies(F.lit(target_level)) & _judged(F.col("source")))
         .transform(with_parsed_value)
         .select(*keys, check_violation().isNotNull().cast("int").alias("_fails"))
         .groupBy(*keys)

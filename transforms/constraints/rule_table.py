@@ -6,6 +6,7 @@ Public API::
     check_rule_rows(rules: CompiledCatalog) -> list[tuple]
     expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE) -> list[tuple]
     rule_info_rows(rules: CompiledCatalog) -> list[tuple]
+    judges_defaults(rule: CompiledConstraint) -> bool
     rule_tables(spark: SparkSession, rules: CompiledCatalog) -> RuleTables
 
 Design: a single-key rule is one row of ``check_rules`` keyed by ``(resource_type, config_name)`` with its
@@ -15,7 +16,8 @@ parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lo
 ``CASE rule_kind`` (``checks.check_violation``) evaluates whichever rule it met, so per-row work and generated
 code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
 ``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values`` (the expression reads
-``cfg`` / ``value``; if not, it is a pure topic/cluster policy evaluated for every entity). ``rule_info`` holds
+``cfg`` / ``value``; if not, it is a pure topic/cluster policy evaluated for every entity). ``judges_defaults`` is
+false for the rules of the generated default catalog (``judges_defaults``). ``rule_info`` holds
 everything needed only for violating rows (ids, texts, severity); it is joined after filtering.
 """
 
@@ -28,17 +30,18 @@ from pydantic import BaseModel, ConfigDict
 from pyspark.sql import DataFrame, SparkSession
 
 from transforms.constraints.expressions import EXPR_CHUNK_SIZE, reads_entity_values
+from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
 from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 
 CHECK_RULES_DDL: Final = (
     "rule_idx int, resource_type string, config_name string, rule_kind string, rule_num_a double, "
     "rule_num_b double, rule_values array<string>, rule_values_num array<double>, rule_pattern string, "
-    "rule_type string, active_from int, active_to int"
+    "rule_type string, active_from int, active_to int, judges_defaults boolean"
 )
 EXPR_RULES_DDL: Final = (
     "rule_idx int, resource_type string, rule_configs array<string>, first_key string, reads_values boolean, "
-    "expr_chunk int, active_from int, active_to int"
+    "expr_chunk int, active_from int, active_to int, judges_defaults boolean"
 )
 RULE_INFO_DDL: Final = (
     "rule_idx int, constraint_id string, constraint_source string, constraint_kind string, "
@@ -53,6 +56,21 @@ _PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$
 def _sel_key(rule: CompiledConstraint) -> str:
     resource, keys = rule.constraint.selection_key
     return resource + "|" + "\x1f".join(keys)
+
+
+def judges_defaults(rule: CompiledConstraint) -> bool:
+    """Whether the rule judges values nobody set (source DEFAULT_CONFIG).
+
+    A rule the user wrote does: a policy such as "min.insync.replicas >= 2" must see the default 1. A rule of the
+    generated default catalog does not: it is one of Kafka's own ConfigDef validators or cross-field checks, which
+    Kafka's defaults satisfy in the release that registers them. The audited state holds the *target* release's
+    defaults, so an older release's validator judging them (at an older level, in ``violations_by_level`` and
+    ``new_at_target``) would report what no cluster at that level has: e.g. 3.7's ``in`` list for
+    ``group.coordinator.rebalance.protocols`` rejecting 4.x's default ``classic,consumer,streams``. Generated
+    expressions also need every key they read to exist in the audited release (a key Kafka removed, or one a newer
+    release adds, cannot be evaluated there; see ``evaluate``).
+    """
+    return rule.source != DEFAULT_SOURCE
 
 
 def check_rule_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
@@ -81,6 +99,7 @@ def check_rule_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
                 check.type.upper() if check.type else None,
                 rule.active_from,
                 rule.active_to,
+                judges_defaults(rule),
             )
         )
     return rows
@@ -99,6 +118,7 @@ def expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE)
             position // chunk_size,
             rule.active_from,
             rule.active_to,
+            judges_defaults(rule),
         )
         for position, rule in enumerate(rules.expressions)
     ]

@@ -18,6 +18,7 @@ from transforms.constraints import (
     validate_with_spark,
     violations_by_level,
 )
+from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.selection import CompiledCatalog
 from transforms.metadata_version import parse_metadata_version
 
@@ -437,6 +438,75 @@ def test_highest_safe_mv_stops_below_the_first_failing_registration(
     by_level_df = violations_by_level(effective_df, topics_df_of(), cluster_df_of(27), rules, mv_table=mv_table)
     safe = highest_safe_levels(by_level_df, cluster_df_of(27)).collect()
     assert [(r.highest_safe_level, r.highest_safe_mv) for r in safe] == [(31, "4.4-IV0")]
+
+
+# Shaped like the generated default catalog: an older release's validator and cross-field checks.
+KAFKA_RULES = """
+constraints:
+  - id: kafka-3.7-protocols-in
+    resource: broker
+    config: group.coordinator.rebalance.protocols
+    since: 3.7-IV0
+    check: {in: [classic, consumer]}
+  - id: kafka-3.3-acks-le-rf
+    resource: broker
+    configs: [offsets.commit.required.acks, offsets.topic.replication.factor]
+    since: 3.3-IV0
+    expr: "cast(cfg['offsets.commit.required.acks'] as int) <= cast(cfg['offsets.topic.replication.factor'] as int)"
+  - id: kafka-a-below-b
+    resource: broker
+    configs: [a.ms, b.ms]
+    expr: "cast(cfg['a.ms'] as long) < cast(cfg['b.ms'] as long)"
+"""
+USER_RULES = """
+constraints:
+  - {id: user-protocols-in, resource: broker, config: group.coordinator.rebalance.protocols, check: {in: [classic]}}
+  - id: user-a-below-b
+    resource: broker
+    configs: [a.ms, b.ms]
+    expr: "cast(cfg['a.ms'] as long) < cast(cfg['b.ms'] as long)"
+"""
+
+
+def test_generated_kafka_rules_judge_only_values_someone_set_and_keys_the_release_has(
+    spark: Any,
+    compile_yaml: Callable[..., CompiledCatalog],
+    effective_df_of: Callable[..., Any],
+    topics_df_of: Callable[..., Any],
+    cluster_df_of: Any,
+    mv_table: MetadataVersionTable,
+) -> None:
+    default, static = "DEFAULT_CONFIG", "STATIC_BROKER_CONFIG"
+    protocols = "group.coordinator.rebalance.protocols"
+    rows = [
+        # broker 1: nothing set but the offsets topic RF; the acks key does not exist in the audited release
+        {"resource_name": "1", "config_name": protocols, "value": "classic,consumer,streams", "source": default},
+        {"resource_name": "1", "config_name": "offsets.topic.replication.factor", "value": "3"},
+        {"resource_name": "1", "config_name": "a.ms", "value": "10", "source": default},
+        {"resource_name": "1", "config_name": "b.ms", "value": "5", "source": default},
+        # broker 2: the operator set the protocols and a.ms
+        {"resource_name": "2", "config_name": protocols, "value": "streams"},
+        {"resource_name": "2", "config_name": "a.ms", "value": "10", "source": static},
+        {"resource_name": "2", "config_name": "b.ms", "value": "5", "source": default},
+    ]
+    effective_df = effective_df_of(*[{"config_type": "STRING", **r} for r in rows])
+    rules = compile_yaml(**{DEFAULT_SOURCE: KAFKA_RULES, "users.yaml": USER_RULES})
+    found = _evaluate(
+        spark, rules, effective_df, topics_df_of(), cluster_df_of(15), target="3.7-IV0", mv_table=mv_table
+    )
+    assert sorted((r.resource_name, r.constraint_id) for r in found) == [
+        ("1", "user-a-below-b"),  # the user's rules see the defaults
+        ("1", "user-protocols-in"),
+        ("2", "kafka-3.7-protocols-in"),  # Kafka's rules see what the operator set
+        ("2", "kafka-a-below-b"),
+        ("2", "user-a-below-b"),
+        ("2", "user-protocols-in"),
+    ]
+    # The same at every level: only the user's rules and the operator's values fail, nothing COULD_NOT_EVALUATE.
+    by_level_df = violations_by_level(effective_df, topics_df_of(), cluster_df_of(15), rules, mv_table=mv_table)
+    errors = {r.level: r.errors for r in by_level_df.collect()}
+    assert errors[4] == errors[14] == 5  # kafka-3.7-protocols-in registers at 3.7-IV0 (level 15)
+    assert errors[15] == errors[33] == 6
 
 
 FIX_RULES = """
