@@ -38,7 +38,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import conf_loader, lifecycle, quality
-from jobs.progress import stage
+from jobs.progress import stage, step
 from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
@@ -298,32 +298,37 @@ def run(
     scopes_df = _dynamic_scopes(frames)
 
     with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
-        violations_df = evaluate_constraints(
-            auditable_df,
-            topics_df,
-            cluster_df,
-            compiled,
-            target=target,
-            run_id=run_id,
-            run_ts=run_ts,
-            dynamic_scope_df=scopes_df,
-            fallback_resolver=partial(resolve_fallbacks, at_target, frames, kafka_version=settings.kafka_version),
-        )
-        _append(store, "violations", violations_df)
-        life = lifecycle.apply(
-            spark,
-            store,
-            run_id=run_id,
-            run_ts=run_ts,
-            target_level=target.level,
-            clusters=clusters,
-            constraint_ids=[r.constraint.id for r in compiled.rules],
-            waivers=settings.waivers,
-            update_status=settings.as_of_offset is None and settings.as_of_time is None,
-        )
+        # planning runs the shuffles of the DELETE fallbacks (checkpointed frames, see evaluate_constraints)
+        with step(spark, "planning and remediation fallbacks"):
+            violations_df = evaluate_constraints(
+                auditable_df,
+                topics_df,
+                cluster_df,
+                compiled,
+                target=target,
+                run_id=run_id,
+                run_ts=run_ts,
+                dynamic_scope_df=scopes_df,
+                fallback_resolver=partial(resolve_fallbacks, at_target, frames, kafka_version=settings.kafka_version),
+            )
+        with step(spark, "violations"):
+            _append(store, "violations", violations_df)
+        with step(spark, "lifecycle"):
+            life = lifecycle.apply(
+                spark,
+                store,
+                run_id=run_id,
+                run_ts=run_ts,
+                target_level=target.level,
+                clusters=clusters,
+                constraint_ids=[r.constraint.id for r in compiled.rules],
+                waivers=settings.waivers,
+                update_status=settings.as_of_offset is None and settings.as_of_time is None,
+            )
         by_level_df = violations_by_level(auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table)
         by_level_df = _with_run(by_level_df, run_id, run_ts)
-        _append(store, "violations_by_level", by_level_df)
+        with step(spark, "every MV level"):
+            _append(store, "violations_by_level", by_level_df)
         safe_df = _with_run(
             highest_safe_levels(
                 store.read("violations_by_level").filter(F.col("run_id") == run_id).drop("run_id", "run_ts"), cluster_df
@@ -331,12 +336,14 @@ def run(
             run_id,
             run_ts,
         )
-        _append(store, "highest_safe_levels", safe_df)
+        with step(spark, "highest safe MV"):
+            _append(store, "highest_safe_levels", safe_df)
         all_findings_df = state.findings.unionByName(
             effective_findings(at_target, frames, kafka_version=settings.kafka_version)
         )
         findings_df = _findings(all_findings_df, run_id, run_ts)
-        _append(store, "findings", findings_df)
+        with step(spark, "findings"):
+            _append(store, "findings", findings_df)
 
     violations = [
         r.asDict(recursive=True) for r in store.read("violations").filter(F.col("run_id") == run_id).collect()

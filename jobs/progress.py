@@ -38,6 +38,21 @@ def stage(spark: SparkSession, title: str) -> Iterator[None]:
         log.debug("  %s took %.1fs", title, time.monotonic() - started)
 
 
+@contextmanager
+def step(spark: SparkSession, title: str) -> Iterator[None]:
+    """A step inside a stage: its Spark jobs carry ``<stage>: <title>`` as description (UI, profiles); logged at
+    debug level only."""
+    context = spark.sparkContext
+    previous = context.getLocalProperty("spark.job.description")
+    context.setJobDescription(f"{previous}: {title}" if previous else title)
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        context.setJobDescription(previous)  # type: ignore[arg-type]
+        log.debug("    %s took %.1fs", title, time.monotonic() - started)
+
+
 def _tick(spark: SparkSession, title: str, stop: threading.Event) -> None:
     tracker = spark.sparkContext.statusTracker()
     while not stop.wait(0.5):

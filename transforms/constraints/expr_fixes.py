@@ -165,16 +165,14 @@ def derive_fix(expr_sql: str, first_key: str) -> ExprFix | None:
 def expression_fix_columns(rules: Sequence[CompiledConstraint], *, chunk_size: int = EXPR_CHUNK_SIZE) -> list[Column]:
     """Like ``expressions.expression_outcome_columns``: one CASE per chunk giving the fix value (string) of the
     row's rule, NULL for rules without a derivable fix. ``coalesce`` the result; build under ANSI off."""
-    columns = []
+    columns = []  # SQL text parsed once per chunk (see expression_outcome_columns)
     for start in range(0, len(rules), chunk_size):
-        chunk = rules[start : start + chunk_size]
-        case: Column | None = None
-        for rule in chunk:
-            if rule.expr_fix is None:
-                continue
-            hit = F.col("rule_idx") == F.lit(rule.rule_idx)
-            value = F.expr(rule.expr_fix.value_sql)
-            case = F.when(hit, value) if case is None else case.when(hit, value)
-        if case is not None:
-            columns.append(F.when(F.col("expr_chunk") == F.lit(start // chunk_size), case))
+        branches = " ".join(
+            f"WHEN {rule.rule_idx} THEN CAST({rule.expr_fix.value_sql} AS STRING)"
+            for rule in rules[start : start + chunk_size]
+            if rule.expr_fix is not None
+        )
+        if branches:
+            chunk = start // chunk_size
+            columns.append(F.expr(f"CASE WHEN expr_chunk = {chunk} THEN CASE rule_idx {branches} END END"))
     return columns or [F.lit(None).cast("string")]
