@@ -75,7 +75,7 @@ from transforms.constraints.expressions import (
     ansi_disabled,
     cfg_keys_read,
     expression_outcome_columns,
-    reads_entity_values,
+    paired_by_keys,
 )
 from transforms.constraints.fallbacks import FALLBACK_SOURCES, FallbackResolver
 from transforms.constraints.messages import violation_message
@@ -189,7 +189,7 @@ def _context_keys(rules: Sequence[CompiledConstraint]) -> dict[str, list[str] | 
         rtype = rule.constraint.resource_type
         read = cfg_keys_read(rule.expr_sql or "")
         current = keys.get(rtype, set())
-        if current is None or read is None or not reads_entity_values(rule.expr_sql or ""):
+        if current is None or read is None or not paired_by_keys(rule.expr_sql or ""):
             keys[rtype] = None
             continue
         keys[rtype] = current | read | set(rule.constraint.keys)
@@ -210,26 +210,30 @@ def _expression_contexts(
     rows_df = effective_df.filter(in_context).select(
         *ENTITY, "node_id", "config_name", "value", F.col("source").alias("value_source"), "synonym", "source_offset"
     )
-    view_nodes = F.array_distinct(F.collect_list("node_id"))  # collect_list skips NULL node ids
-    views_df = (
-        rows_df.groupBy(*ENTITY)
-        .agg(view_nodes.alias("view_nodes"))
-        .select(
-            *ENTITY,
-            F.explode_outer(F.when(F.size("view_nodes") > 0, F.col("view_nodes"))).alias("view_node"),
-            F.size("view_nodes").alias("n_views"),
-        )
+    # One shuffle: each entity's rows as one list; its broker views (distinct node ids, or one NULL view when no
+    # row is view-specific) and each view's maps come from that list with higher-order functions.
+    entry = F.struct("node_id", "config_name", "value", "value_source", "synonym", "source_offset")
+    entities_df = rows_df.groupBy(*ENTITY).agg(F.collect_list(entry).alias("_entries"))
+    view_nodes = F.array_distinct(F.filter(F.transform("_entries", lambda e: e["node_id"]), lambda n: n.isNotNull()))
+    views_df = entities_df.select(*ENTITY, "_entries", view_nodes.alias("_view_nodes")).select(
+        *ENTITY,
+        "_entries",
+        F.explode_outer(F.when(F.size("_view_nodes") > 0, F.col("_view_nodes"))).alias("view_node"),
+        F.size("_view_nodes").alias("n_views"),
     )
-    in_view = F.col("node_id").isNull() | (F.col("node_id") == F.col("view_node"))
-    meta = F.struct("value", "value_source", "synonym", "source_offset")
-    contexts_df = (
-        views_df.join(rows_df, on=list(ENTITY), how="inner")
-        .filter(in_view)
-        .groupBy(*ENTITY, "view_node", "n_views")
-        .agg(
-            F.map_from_entries(F.collect_list(F.struct("config_name", "value"))).alias("cfg"),
-            F.map_from_entries(F.collect_list(F.struct("config_name", meta))).alias("meta"),
-        )
+    in_view = F.filter("_entries", lambda e: e["node_id"].isNull() | (e["node_id"] == F.col("view_node")))
+    meta = lambda e: F.struct(  # noqa: E731
+        e["value"].alias("value"),
+        e["value_source"].alias("value_source"),
+        e["synonym"].alias("synonym"),
+        e["source_offset"].alias("source_offset"),
+    )
+    contexts_df = views_df.select(
+        *ENTITY,
+        "view_node",
+        "n_views",
+        F.map_from_entries(F.transform(in_view, lambda e: F.struct(e["config_name"], e["value"]))).alias("cfg"),
+        F.map_from_entries(F.transform(in_view, lambda e: F.struct(e["config_name"], meta(e)))).alias("meta"),
     )
     topic_struct = F.struct(
         F.col("partitions").alias("partitions"),

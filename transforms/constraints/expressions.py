@@ -5,6 +5,7 @@ Public API::
     EXPR_CONTEXT_FIELDS: dict[str, str]                       # field -> Spark SQL type an expr may read
     rewrite_casts(text: str) -> str                           # cast( -> try_cast( outside literals/comments
     reads_entity_values(text: str) -> bool                    # does it read cfg / value?
+    paired_by_keys(text: str) -> bool                         # evaluated only for entities holding its configs?
     cfg_keys_read(text: str) -> frozenset[str] | None         # the cfg['key'] literals; None: cfg read otherwise
     validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None   # raises ConfigError
     ansi_disabled(spark: SparkSession) -> ContextManager[None]
@@ -131,6 +132,22 @@ def reads_entity_values(text: str) -> bool:
     the others only for entities holding at least one of their ``configs``.
     """
     return any(is_code and _ENTITY_VALUE_REF.search(seg) for is_code, seg in _code_segments(text))
+
+
+_ENTITY_FACT_REF = re.compile(r"(?<![\w.$])(cfg|value|topic|cluster)(?![\w$])", re.IGNORECASE)
+
+
+def paired_by_keys(text: str) -> bool:
+    """Whether an expression is evaluated only for entities holding at least one of its ``configs``.
+
+    True when it reads ``cfg`` / ``value``, and when it reads no entity fact at all: a constant such as the
+    ``true`` that retires a cross-field check from a later level on (KIP-1294 replaces the earlier validator), which
+    cannot fail, so pairing it with every entity would only cost work (and force every key into the contexts).
+    False for pure topic / cluster policies, which apply to every entity of their resource.
+    """
+    if reads_entity_values(text):
+        return True
+    return not any(is_code and _ENTITY_FACT_REF.search(seg) for is_code, seg in _code_segments(text))
 
 
 def _has_double_colon_cast(text: str) -> bool:

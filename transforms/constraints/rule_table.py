@@ -15,8 +15,9 @@ parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lo
 (``active_from``, ``active_to``). A config row joins only the rules of its own key, and one generic
 ``CASE rule_kind`` (``checks.check_violation``) evaluates whichever rule it met, so per-row work and generated
 code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
-``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values`` (the expression reads
-``cfg`` / ``value``; if not, it is a pure topic/cluster policy evaluated for every entity). ``judges_defaults`` is
+``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values``
+(``expressions.paired_by_keys``: evaluated only for entities holding one of its configs; if not, it is a pure
+topic/cluster policy evaluated for every entity). ``judges_defaults`` is
 false for the rules of the generated default catalog (``judges_defaults``). ``rule_info`` holds
 everything needed only for violating rows (ids, texts, severity); it is joined after filtering.
 """
@@ -29,7 +30,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict
 from pyspark.sql import DataFrame, SparkSession
 
-from transforms.constraints.expressions import EXPR_CHUNK_SIZE, reads_entity_values
+from transforms.constraints.expressions import EXPR_CHUNK_SIZE, paired_by_keys
 from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
 from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
@@ -114,7 +115,7 @@ def expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE)
             rule.constraint.resource_type,
             list(rule.constraint.keys),
             rule.constraint.keys[0],
-            reads_entity_values(rule.expr_sql or ""),
+            paired_by_keys(rule.expr_sql or ""),
             position // chunk_size,
             rule.active_from,
             rule.active_to,

@@ -49,9 +49,10 @@ def test_context_keys_prune_per_type_unless_a_rule_needs_the_whole_entity() -> N
         _expr(1, "topic", ("retention.ms",), "value is null or cfg['retention.bytes'] is not null"),
         _expr(2, "broker", ("a",), "topic_free_policy(cfg) = 1"),
         _expr(3, "group", ("g",), "cluster.broker_count >= 3"),  # pure policy: every entity keeps its context
+        _expr(4, "topic", ("segment.ms", "segment.bytes"), "true"),  # a retired check: a constant prunes nothing
     ]
     assert _context_keys(rules) == {
-        "TOPIC": ["min.insync.replicas", "retention.bytes", "retention.ms"],
+        "TOPIC": ["min.insync.replicas", "retention.bytes", "retention.ms", "segment.bytes", "segment.ms"],
         "BROKER": None,
         "GROUP": None,
     }

@@ -15,6 +15,7 @@ from transforms.constraints.expressions import (
     OUTCOME_NULL,
     ansi_disabled,
     expression_outcome_columns,
+    paired_by_keys,
     reads_entity_values,
     rewrite_casts,
     validate_with_spark,
@@ -61,6 +62,21 @@ def test_rewrite_casts_only_touches_code(text: str, expected: str) -> None:
 )
 def test_reads_entity_values(text: str, reads: bool) -> None:
     assert reads_entity_values(text) is reads
+
+
+@pytest.mark.parametrize(
+    ("text", "paired"),
+    [
+        ("topic.partitions <= 10", False),
+        ("cluster.broker_count >= 3 -- cfg", False),
+        ("cast(value as int) > 1 and topic.internal", True),
+        ("true", True),
+        ("'topic' = 'topic'", True),
+    ],
+    ids=["topic-policy", "cluster-policy", "value", "constant", "facts-only-in-literals"],
+)
+def test_paired_by_keys(text: str, paired: bool) -> None:
+    assert paired_by_keys(text) is paired
 
 
 def _one_expr(resource: str, expr: str) -> str:
