@@ -51,13 +51,19 @@ from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
-from transforms.constraints.evaluate import evaluate_constraints, highest_safe_levels, violations_by_level
+from transforms.constraints.evaluate import (
+    constraint_failures,
+    evaluate_constraints,
+    highest_safe_levels,
+    violations_by_level,
+)
 from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.fallbacks import resolve_fallbacks
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import CompiledCatalog, compile_catalog
 from transforms.effective.catalog_frames import CatalogFrames, to_catalog_frames
 from transforms.metadata_version import parse_metadata_version
+from transforms.replay.state import truncated
 
 log = logging.getLogger("kraft_audit")
 
@@ -298,7 +304,9 @@ def run(
     scopes_df = _dynamic_scopes(frames)
 
     with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
-        # planning runs the shuffles of the DELETE fallbacks (checkpointed frames, see evaluate_constraints)
+        # The catalog is evaluated once, at every level: the violations at the target and the counts per level both
+        # read this checkpoint. Planning runs the shuffles of the DELETE fallbacks (checkpointed frames too).
+        failures_df = truncated(constraint_failures(auditable_df, topics_df, cluster_df, compiled))
         with step(spark, "planning and remediation fallbacks"):
             violations_df = evaluate_constraints(
                 auditable_df,
@@ -310,6 +318,7 @@ def run(
                 run_ts=run_ts,
                 dynamic_scope_df=scopes_df,
                 fallback_resolver=partial(resolve_fallbacks, at_target, frames, kafka_version=settings.kafka_version),
+                failures_df=failures_df,
             )
         with step(spark, "violations"):
             _append(store, "violations", violations_df)
@@ -325,7 +334,9 @@ def run(
                 waivers=settings.waivers,
                 update_status=settings.as_of_offset is None and settings.as_of_time is None,
             )
-        by_level_df = violations_by_level(auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table)
+        by_level_df = violations_by_level(
+            auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table, failures_df=failures_df
+        )
         by_level_df = _with_run(by_level_df, run_id, run_ts)
         with step(spark, "every MV level"):
             _append(store, "violations_by_level", by_level_df)

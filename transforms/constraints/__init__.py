@@ -22,7 +22,12 @@ parametrised checks), ``rule_table`` (catalog as broadcast tables), ``evaluate``
 """
 
 from transforms.constraints.changes import apply_changes
-from transforms.constraints.evaluate import evaluate_constraints, highest_safe_levels, violations_by_level
+from transforms.constraints.evaluate import (
+    constraint_failures,
+    evaluate_constraints,
+    highest_safe_levels,
+    violations_by_level,
+)
 from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import CompiledCatalog, CompiledConstraint, active_at, compile_catalog
@@ -33,6 +38,7 @@ __all__ = [
     "active_at",
     "apply_changes",
     "compile_catalog",
+    "constraint_failures",
     "evaluate_constraints",
     "generate_default_catalog",
     "highest_safe_levels",

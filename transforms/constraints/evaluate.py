@@ -18,6 +18,8 @@ Public API::
 
     violations_by_level(effective_df, topics_df, cluster_df, rules, *, mv_table: MetadataVersionTable)
         -> DataFrame                      # VIOLATIONS_BY_LEVEL: errors/warnings per cluster and every MV level
+    constraint_failures(effective_df, topics_df, cluster_df, rules) -> DataFrame
+        # every failing (row, rule) pair at every level: pass it as ``failures_df=`` to both functions above
     highest_safe_levels(by_level_df: DataFrame, cluster_df: DataFrame) -> DataFrame   # HIGHEST_SAFE_LEVELS
 
 How it runs (one pass, no per-constraint jobs):
@@ -330,6 +332,16 @@ def _failures(
     return failures_df if expr_df is None else failures_df.unionByName(expr_df)
 
 
+def constraint_failures(
+    effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, rules: CompiledCatalog
+) -> DataFrame:
+    """Every failing (row, rule) pair of the catalog at every level (``FAILURE_COLUMNS``): what
+    ``evaluate_constraints`` and ``violations_by_level`` both start from. An audit checkpoints it and passes it to
+    both, so the effective table is scanned and the catalog evaluated once per run instead of twice."""
+    tables = rule_tables(effective_df.sparkSession, rules)
+    return _failures(effective_df, topics_df, cluster_df, rules, tables, None)
+
+
 def _affected_topics(effective_df: DataFrame, topics_df: DataFrame) -> DataFrame:
     """(cluster_id, node_id, broker_key, affected_topics): topics hosted on a node inheriting that broker key."""
     inherits = (F.col("resource_type") == "TOPIC") & F.col("source").isin(*BROKER_LAYERS) & F.col("synonym").isNotNull()
@@ -479,8 +491,12 @@ def evaluate_constraints(
     run_ts: datetime,
     dynamic_scope_df: DataFrame | None = None,
     fallback_resolver: FallbackResolver | None = None,
+    failures_df: DataFrame | None = None,
 ) -> DataFrame:
     """The VIOLATIONS rows of one audit run at ``target`` (see the module docstring for semantics).
+
+    ``failures_df``: ``constraint_failures`` of the same arguments, when the caller shares it with
+    ``violations_by_level`` (checkpointed, so the catalog is evaluated once per run); computed here otherwise.
 
     NULL behaviour: a NULL value fails min/max/between/in/regex/not_null rules and passes the others; an
     expression evaluating to NULL is a COULD_NOT_EVALUATE violation; an unknown current level gives NULL
@@ -489,7 +505,8 @@ def evaluate_constraints(
     """
     spark = effective_df.sparkSession
     tables = rule_tables(spark, rules)
-    failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, target.level)
+    if failures_df is None:
+        failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, target.level)
     levels_df = cluster_df.select("cluster_id", "current_level")
     with_info_df = failures_df.join(F.broadcast(tables.rule_info_df), on="rule_idx", how="inner").join(
         F.broadcast(levels_df), on="cluster_id", how="left"
@@ -550,14 +567,18 @@ def violations_by_level(
     rules: CompiledCatalog,
     *,
     mv_table: MetadataVersionTable,
+    failures_df: DataFrame | None = None,
 ) -> DataFrame:
     """Errors and warnings per cluster at every level of ``mv_table`` (VIOLATIONS_BY_LEVEL), in one pass.
 
     Clusters come from CLUSTER_STATE and EFFECTIVE_CONFIGS; a cluster without violations has zeros everywhere.
+    ``failures_df``: as for ``evaluate_constraints``.
     """
     spark = effective_df.sparkSession
     tables = rule_tables(spark, rules)
-    failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, None).join(
+    if failures_df is None:
+        failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, None)
+    failures_df = failures_df.join(
         F.broadcast(tables.rule_info_df.select("rule_idx", "severity")), on="rule_idx", how="inner"
     )
     levels_df = spark.createDataFrame([(v.level, v.name) for v in mv_table.levels], "level int, mv string")
