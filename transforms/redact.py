@@ -15,7 +15,7 @@ import hmac
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 REDACTED = "[redacted]"
 
@@ -74,12 +74,28 @@ def redact_value(
     return REDACTED, keyed_hash(str(value), key)
 
 
+# Record types whose fields may carry a secret or a config value (the branches of redact_record).
+_MAY_HOLD_SECRETS: Final = frozenset(
+    {
+        "CONFIG_RECORD",
+        "CLIENT_CONFIG_RECORD",
+        "REGISTER_BROKER_RECORD",
+        "USER_SCRAM_CREDENTIAL_RECORD",
+        "DELEGATION_TOKEN_RECORD",
+        "REMOVE_DELEGATION_TOKEN_RECORD",
+    }
+)
+
+
 def redact_record(record_type: str, data: dict[str, Any], rules: SensitivityRules, key: bytes) -> dict[str, Any]:
-    """A copy of a decoded record's data with every secret replaced (see module docstring).
+    """A decoded record's data with every secret replaced (see module docstring); ``data`` itself is not changed
+    (a copy is returned when something may be replaced, ``data`` when its type holds nothing to redact).
 
     Config values get ``value: "[redacted]"`` plus ``valueHash``; SCRAM salts and keys and delegation-token ids
     are dropped; raw bytes of unknown records or tags are kept unless they mention a sensitive-looking name.
     """
+    if record_type not in _MAY_HOLD_SECRETS and "_raw" not in data and "_unknownTaggedFields" not in data:
+        return data  # most records (partitions, topics, no-ops, ...): nothing to copy or look at
     out = dict(data)
     if isinstance(out.get("_raw"), str) and _raw_may_hold_secret(out["_raw"]):
         out["_raw"] = None
