@@ -52,10 +52,15 @@ def _release_key(name: str) -> tuple[int, ...]:
     return tuple(int(part) for part in name.removesuffix(".yaml").split(".") if part.isdigit())
 
 
+# libyaml's safe loader when PyYAML has it (same documents, ~6x faster: the shipped conf/kafka catalogs took about
+# 3 CPU-seconds per process with the pure-Python loader); user files keep yaml.safe_load and its messages.
+_CONF_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_yaml(path: Traversable) -> Any:
-    """``yaml.safe_load`` of a file; a missing or malformed file is a ConfigError naming it."""
+    """Safe YAML load of a shipped conf file; a missing or malformed file is a ConfigError naming it."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_CONF_LOADER)  # a safe loader (no arbitrary objects)
     except FileNotFoundError as error:
         raise ConfigError(f"{path}: file not found") from error
     except yaml.YAMLError as error:
