@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 REDACTED = "[redacted]"
+EXCERPT_LIMIT: Final = 120  # characters of a quarantined input kept as its excerpt (redact_text)
 
 # Name patterns that are sensitive whatever the catalog says (custom plugins, listener-prefixed secrets).
 # Case-insensitive; also used by the data-quality checks (as a Java regex with ``(?i)``).
@@ -135,7 +136,7 @@ def _redact_pair(
         entry["valueHash"] = digest
 
 
-def redact_text(text: str, rules: SensitivityRules, *, limit: int = 120) -> str:
+def redact_text(text: str, rules: SensitivityRules, *, limit: int = EXCERPT_LIMIT) -> str:
     """A short excerpt of a bad input line that cannot leak a secret.
 
     If the text mentions a sensitive-looking name anywhere, every quoted string and every ``=value`` after the

@@ -17,8 +17,8 @@ parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lo
 code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
 ``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values``
 (``expressions.paired_by_keys``: evaluated only for entities holding one of its configs; if not, it is a pure
-topic/cluster policy evaluated for every entity). ``judges_defaults`` is
-false for the rules of the generated default catalog (``judges_defaults``). ``rule_info`` holds
+topic/cluster policy evaluated for every entity). Both tables carry ``judges_defaults``, false for the rules of
+the generated default catalog (see ``judges_defaults``). ``rule_info`` holds
 everything needed only for violating rows (ids, texts, severity); it is joined after filtering.
 """
 

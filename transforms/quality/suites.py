@@ -28,6 +28,7 @@ from schemas.record_types import CLIENT_CONFIG_RECORD, CONTROL_RECORD_TYPES, MET
 from schemas.violations import VIOLATION_CODES, VIOLATIONS
 from transforms.effective import common
 from transforms.quality import flags as fl
+from transforms.redact import EXCERPT_LIMIT
 
 KNOWN_RECORD_TYPES: Final = (
     *METADATA_RECORD_TYPES.values(),
@@ -54,7 +55,6 @@ SEVERITIES: Final = ("error", "warning")
 RECORD_TYPE: Final = DERIVED_PREFIX + "record_type"  # record_type of records not flagged unknown
 CONFIG_RESOURCE_TYPE: Final = DERIVED_PREFIX + "config_resource_type"  # resourceType of CONFIG_RECORD payloads
 CONSTRAINT_KINDS: Final = (*CHECK_KINDS, "expr")
-EXCERPT_MAX: Final = 120  # transforms.redact.redact_text cuts excerpts to this length
 
 
 @dataclass(frozen=True)
@@ -285,8 +285,8 @@ def bronze_suites() -> list[TableSuite]:
             ),
             FlagCheck(
                 "excerpt_short",
-                lambda: F.length("excerpt") <= EXCERPT_MAX,
-                f"quarantine excerpts are short redacted snippets (≤ {EXCERPT_MAX} characters)",
+                lambda: F.length("excerpt") <= EXCERPT_LIMIT,
+                f"quarantine excerpts are short redacted snippets (≤ {EXCERPT_LIMIT} characters)",
                 WARNING,
             ),
         ),
