@@ -13,7 +13,9 @@ The audit passes ``functools.partial(resolve_fallbacks, state, frames, kafka_ver
 A remediation may delete the offending override instead of overriding it again, when the value below it passes
 (``evaluate.evaluate_constraints(fallback_df=...)``). What is below is found the same way ``simulate`` finds it:
 the state is changed and resolved again with ``resolve_effective_configs``, so every precedence and synonym rule
-applies. Three variants of the state are resolved in one call (``scenarios``), each one removing a whole layer —
+applies. The variants of the state that ``needed_df`` asks for are resolved in one call (``scenarios``), for the
+resource types asked for only (none when nothing is asked: no Spark job beyond reading what is asked), each one
+removing a whole layer —
 the layers resolve independently per broker and synonym group, so removing a layer gives, for every value that
 came from it, exactly what deleting that one key gives:
 
@@ -45,7 +47,9 @@ from typing import Final
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
 
+from schemas.gold import EFFECTIVE_CONFIGS
 from transforms.constraints.scenarios import SCENARIO_SEPARATOR, union_scenarios
 from transforms.effective import resolve_effective_configs
 from transforms.effective.catalog_frames import CatalogFrames
@@ -77,7 +81,16 @@ GROUP_PLACEHOLDER_KEY: Final = "\u0000kraft-audit.group-placeholder"
 _NODE, _DEFAULT, _ENTITY = "no-node-layer", "no-default-layer", "no-entity-overrides"
 
 
-def _variants(state: ReplayResult, needed_df: DataFrame) -> dict[str, ReplayResult]:
+_VARIANT_OF: Final = {
+    ("BROKER", "DYNAMIC_BROKER_CONFIG"): _NODE,
+    ("BROKER", "DYNAMIC_DEFAULT_BROKER_CONFIG"): _DEFAULT,
+    ("TOPIC", "DYNAMIC_TOPIC_CONFIG"): _ENTITY,
+    ("GROUP", "DYNAMIC_GROUP_CONFIG"): _ENTITY,
+}
+
+
+def _variants(state: ReplayResult, needed_df: DataFrame, wanted: set[str]) -> dict[str, ReplayResult]:
+    """The variants named in ``wanted`` (``_NODE``, ``_DEFAULT``, ``_ENTITY``)."""
     dynamic_df = state.dynamic_configs
     broker_rows = F.col("resource_type") == "BROKER"
     is_default = broker_rows & (F.col("resource_name") == "")
@@ -92,24 +105,34 @@ def _variants(state: ReplayResult, needed_df: DataFrame) -> dict[str, ReplayResu
     def needed_nodes(source: str) -> DataFrame:
         return needed("BROKER", source).select("cluster_id", F.col("resource_name").try_cast("int").alias("node_id"))
 
-    node_variant = dataclasses.replace(
-        state,
-        brokers=state.brokers.join(
-            needed_nodes("DYNAMIC_BROKER_CONFIG"), on=["cluster_id", "node_id"], how="left_semi"
-        ),
-        dynamic_configs=dynamic_df.where(is_default),
-        topics=no_topics,
-        client_entity_configs=no_clients,
-    )
-    default_variant = dataclasses.replace(
-        state,
-        brokers=state.brokers.join(
-            needed_nodes("DYNAMIC_DEFAULT_BROKER_CONFIG"), on=["cluster_id", "node_id"], how="left_semi"
-        ),
-        dynamic_configs=dynamic_df.where(is_node),
-        topics=no_topics,
-        client_entity_configs=no_clients,
-    )
+    variants: dict[str, ReplayResult] = {}
+    if _NODE in wanted:
+        variants[_NODE] = dataclasses.replace(
+            state,
+            brokers=state.brokers.join(
+                needed_nodes("DYNAMIC_BROKER_CONFIG"), on=["cluster_id", "node_id"], how="left_semi"
+            ),
+            dynamic_configs=dynamic_df.where(is_default),
+            topics=no_topics,
+            client_entity_configs=no_clients,
+        )
+    if _DEFAULT in wanted:
+        variants[_DEFAULT] = dataclasses.replace(
+            state,
+            brokers=state.brokers.join(
+                needed_nodes("DYNAMIC_DEFAULT_BROKER_CONFIG"), on=["cluster_id", "node_id"], how="left_semi"
+            ),
+            dynamic_configs=dynamic_df.where(is_node),
+            topics=no_topics,
+            client_entity_configs=no_clients,
+        )
+    if _ENTITY in wanted:
+        variants[_ENTITY] = _entity_variant(state, needed)
+    return variants
+
+
+def _entity_variant(state: ReplayResult, needed: Callable[[str, str], DataFrame]) -> ReplayResult:
+    dynamic_df = state.dynamic_configs
     topics_df = needed("TOPIC", "DYNAMIC_TOPIC_CONFIG").select("cluster_id", F.col("resource_name").alias("topic_name"))
     groups_df = needed("GROUP", "DYNAMIC_GROUP_CONFIG")
     placeholders_df = groups_df.select(
@@ -125,14 +148,21 @@ def _variants(state: ReplayResult, needed_df: DataFrame) -> dict[str, ReplayResu
     )
     # topic views need the hosting brokers, group views every broker of the cluster
     clusters_df = topics_df.select("cluster_id").unionByName(groups_df.select("cluster_id")).distinct()
-    entity_variant = dataclasses.replace(
+    return dataclasses.replace(
         state,
         brokers=state.brokers.join(clusters_df, on="cluster_id", how="left_semi"),
         topics=state.topics.join(topics_df, on=["cluster_id", "topic_name"], how="left_semi"),
-        dynamic_configs=dynamic_df.where(broker_rows).unionByName(placeholders_df.select(*dynamic_df.columns)),
-        client_entity_configs=no_clients,
+        dynamic_configs=dynamic_df.where(F.col("resource_type") == "BROKER").unionByName(
+            placeholders_df.select(*dynamic_df.columns)
+        ),
+        client_entity_configs=state.client_entity_configs.where(F.lit(False)),
     )
-    return {_NODE: node_variant, _DEFAULT: default_variant, _ENTITY: entity_variant}
+
+
+def _empty(needed_df: DataFrame) -> DataFrame:
+    fields = {field.name: field for field in EFFECTIVE_CONFIGS.fields}
+    fields["deleted_source"] = StructField("deleted_source", StringType())
+    return needed_df.sparkSession.createDataFrame([], StructType([fields[c] for c in FALLBACK_COLUMNS]))
 
 
 def resolve_fallbacks(
@@ -141,16 +171,30 @@ def resolve_fallbacks(
     """What the keys of the entities in ``needed_df`` resolve to once their override is deleted (module
     docstring).
 
+    Only the variants and resource types that ``needed_df`` asks for are planned (one small job reads which);
+    nothing at all when it is empty.
+
     Args:
         state: the state that was resolved for the audit (brokers already at the target release).
         frames: ``to_catalog_frames(spark, catalog)``.
         needed_df: ``(cluster_id, resource_type, resource_name, value_source)`` of the values to replace, e.g.
             the violations coming from an override; only these entities (and the brokers their views need) are
-            resolved again, so the work is proportional to what is fixed, not to the fleet.
+            resolved again, so the work is proportional to what is fixed, not to the fleet. Read several times:
+            pass it checkpointed.
         kafka_version: as for ``resolve_effective_configs``.
     """
-    variants = _variants(state, needed_df)
-    resolved_df = resolve_effective_configs(union_scenarios(variants), frames, kafka_version=kafka_version)
+    asked = {
+        (row["resource_type"], row["value_source"])
+        for row in needed_df.select("resource_type", "value_source").distinct().collect()
+    }
+    wanted = {_VARIANT_OF[kind] for kind in asked if kind in _VARIANT_OF}
+    if not wanted:
+        return _empty(needed_df)
+    resource_types = {resource_type for resource_type, _ in asked & set(_VARIANT_OF)}
+    variants = _variants(state, needed_df, wanted)
+    resolved_df = resolve_effective_configs(
+        union_scenarios(variants), frames, kafka_version=kafka_version, resource_types=resource_types
+    )
     tag = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, -1)
     rtype = F.col("resource_type")
     deleted_source = (

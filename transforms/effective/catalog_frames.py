@@ -1,14 +1,18 @@
 """Turn a loaded :class:`~schemas.kafka_catalog.KafkaCatalog` into the small lookup DataFrames resolution joins.
 
 ``to_catalog_frames(spark, catalog)`` is the only entry point. It builds rows in Python from the (small, already
-validated) catalog and creates three DataFrames with the ``schemas.kafka_catalog.CATALOG_*`` shapes; it runs no
-Spark job. Jobs build the frames once per run and pass them to ``resolve_effective_configs``.
+validated) catalog and creates three DataFrames with the ``schemas.kafka_catalog.CATALOG_*`` shapes, cached and
+counted once per Spark application and catalog (three small jobs the first time): a frame built from Python rows
+has no size statistics, so every join with it would shuffle both sides and every scan would unpickle its rows in
+a Python worker again; cached, the planner knows it is small and broadcasts it. Jobs build the frames once per
+run and pass them to ``resolve_effective_configs``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 
 from schemas.kafka_catalog import (
@@ -76,14 +80,31 @@ def _synonym_rows(rel: ReleaseCatalog) -> list[tuple[object, ...]]:
     return rows
 
 
+# (application id, start time, catalog) -> its frames; the catalog object is kept so its id is never reused
+_BUILT: dict[tuple[str, int, int], tuple[KafkaCatalog, CatalogFrames]] = {}
+
+
+def materialized(df: DataFrame) -> DataFrame:
+    """``df`` cached and counted: its size is known to the planner (small frames are broadcast) and its rows are
+    computed once. For small frames built on the driver."""
+    df.persist(StorageLevel.MEMORY_AND_DISK)
+    df.count()
+    return df
+
+
 def to_catalog_frames(spark: SparkSession, catalog: KafkaCatalog) -> CatalogFrames:
-    """Build the lookup frames of every release in ``catalog``.
+    """The lookup frames of every release in ``catalog``, built once per Spark application (module docstring).
 
     Topic keys listed in ``topic_configs_without_server_default`` get no synonym rows, so they resolve to the
     topic default unless set on the topic. Broker synonym groups whose primary is in
     ``NEGATIVE_MEANS_UNLIMITED`` (``log.retention.ms``) and the topic key ``retention.ms`` carry
     ``negative_means_unlimited``.
     """
+    context = spark.sparkContext
+    key = (context.applicationId, context.startTime, id(catalog))
+    built = _BUILT.get(key)
+    if built is not None and built[0] is catalog:
+        return built[1]
     key_rows = [
         _key_row(rel.release, resource_type, key)
         for rel in catalog.releases
@@ -92,8 +113,10 @@ def to_catalog_frames(spark: SparkSession, catalog: KafkaCatalog) -> CatalogFram
     ]
     synonym_rows = [row for rel in catalog.releases for row in _synonym_rows(rel)]
     release_rows = [(rel.release, release_rank(rel.release)) for rel in catalog.releases]
-    return CatalogFrames(
-        config_keys_df=spark.createDataFrame(key_rows, CATALOG_CONFIG_KEYS),
-        synonyms_df=spark.createDataFrame(synonym_rows, CATALOG_SYNONYMS),
-        releases_df=spark.createDataFrame(release_rows, CATALOG_RELEASES),
+    frames = CatalogFrames(
+        config_keys_df=materialized(spark.createDataFrame(key_rows, CATALOG_CONFIG_KEYS)),
+        synonyms_df=materialized(spark.createDataFrame(synonym_rows, CATALOG_SYNONYMS)),
+        releases_df=materialized(spark.createDataFrame(release_rows, CATALOG_RELEASES)),
     )
+    _BUILT[key] = (catalog, frames)
+    return frames

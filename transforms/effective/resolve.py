@@ -26,6 +26,10 @@ defaults: overrides, client entities).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from functools import reduce
+from typing import Final
+
 from pyspark.sql import DataFrame
 
 from schemas.gold import EFFECTIVE_CONFIGS
@@ -43,13 +47,22 @@ from transforms.replay.state import ReplayResult, truncated
 def _nodes_and_layers(
     state: ReplayResult, frames: CatalogFrames, kafka_version: str | None
 ) -> tuple[DataFrame, DataFrame]:
-    nodes_df = with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version)
-    layers_df = to_broker_layers(state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df)
+    nodes_df = truncated(with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version))
+    layers_df = truncated(
+        to_broker_layers(state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df)
+    )
     return nodes_df, layers_df
 
 
+RESOURCE_TYPES: Final = ("BROKER", "TOPIC", "GROUP", "CLIENT_METRICS", "CLIENT")
+
+
 def resolve_effective_configs(
-    state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None
+    state: ReplayResult,
+    catalog_frames: CatalogFrames,
+    *,
+    kafka_version: str | None = None,
+    resource_types: Collection[str] = RESOURCE_TYPES,
 ) -> DataFrame:
     """Gold ``EFFECTIVE_CONFIGS`` of every cluster in ``state``.
 
@@ -57,23 +70,37 @@ def resolve_effective_configs(
         state: the ``replay_state`` result.
         catalog_frames: ``to_catalog_frames(spark, catalog)``.
         kafka_version: the Kafka release all brokers run (overrides the inferred one), e.g. ``"4.2"``.
+        resource_types: the resource types to resolve (default all); the others are not planned at all, e.g. the
+            remediation fallbacks resolve only the types whose overrides they delete.
 
     Raises:
         ConfigError: when ``kafka_version`` is not a release.
+        ValueError: an unknown or empty ``resource_types``.
     """
+    wanted = set(resource_types)
+    if not wanted or wanted - set(RESOURCE_TYPES):
+        raise ValueError(f"resource_types must be a non-empty subset of {RESOURCE_TYPES}, got {sorted(wanted)}")
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version)
     keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
-    broker_df = truncated(to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df))
-    topic_views_df = truncated(to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df))
-    topic_df = to_topic_effective(state.topics, state.dynamic_configs, nodes_df, topic_views_df, keys_df)
-    group_df = to_group_effective(state.dynamic_configs, nodes_df, broker_df, keys_df, synonyms_df)
-    return (
-        broker_df.unionByName(topic_df)
-        .unionByName(group_df)
-        .unionByName(to_client_metrics_effective(state.dynamic_configs, keys_df))
-        .unionByName(to_client_effective(state.client_entity_configs))
-        .select(*EFFECTIVE_CONFIGS.fieldNames())
+    broker_df = (
+        truncated(to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df))
+        if wanted & {"BROKER", "GROUP"}
+        else None
     )
+    parts: list[DataFrame] = []
+    if broker_df is not None and "BROKER" in wanted:
+        parts.append(broker_df)
+    if "TOPIC" in wanted:
+        topic_views_df = truncated(to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df))
+        parts.append(to_topic_effective(state.topics, state.dynamic_configs, nodes_df, topic_views_df, keys_df))
+    if broker_df is not None and "GROUP" in wanted:
+        parts.append(to_group_effective(state.dynamic_configs, nodes_df, broker_df, keys_df, synonyms_df))
+    if "CLIENT_METRICS" in wanted:
+        parts.append(to_client_metrics_effective(state.dynamic_configs, keys_df))
+    if "CLIENT" in wanted:
+        parts.append(to_client_effective(state.client_entity_configs))
+    columns = EFFECTIVE_CONFIGS.fieldNames()
+    return reduce(DataFrame.unionByName, [part.select(*columns) for part in parts])
 
 
 def effective_findings(

@@ -33,6 +33,7 @@ from tests.transforms.replay.bronze_rows import (
     topic_config,
     unregister,
 )
+from transforms.constraints.fallbacks import FALLBACK_COLUMNS, resolve_fallbacks
 from transforms.effective import effective_findings, resolve_effective_configs, to_catalog_frames
 from transforms.replay import replay_state
 
@@ -120,7 +121,8 @@ def _resolve(spark: SparkSession, mv_table: MetadataVersionTable, **kw: Any) -> 
     files = static_configs(spark, [(6, "log.segment.bytes", "3000000"), (6, "log.roll.ms", None)])
     state = replay_state(bronze, files, mv_table=mv_table)
     frames = to_catalog_frames(spark, small_catalog())
-    return resolve_effective_configs(state, frames, **kw), effective_findings(state, frames, **kw)
+    findings_kw = {k: v for k, v in kw.items() if k != "resource_types"}
+    return resolve_effective_configs(state, frames, **kw), effective_findings(state, frames, **findings_kw)
 
 
 @pytest.fixture(scope="module")
@@ -425,3 +427,65 @@ def test_client_entity_precedence(result: Result, entity: str, key: str, value: 
 
 def test_removed_quota_leaves_no_entity(result: Result) -> None:
     assert not [k for k in result.rows if k[1] == "CLIENT" and k[2].startswith("user=bob")]
+
+
+@pytest.mark.parametrize("resource_types", [("TOPIC",), ("BROKER", "GROUP"), ("GROUP",), ("CLIENT", "CLIENT_METRICS")])
+def test_resolving_some_resource_types_gives_exactly_their_rows(
+    interpreted_spark: SparkSession, mv_table: MetadataVersionTable, result: Result, resource_types: tuple[str, ...]
+) -> None:
+    effective_df, _ = _resolve(interpreted_spark, mv_table, resource_types=resource_types)
+    rows = {
+        (r.cluster_id, r.resource_type, r.resource_name, r.node_id, r.config_name): r for r in effective_df.collect()
+    }
+    expected = {key: row for key, row in result.rows.items() if key[1] in resource_types}
+    assert expected, "the fixture has rows of every type asked for"
+    assert rows == expected
+
+
+def test_resolving_an_unknown_resource_type_is_refused(
+    interpreted_spark: SparkSession, mv_table: MetadataVersionTable
+) -> None:
+    with pytest.raises(ValueError, match="resource_types"):
+        _resolve(interpreted_spark, mv_table, resource_types=("TOPICS",))
+
+
+def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
+    interpreted_spark: SparkSession, mv_table: MetadataVersionTable
+) -> None:
+    spark = interpreted_spark
+    bronze = records(spark, _c1(), cluster_id="c1")
+    state = replay_state(bronze, static_configs(spark, []), mv_table=mv_table)
+    frames = to_catalog_frames(spark, small_catalog())
+    schema = "cluster_id string, resource_type string, resource_name string, value_source string"
+
+    def fallbacks(*needed: tuple[str, str, str, str]) -> dict[tuple[Any, ...], tuple[str, str]]:
+        fallback_df = resolve_fallbacks(state, frames, spark.createDataFrame(list(needed), schema))
+        assert tuple(fallback_df.columns) == FALLBACK_COLUMNS
+        rows = fallback_df.collect()
+        return {
+            (r.resource_type, r.resource_name, r.node_id, r.config_name, r.deleted_source): (r.value, r.source)
+            for r in rows
+        }
+
+    nothing = resolve_fallbacks(state, frames, spark.createDataFrame([], schema))
+    assert tuple(nothing.columns) == FALLBACK_COLUMNS
+    assert nothing.count() == 0
+
+    got = fallbacks(("c1", "BROKER", "2", "DYNAMIC_BROKER_CONFIG"), ("c1", "TOPIC", "override", "DYNAMIC_TOPIC_CONFIG"))
+    assert {(k[0], k[1], k[4]) for k in got} == {
+        ("BROKER", "2", "DYNAMIC_BROKER_CONFIG"),
+        ("TOPIC", "override", "DYNAMIC_TOPIC_CONFIG"),
+    }, "only the brokers and topics asked for, each with the layer removed"
+    # broker 2 without its per-broker layer: the cluster default, then the static minutes (the read-only
+    # cluster-default log.retention.hours is ignored)
+    assert got[("BROKER", "2", 2, "num.io.threads", "DYNAMIC_BROKER_CONFIG")] == ("16", "DYNAMIC_DEFAULT_BROKER_CONFIG")
+    assert got[("BROKER", "2", 2, "log.retention.ms", "DYNAMIC_BROKER_CONFIG")] == ("1800000", "STATIC_BROKER_CONFIG")
+    # the topic without its override: the view of broker 1, which hosts it (static log.retention.hours=24)
+    assert got[("TOPIC", "override", None, "retention.ms", "DYNAMIC_TOPIC_CONFIG")] == (
+        "86400000",
+        "STATIC_BROKER_CONFIG",
+    )
+
+    groups = fallbacks(("c1", "GROUP", "g1", "DYNAMIC_GROUP_CONFIG"))
+    assert groups and {(k[0], k[1], k[4]) for k in groups} == {("GROUP", "g1", "DYNAMIC_GROUP_CONFIG")}
+    assert all(source != "DYNAMIC_GROUP_CONFIG" for _, source in groups.values())
