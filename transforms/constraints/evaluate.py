@@ -342,11 +342,24 @@ def constraint_failures(
     return _failures(effective_df, topics_df, cluster_df, rules, tables, None)
 
 
-def _affected_topics(effective_df: DataFrame, topics_df: DataFrame) -> DataFrame:
-    """(cluster_id, node_id, broker_key, affected_topics): topics hosted on a node inheriting that broker key."""
+def _affected_topics(effective_df: DataFrame, topics_df: DataFrame, reported_df: DataFrame) -> DataFrame:
+    """(cluster_id, host_node, broker_key, n_topics): topics hosted on a node inheriting that broker key, for the
+    (cluster, key) pairs of the BROKER violations in ``reported_df`` only (their key or the synonym the value was
+    read from), so the topic rows are filtered before they are joined, exploded per host and counted."""
+    broker_df = reported_df.filter(F.col("resource_type") == "BROKER")
+    wanted_df = (
+        broker_df.select("cluster_id", F.col("config_name").alias("broker_key"))
+        .unionByName(broker_df.select("cluster_id", F.col("synonym").alias("broker_key")))
+        .filter(F.col("broker_key").isNotNull())
+        .distinct()
+    )
     inherits = (F.col("resource_type") == "TOPIC") & F.col("source").isin(*BROKER_LAYERS) & F.col("synonym").isNotNull()
-    inherited_df = effective_df.filter(inherits).select(
-        "cluster_id", F.col("resource_name").alias("topic_name"), "node_id", F.col("synonym").alias("broker_key")
+    inherited_df = (
+        effective_df.filter(inherits)
+        .select(
+            "cluster_id", F.col("resource_name").alias("topic_name"), "node_id", F.col("synonym").alias("broker_key")
+        )
+        .join(F.broadcast(wanted_df), on=["cluster_id", "broker_key"], how="left_semi")
     )
     hosts = F.when(F.col("node_id").isNotNull(), F.array(F.col("node_id"))).otherwise(F.col("replica_nodes"))
     return (
@@ -516,12 +529,11 @@ def evaluate_constraints(
         Window.partitionBy(*ENTITY, "node_id", "sel_key")
     )
     new_at_target = F.when(F.col("current_level").isNotNull(), F.coalesce(fails_at_current, F.lit(0)) == 0)
-    reported_df = (
-        with_info_df.select("*", new_at_target.alias("new_at_target"))
-        .filter(at_target)
-        .transform(_with_affected_topics, _affected_topics(effective_df, topics_df))
-        .transform(_with_scope, dynamic_scope_df)
-    )
+    # checkpointed: read by the affected-topics filter and by the rows it is joined back to
+    at_target_df = truncated(with_info_df.select("*", new_at_target.alias("new_at_target")).filter(at_target))
+    reported_df = at_target_df.transform(
+        _with_affected_topics, _affected_topics(effective_df, topics_df, at_target_df)
+    ).transform(_with_scope, dynamic_scope_df)
     if fallback_resolver is not None:
         # the fallbacks are resolved for these rows: compute them once, not once for the resolver and once more
         reported_df = truncated(reported_df)
