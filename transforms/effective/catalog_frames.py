@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 
 from schemas.kafka_catalog import (
@@ -25,6 +24,7 @@ from schemas.kafka_catalog import (
     ReleaseCatalog,
     release_rank,
 )
+from transforms.replay.state import materialized
 
 _KINDS: tuple[tuple[str, str], ...] = (
     ("BROKER", "broker"),
@@ -82,14 +82,6 @@ def _synonym_rows(rel: ReleaseCatalog) -> list[tuple[object, ...]]:
 
 # (application id, start time, catalog) -> its frames; the catalog object is kept so its id is never reused
 _BUILT: dict[tuple[str, int, int], tuple[KafkaCatalog, CatalogFrames]] = {}
-
-
-def materialized(df: DataFrame) -> DataFrame:
-    """``df`` cached and counted: its size is known to the planner (small frames are broadcast) and its rows are
-    computed once. For small frames built on the driver."""
-    df.persist(StorageLevel.MEMORY_AND_DISK)
-    df.count()
-    return df
 
 
 def to_catalog_frames(spark: SparkSession, catalog: KafkaCatalog) -> CatalogFrames:
