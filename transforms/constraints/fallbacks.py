@@ -106,26 +106,19 @@ def _variants(state: ReplayResult, needed_df: DataFrame, wanted: set[str]) -> di
         return needed("BROKER", source).select("cluster_id", F.col("resource_name").try_cast("int").alias("node_id"))
 
     variants: dict[str, ReplayResult] = {}
-    if _NODE in wanted:
-        variants[_NODE] = dataclasses.replace(
-            state,
-            brokers=state.brokers.join(
-                needed_nodes("DYNAMIC_BROKER_CONFIG"), on=["cluster_id", "node_id"], how="left_semi"
-            ),
-            dynamic_configs=dynamic_df.where(is_default),
-            topics=no_topics,
-            client_entity_configs=no_clients,
-        )
-    if _DEFAULT in wanted:
-        variants[_DEFAULT] = dataclasses.replace(
-            state,
-            brokers=state.brokers.join(
-                needed_nodes("DYNAMIC_DEFAULT_BROKER_CONFIG"), on=["cluster_id", "node_id"], how="left_semi"
-            ),
-            dynamic_configs=dynamic_df.where(is_node),
-            topics=no_topics,
-            client_entity_configs=no_clients,
-        )
+    # a broker variant: the brokers whose values come from the removed layer, with only the other dynamic layer
+    for tag, removed, kept in (
+        (_NODE, "DYNAMIC_BROKER_CONFIG", is_default),
+        (_DEFAULT, "DYNAMIC_DEFAULT_BROKER_CONFIG", is_node),
+    ):
+        if tag in wanted:
+            variants[tag] = dataclasses.replace(
+                state,
+                brokers=state.brokers.join(needed_nodes(removed), on=["cluster_id", "node_id"], how="left_semi"),
+                dynamic_configs=dynamic_df.where(kept),
+                topics=no_topics,
+                client_entity_configs=no_clients,
+            )
     if _ENTITY in wanted:
         variants[_ENTITY] = _entity_variant(state, needed)
     return variants

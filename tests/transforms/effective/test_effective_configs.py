@@ -486,6 +486,14 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
         "STATIC_BROKER_CONFIG",
     )
 
+    # broker 2 without the cluster-default layer keeps its own per-broker value
+    defaults = fallbacks(("c1", "BROKER", "2", "DYNAMIC_DEFAULT_BROKER_CONFIG"))
+    assert {(k[0], k[1], k[4]) for k in defaults} == {("BROKER", "2", "DYNAMIC_DEFAULT_BROKER_CONFIG")}
+    assert defaults[("BROKER", "2", 2, "num.io.threads", "DYNAMIC_DEFAULT_BROKER_CONFIG")] == (
+        "32",
+        "DYNAMIC_BROKER_CONFIG",
+    )
+
     groups = fallbacks(("c1", "GROUP", "g1", "DYNAMIC_GROUP_CONFIG"))
     assert groups and {(k[0], k[1], k[4]) for k in groups} == {("GROUP", "g1", "DYNAMIC_GROUP_CONFIG")}
     assert all(source != "DYNAMIC_GROUP_CONFIG" for _, source in groups.values())
