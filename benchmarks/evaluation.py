@@ -24,7 +24,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from benchmarks.measure import DriverMemory, Step, measure
-from jobs import audit, conf_loader
+from jobs import audit, conf_loader, lookups
 from jobs.storage import DeltaStore, open_store
 from schemas.constraints import ConstraintCatalog
 from schemas.metadata_version import MetadataVersion
@@ -34,7 +34,6 @@ from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import CompiledCatalog, compile_catalog
-from transforms.effective.catalog_frames import to_catalog_frames
 from transforms.metadata_version import parse_metadata_version
 
 
@@ -53,7 +52,7 @@ def eval_inputs(spark: SparkSession, warehouse: Path, out_warehouse: Path, targe
     """Open the audited warehouse and prepare the small catalog frames ``audit`` also prepares."""
     mv_table = conf_loader.metadata_versions()
     target = parse_metadata_version(target_mv, mv_table)
-    frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
+    frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))
     return EvalInputs(
         store=open_store(spark, str(warehouse)),

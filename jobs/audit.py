@@ -37,7 +37,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs import conf_loader, lifecycle, quality
+from jobs import conf_loader, lifecycle, lookups, quality
 from jobs.progress import stage, step
 from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
@@ -58,10 +58,10 @@ from transforms.constraints.evaluate import (
     violations_by_level,
 )
 from transforms.constraints.expressions import validate_with_spark
-from transforms.constraints.fallbacks import resolve_fallbacks
+from transforms.constraints.fallbacks import override_sources, resolve_fallbacks
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import CompiledCatalog, compile_catalog
-from transforms.effective.catalog_frames import CatalogFrames, to_catalog_frames
+from transforms.effective.catalog_frames import CatalogFrames
 from transforms.metadata_version import parse_metadata_version
 from transforms.replay.state import truncated
 
@@ -287,7 +287,7 @@ def run(
         )
     if settings.dq:
         dq = quality.check_silver(spark, store, state, run_id=run_id, run_ts=run_ts, command=settings.command)
-    frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
+    frames = lookups.catalog_frames(spark)
     at_target = dataclasses.replace(state, brokers=with_release_at_least(state.brokers, release=target.release))
     with stage(spark, "resolving effective configurations"):
         _replace(
@@ -308,6 +308,8 @@ def run(
         # read this checkpoint. Planning runs the shuffles of the DELETE fallbacks (checkpointed frames too).
         failures_df = truncated(constraint_failures(auditable_df, topics_df, cluster_df, compiled))
         with step(spark, "planning and remediation fallbacks"):
+            # the override layers failing values come from: only their fallback variants are resolved
+            layers = [row["value_source"] for row in override_sources(failures_df).collect()]
             violations_df = evaluate_constraints(
                 auditable_df,
                 topics_df,
@@ -317,7 +319,9 @@ def run(
                 run_id=run_id,
                 run_ts=run_ts,
                 dynamic_scope_df=scopes_df,
-                fallback_resolver=partial(resolve_fallbacks, at_target, frames, kafka_version=settings.kafka_version),
+                fallback_resolver=partial(
+                    resolve_fallbacks, at_target, frames, layers=layers, kafka_version=settings.kafka_version
+                ),
                 failures_df=failures_df,
             )
         with step(spark, "violations"):

@@ -32,7 +32,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from jobs import audit, conf_loader
+from jobs import audit, conf_loader, lookups
 from jobs.secrets import redaction_key
 from jobs.session import build_session
 from jobs.storage import open_store
@@ -51,7 +51,6 @@ from transforms.constraints.scenarios import (
     with_layers,
 )
 from transforms.effective import resolve_effective_configs
-from transforms.effective.catalog_frames import to_catalog_frames
 from transforms.metadata_version import parse_metadata_version
 from transforms.redact import redact_value
 from transforms.replay.state import ReplayResult, truncated
@@ -121,7 +120,7 @@ def run(spark: Any, settings: audit.AuditSettings, changes: ChangeSet, *, rules:
         cluster_state=_scoped(store.read("cluster_state"), clusters),
         **{name: _scoped(store.read(name), clusters) for name in STATE_INPUTS},
     )
-    frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
+    frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))
     layers = apply_changes(state, changes, defaults_df=target_keys_df, redact=_redactor())
 

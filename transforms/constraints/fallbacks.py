@@ -4,18 +4,19 @@ Public API::
 
     FALLBACK_SOURCES: tuple[str, ...]          # the value sources a DELETE can remove
     FallbackResolver = Callable[[DataFrame], DataFrame]        # needed_df -> fallback rows
-    resolve_fallbacks(state: ReplayResult, frames: CatalogFrames, needed_df: DataFrame, *,
+    override_sources(failures_df: DataFrame) -> DataFrame   # (value_source): the layers a DELETE may remove
+    resolve_fallbacks(state: ReplayResult, frames: CatalogFrames, needed_df: DataFrame, *, layers: Collection[str],
                       kafka_version: str | None = None) -> DataFrame          # FALLBACK_COLUMNS rows
 
-The audit passes ``functools.partial(resolve_fallbacks, state, frames, kafka_version=...)`` to
+The audit collects ``override_sources(failures_df)`` (a handful of rows) and passes
+``functools.partial(resolve_fallbacks, state, frames, layers=..., kafka_version=...)`` to
 ``evaluate_constraints(fallback_resolver=...)``, which calls it with the violations that come from an override.
 
 A remediation may delete the offending override instead of overriding it again, when the value below it passes
 (``evaluate.evaluate_constraints(fallback_df=...)``). What is below is found the same way ``simulate`` finds it:
 the state is changed and resolved again with ``resolve_effective_configs``, so every precedence and synonym rule
-applies. The variants of the state that ``needed_df`` asks for are resolved in one call (``scenarios``), for the
-resource types asked for only (none when nothing is asked: no Spark job beyond reading what is asked), each one
-removing a whole layer —
+applies. The variants of the state for the ``layers`` the caller names are resolved in one call (``scenarios``),
+for those layers' resource types only (nothing at all when no layer is named), each one removing a whole layer —
 the layers resolve independently per broker and synonym group, so removing a layer gives, for every value that
 came from it, exactly what deleting that one key gives:
 
@@ -42,7 +43,7 @@ broker view: several rows with ``node_id``), ``deleted_source`` (the layer remov
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Final
 
 from pyspark.sql import DataFrame
@@ -81,11 +82,12 @@ GROUP_PLACEHOLDER_KEY: Final = "\u0000kraft-audit.group-placeholder"
 _NODE, _DEFAULT, _ENTITY = "no-node-layer", "no-default-layer", "no-entity-overrides"
 
 
+# deleted layer -> (the variant removing it, the resource type its values belong to)
 _VARIANT_OF: Final = {
-    ("BROKER", "DYNAMIC_BROKER_CONFIG"): _NODE,
-    ("BROKER", "DYNAMIC_DEFAULT_BROKER_CONFIG"): _DEFAULT,
-    ("TOPIC", "DYNAMIC_TOPIC_CONFIG"): _ENTITY,
-    ("GROUP", "DYNAMIC_GROUP_CONFIG"): _ENTITY,
+    "DYNAMIC_BROKER_CONFIG": (_NODE, "BROKER"),
+    "DYNAMIC_DEFAULT_BROKER_CONFIG": (_DEFAULT, "BROKER"),
+    "DYNAMIC_TOPIC_CONFIG": (_ENTITY, "TOPIC"),
+    "DYNAMIC_GROUP_CONFIG": (_ENTITY, "GROUP"),
 }
 
 
@@ -158,14 +160,23 @@ def _empty(needed_df: DataFrame) -> DataFrame:
     return needed_df.sparkSession.createDataFrame([], StructType([fields[c] for c in FALLBACK_COLUMNS]))
 
 
+def override_sources(failures_df: DataFrame) -> DataFrame:
+    """``(value_source)``: the distinct override layers (``FALLBACK_SOURCES``) that failing values come from, the
+    ``layers`` to give ``resolve_fallbacks``. Read from ``evaluate.constraint_failures`` (every level), it may name a
+    layer no violation at the target needs: that layer is resolved for nothing, never missed."""
+    return failures_df.filter(F.col("value_source").isin(*FALLBACK_SOURCES)).select("value_source").distinct()
+
+
 def resolve_fallbacks(
-    state: ReplayResult, frames: CatalogFrames, needed_df: DataFrame, *, kafka_version: str | None = None
+    state: ReplayResult,
+    frames: CatalogFrames,
+    needed_df: DataFrame,
+    *,
+    layers: Collection[str],
+    kafka_version: str | None = None,
 ) -> DataFrame:
     """What the keys of the entities in ``needed_df`` resolve to once their override is deleted (module
     docstring).
-
-    Only the variants and resource types that ``needed_df`` asks for are planned (one small job reads which);
-    nothing at all when it is empty.
 
     Args:
         state: the state that was resolved for the audit (brokers already at the target release).
@@ -174,16 +185,17 @@ def resolve_fallbacks(
             the violations coming from an override; only these entities (and the brokers their views need) are
             resolved again, so the work is proportional to what is fixed, not to the fleet. Read several times:
             pass it checkpointed.
+        layers: the ``FALLBACK_SOURCES`` to plan variants for (e.g. ``override_sources`` collected by the job);
+            rows of ``needed_df`` from other layers get no fallback, and none is planned when it is empty.
         kafka_version: as for ``resolve_effective_configs``.
     """
-    asked = {
-        (row["resource_type"], row["value_source"])
-        for row in needed_df.select("resource_type", "value_source").distinct().collect()
-    }
-    wanted = {_VARIANT_OF[kind] for kind in asked if kind in _VARIANT_OF}
-    if not wanted:
+    unknown = set(layers) - set(_VARIANT_OF)
+    if unknown:
+        raise ValueError(f"layers must be among {FALLBACK_SOURCES}, got {sorted(unknown)}")
+    if not layers:
         return _empty(needed_df)
-    resource_types = {resource_type for resource_type, _ in asked & set(_VARIANT_OF)}
+    wanted = {_VARIANT_OF[layer][0] for layer in layers}
+    resource_types = {_VARIANT_OF[layer][1] for layer in layers}
     variants = _variants(state, needed_df, wanted)
     resolved_df = resolve_effective_configs(
         union_scenarios(variants), frames, kafka_version=kafka_version, resource_types=resource_types

@@ -34,7 +34,6 @@ from transforms.constraints.expressions import EXPR_CHUNK_SIZE, paired_by_keys
 from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
 from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
-from transforms.replay.state import materialized
 
 CHECK_RULES_DDL: Final = (
     "rule_idx int, resource_type string, config_name string, rule_kind string, rule_num_a double, "
@@ -182,23 +181,10 @@ class RuleTables(BaseModel):
     rule_info_df: DataFrame
 
 
-# (application id, start time, catalog id) -> (catalog, its tables); the catalog is kept so its id is never reused
-_BUILT: dict[tuple[str, int, int], tuple[CompiledCatalog, RuleTables]] = {}
-
-
 def rule_tables(spark: SparkSession, rules: CompiledCatalog) -> RuleTables:
-    """Local (driver-built, tiny) DataFrames of the catalog, cached and counted once per Spark application and
-    compiled catalog (``materialized``: an audit evaluates, expands per level and plans fixes from the same
-    tables); joins broadcast them."""
-    context = spark.sparkContext
-    key = (context.applicationId, context.startTime, id(rules))
-    built = _BUILT.get(key)
-    if built is not None and built[0] is rules:
-        return built[1]
-    tables = RuleTables(
-        check_rules_df=materialized(spark.createDataFrame(check_rule_rows(rules), CHECK_RULES_DDL)),
-        expr_rules_df=materialized(spark.createDataFrame(expr_rule_rows(rules), EXPR_RULES_DDL)),
-        rule_info_df=materialized(spark.createDataFrame(rule_info_rows(rules), RULE_INFO_DDL)),
+    """Local (driver-built, tiny) DataFrames of the catalog; joins broadcast them."""
+    return RuleTables(
+        check_rules_df=spark.createDataFrame(check_rule_rows(rules), CHECK_RULES_DDL),
+        expr_rules_df=spark.createDataFrame(expr_rule_rows(rules), EXPR_RULES_DDL),
+        rule_info_df=spark.createDataFrame(rule_info_rows(rules), RULE_INFO_DDL),
     )
-    _BUILT[key] = (rules, tables)
-    return tables

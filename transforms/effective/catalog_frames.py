@@ -1,11 +1,9 @@
 """Turn a loaded :class:`~schemas.kafka_catalog.KafkaCatalog` into the small lookup DataFrames resolution joins.
 
 ``to_catalog_frames(spark, catalog)`` is the only entry point. It builds rows in Python from the (small, already
-validated) catalog and creates three DataFrames with the ``schemas.kafka_catalog.CATALOG_*`` shapes, cached and
-counted once per Spark application and catalog (three small jobs the first time): a frame built from Python rows
-has no size statistics, so every join with it would shuffle both sides and every scan would unpickle its rows in
-a Python worker again; cached, the planner knows it is small and broadcasts it. Jobs build the frames once per
-run and pass them to ``resolve_effective_configs``.
+validated) catalog and creates three DataFrames with the ``schemas.kafka_catalog.CATALOG_*`` shapes; it runs no
+Spark job. Jobs build the frames once per run (``jobs.lookups.catalog_frames`` caches them, so the planner knows
+they are small) and pass them to ``resolve_effective_configs``.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ from schemas.kafka_catalog import (
     ReleaseCatalog,
     release_rank,
 )
-from transforms.replay.state import materialized
 
 _KINDS: tuple[tuple[str, str], ...] = (
     ("BROKER", "broker"),
@@ -80,23 +77,14 @@ def _synonym_rows(rel: ReleaseCatalog) -> list[tuple[object, ...]]:
     return rows
 
 
-# (application id, start time, catalog) -> its frames; the catalog object is kept so its id is never reused
-_BUILT: dict[tuple[str, int, int], tuple[KafkaCatalog, CatalogFrames]] = {}
-
-
 def to_catalog_frames(spark: SparkSession, catalog: KafkaCatalog) -> CatalogFrames:
-    """The lookup frames of every release in ``catalog``, built once per Spark application (module docstring).
+    """Build the lookup frames of every release in ``catalog``.
 
     Topic keys listed in ``topic_configs_without_server_default`` get no synonym rows, so they resolve to the
     topic default unless set on the topic. Broker synonym groups whose primary is in
     ``NEGATIVE_MEANS_UNLIMITED`` (``log.retention.ms``) and the topic key ``retention.ms`` carry
     ``negative_means_unlimited``.
     """
-    context = spark.sparkContext
-    key = (context.applicationId, context.startTime, id(catalog))
-    built = _BUILT.get(key)
-    if built is not None and built[0] is catalog:
-        return built[1]
     key_rows = [
         _key_row(rel.release, resource_type, key)
         for rel in catalog.releases
@@ -105,10 +93,8 @@ def to_catalog_frames(spark: SparkSession, catalog: KafkaCatalog) -> CatalogFram
     ]
     synonym_rows = [row for rel in catalog.releases for row in _synonym_rows(rel)]
     release_rows = [(rel.release, release_rank(rel.release)) for rel in catalog.releases]
-    frames = CatalogFrames(
-        config_keys_df=materialized(spark.createDataFrame(key_rows, CATALOG_CONFIG_KEYS)),
-        synonyms_df=materialized(spark.createDataFrame(synonym_rows, CATALOG_SYNONYMS)),
-        releases_df=materialized(spark.createDataFrame(release_rows, CATALOG_RELEASES)),
+    return CatalogFrames(
+        config_keys_df=spark.createDataFrame(key_rows, CATALOG_CONFIG_KEYS),
+        synonyms_df=spark.createDataFrame(synonym_rows, CATALOG_SYNONYMS),
+        releases_df=spark.createDataFrame(release_rows, CATALOG_RELEASES),
     )
-    _BUILT[key] = (catalog, frames)
-    return frames

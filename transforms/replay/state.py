@@ -51,16 +51,6 @@ def truncated(df: DataFrame) -> DataFrame:
     return df.localCheckpoint(eager=False, storageLevel=StorageLevel.MEMORY_AND_DISK)
 
 
-def materialized(df: DataFrame) -> DataFrame:
-    """``df`` cached and counted, for small frames built on the driver from Python rows (catalog lookups, rule
-    tables): a frame made from Python rows has no size statistics (the planner shuffles both sides of every join
-    with it unless told to broadcast it) and every scan of it unpickles its rows in a Python worker again; cached
-    and counted, its size is known, small ones are broadcast, and scans read the cached columns."""
-    df.persist(StorageLevel.MEMORY_AND_DISK)
-    df.count()
-    return df
-
-
 @dataclass(frozen=True)
 class ReplayResult:
     """Silver state of every cluster at the audited offset.

@@ -459,7 +459,8 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
     schema = "cluster_id string, resource_type string, resource_name string, value_source string"
 
     def fallbacks(*needed: tuple[str, str, str, str]) -> dict[tuple[Any, ...], tuple[str, str]]:
-        fallback_df = resolve_fallbacks(state, frames, spark.createDataFrame(list(needed), schema))
+        layers = {source for *_, source in needed}
+        fallback_df = resolve_fallbacks(state, frames, spark.createDataFrame(list(needed), schema), layers=layers)
         assert tuple(fallback_df.columns) == FALLBACK_COLUMNS
         rows = fallback_df.collect()
         return {
@@ -467,9 +468,11 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
             for r in rows
         }
 
-    nothing = resolve_fallbacks(state, frames, spark.createDataFrame([], schema))
+    nothing = resolve_fallbacks(state, frames, spark.createDataFrame([], schema), layers=())
     assert tuple(nothing.columns) == FALLBACK_COLUMNS
     assert nothing.count() == 0
+    with pytest.raises(ValueError, match="layers"):
+        resolve_fallbacks(state, frames, spark.createDataFrame([], schema), layers=("STATIC_BROKER_CONFIG",))
 
     got = fallbacks(("c1", "BROKER", "2", "DYNAMIC_BROKER_CONFIG"), ("c1", "TOPIC", "override", "DYNAMIC_TOPIC_CONFIG"))
     assert {(k[0], k[1], k[4]) for k in got} == {
