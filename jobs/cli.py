@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import sys
-
-# `spark-submit jobs/cli.py` runs this file as a script, which puts jobs/ itself first on sys.path: its modules
-# would shadow top-level ones (jobs/secrets.py hides the stdlib's `secrets`). Move that folder last so the package
-# is imported as `jobs.*` (from --py-files or the installed wheel); a no-op when this is imported as a module.
-sys.path.sort(key=lambda entry: os.path.realpath(entry or ".") == os.path.dirname(os.path.realpath(__file__)))
-
 import argparse
 import importlib
 import importlib.util
 import logging
+import sys
 from collections.abc import Sequence
 
 from schemas.errors import AuditError

@@ -9,16 +9,9 @@ commit. Re-ingesting the same inputs is a no-op.
 
 from __future__ import annotations
 
-import os
-import sys
-
-# `spark-submit jobs/ingest.py` runs this file as a script, which puts jobs/ itself first on sys.path: its modules
-# would shadow top-level ones (jobs/secrets.py hides the stdlib's `secrets`). Move that folder last so the package
-# is imported as `jobs.*` (from --py-files or the installed wheel); a no-op when this is imported as a module.
-sys.path.sort(key=lambda entry: os.path.realpath(entry or ".") == os.path.dirname(os.path.realpath(__file__)))
-
 import argparse
 import logging
+import sys
 import uuid
 from collections import Counter
 from collections.abc import Sequence
@@ -34,7 +27,7 @@ from pyspark.sql import functions as F
 from jobs import conf_loader
 from jobs.discover import Discovery, InputFile, discover_inputs, parse_static_config_args
 from jobs.progress import stage
-from jobs.secrets import redaction_key
+from jobs.redaction_key import redaction_key
 from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
 from schemas import bronze

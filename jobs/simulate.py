@@ -12,17 +12,10 @@ remains after the changes, 1 otherwise.
 
 from __future__ import annotations
 
-import os
-import sys
-
-# `spark-submit jobs/simulate.py` runs this file as a script, which puts jobs/ itself first on sys.path: its modules
-# would shadow top-level ones (jobs/secrets.py hides the stdlib's `secrets`). Move that folder last so the package
-# is imported as `jobs.*` (from --py-files or the installed wheel); a no-op when this is imported as a module.
-sys.path.sort(key=lambda entry: os.path.realpath(entry or ".") == os.path.dirname(os.path.realpath(__file__)))
-
 import argparse
 import dataclasses
 import json
+import sys
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -33,7 +26,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from jobs import audit, conf_loader, lookups
-from jobs.secrets import redaction_key
+from jobs.redaction_key import redaction_key
 from jobs.session import build_session
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text

@@ -81,8 +81,7 @@ def child_env(tmp: Path) -> dict[str, str]:
         SPARK_LOCAL_IP="127.0.0.1",
         PYSPARK_PYTHON=sys.executable,
         PYSPARK_DRIVER_PYTHON=sys.executable,
-        # absent until the first run creates it: creating it needs the stdlib `secrets`, which jobs/secrets.py shadows
-        # when a job file's folder leads sys.path
+        # absent until the first run creates it (with the stdlib `secrets`, which no job module may shadow)
         KRAFT_AUDIT_KEY_FILE=str(tmp / "redaction.key"),
     )
     env.pop("KRAFT_AUDIT_REDACTION_KEY", None)
