@@ -41,7 +41,7 @@ from schemas.constraints import ConstraintCatalog
 from schemas.errors import InputError, UsageError
 from schemas.kafka_catalog import release_rank
 from schemas.lifecycle import Waiver
-from schemas.metadata_version import MetadataVersion
+from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
 from transforms.constraints.evaluate import (
@@ -56,7 +56,7 @@ from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import CompiledCatalog, compile_catalog
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.metadata_version import parse_metadata_version
-from transforms.replay.state import truncated
+from transforms.replay.state import ReplayResult, truncated
 
 log = logging.getLogger("kraft_audit")
 
@@ -79,6 +79,10 @@ RUN_TABLES: dict[str, Any] = {
     "violations_by_level": gold.with_run_columns(VIOLATIONS_BY_LEVEL),
     "highest_safe_levels": gold.with_run_columns(HIGHEST_SAFE_LEVELS),
 }
+
+
+# The compiled constraint catalogs of a run and the files they came from.
+Rules = tuple[CompiledCatalog, list[str]]
 
 
 @dataclass(frozen=True)
@@ -222,7 +226,7 @@ def write_remediation_changes(path: str, violations: list[dict[str, Any]]) -> No
     Path(path).write_text(dump_changes(changes_from_remediations(proposals)), encoding="utf-8")
 
 
-def load_rules(settings: AuditSettings) -> tuple[CompiledCatalog, list[str]]:
+def load_rules(settings: AuditSettings) -> Rules:
     """The compiled constraint catalogs of this run, and the files they came from."""
     mv_table = conf_loader.metadata_versions()
     parse_metadata_version(settings.target_mv, mv_table)  # an unknown MV fails before anything else
@@ -234,10 +238,36 @@ def load_rules(settings: AuditSettings) -> tuple[CompiledCatalog, list[str]]:
     return compile_catalog(catalogs, mv_table), list(settings.constraints)
 
 
-def run(
-    spark: SparkSession, settings: AuditSettings, *, rules: tuple[CompiledCatalog, list[str]] | None = None
-) -> AuditResult:
-    """Replay, resolve, evaluate and load; see the module docstring."""
+@dataclass(frozen=True)
+class _Scope:
+    """The bronze input of one audit: the clusters asked for, and what ingest quarantined for them."""
+
+    records_df: DataFrame
+    static_df: DataFrame
+    clusters: list[str]
+    quarantined: int
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """Silver state and gold effective configuration of the audited clusters, at the target's release."""
+
+    state: ReplayResult
+    at_target: ReplayResult
+    records_read: int
+    effective_df: DataFrame
+    auditable_df: DataFrame
+
+
+@dataclass(frozen=True)
+class _Evaluated:
+    """What the evaluation wrote for this run."""
+
+    life: lifecycle.LifecycleResult
+
+
+def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = None) -> AuditResult:
+    """Replay, resolve, evaluate and load; see the module docstring. Each stage is a function below."""
     started = time.monotonic()
     run_id = settings.run_id or uuid.uuid4().hex
     run_ts = datetime.now(UTC).replace(microsecond=0)
@@ -248,22 +278,88 @@ def run(
     compiled, constraint_files = rules or load_rules(settings)
     validate_with_spark(compiled, spark)
     store = open_store(spark, settings.warehouse, settings.delta_backend)
+
+    scope = _extract(store, settings)
+    resolved = _replay_and_resolve(spark, store, settings, scope, target=target, mv_table=mv_table)
+    dq = None
+    if settings.dq:
+        dq = quality.check_silver(spark, store, resolved.state, run_id=run_id, run_ts=run_ts, command=settings.command)
+    evaluated = _evaluate(
+        spark,
+        store,
+        settings,
+        scope,
+        resolved,
+        compiled,
+        target=target,
+        mv_table=mv_table,
+        run_id=run_id,
+        run_ts=run_ts,
+    )
+    violations, summary, audit_row = _summarize(
+        store,
+        settings,
+        scope,
+        resolved,
+        evaluated,
+        compiled=compiled,
+        constraint_files=constraint_files,
+        target=target,
+        run_id=run_id,
+        run_ts=run_ts,
+        started=started,
+    )
+    store.ensure("audit_runs", gold.AUDIT_RUNS)
+    store.append("audit_runs", spark.createDataFrame([audit_row], gold.AUDIT_RUNS))
+    if dq is not None:
+        dq += quality.check_gold(
+            spark, store, clusters=scope.clusters, run_id=run_id, run_ts=run_ts, command=settings.command
+        )
+        summary.dq = dq.to_json()
+    return AuditResult(
+        run_id=run_id,
+        run_ts=run_ts,
+        target=target,
+        summary=summary,
+        violations=violations,
+        exit_code=1 if summary.verdict == "fail" else 0,
+    )
+
+
+def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
+    """The bronze records and static configs of the clusters this audit covers."""
     if not store.exists("metadata_records"):
         raise InputError(f"nothing ingested in {settings.warehouse}: run `kraft-audit ingest` first")
-
     records_df = _only_clusters(store.read("metadata_records"), settings.cluster_ids)
     static_df = _only_clusters(store.read("static_configs"), settings.cluster_ids)
     clusters = sorted(r["cluster_id"] for r in records_df.select("cluster_id").distinct().collect())
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
     quarantined = _only_clusters(store.read("quarantine"), settings.cluster_ids).count()
+    return _Scope(records_df=records_df, static_df=static_df, clusters=clusters, quarantined=quarantined)
 
-    from transforms.effective import effective_findings, resolve_effective_configs
+
+def _replay_and_resolve(
+    spark: SparkSession,
+    store: DeltaStore,
+    settings: AuditSettings,
+    scope: _Scope,
+    *,
+    target: MetadataVersion,
+    mv_table: MetadataVersionTable,
+) -> _Resolved:
+    """Replay into the silver tables, then resolve the effective configuration at the target's release (gold)."""
+    from transforms.effective import resolve_effective_configs
     from transforms.replay.state import replay_state
 
+    clusters = scope.clusters
     with stage(spark, f"replaying {len(clusters)} cluster(s)"):
         replayed = replay_state(
-            records_df, static_df, mv_table=mv_table, as_of_offset=settings.as_of_offset, as_of_time=settings.as_of_time
+            scope.records_df,
+            scope.static_df,
+            mv_table=mv_table,
+            as_of_offset=settings.as_of_offset,
+            as_of_time=settings.as_of_time,
         )
         replayed.applied_records.persist(StorageLevel.MEMORY_AND_DISK)
         records_read = replayed.replay_stream.count()
@@ -278,8 +374,6 @@ def run(
             replayed,
             **{name: _read(store, name, clusters) for name in STATE_TABLES if name != "effective_configs"},
         )
-    if settings.dq:
-        dq = quality.check_silver(spark, store, state, run_id=run_id, run_ts=run_ts, command=settings.command)
     frames = lookups.catalog_frames(spark)
     at_target = dataclasses.replace(state, brokers=with_release_at_least(state.brokers, release=target.release))
     with stage(spark, "resolving effective configurations"):
@@ -290,12 +384,36 @@ def run(
             clusters,
         )
         effective_df = _read(store, "effective_configs", clusters)
+    replayed.applied_records.unpersist()
     target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
-    auditable_df = filter_auditable(effective_df, target_keys_df=target_keys_df)
-    topics_df = state.topics
-    cluster_df = state.cluster_state
-    scopes_df = _dynamic_scopes(frames)
+    return _Resolved(
+        state=state,
+        at_target=at_target,
+        records_read=records_read,
+        effective_df=effective_df,
+        auditable_df=filter_auditable(effective_df, target_keys_df=target_keys_df),
+    )
 
+
+def _evaluate(
+    spark: SparkSession,
+    store: DeltaStore,
+    settings: AuditSettings,
+    scope: _Scope,
+    resolved: _Resolved,
+    compiled: CompiledCatalog,
+    *,
+    target: MetadataVersion,
+    mv_table: MetadataVersionTable,
+    run_id: str,
+    run_ts: datetime,
+) -> _Evaluated:
+    """Violations at the target, the lifecycle, violations at every level, highest safe MVs and findings."""
+    from transforms.effective import effective_findings
+
+    frames = lookups.catalog_frames(spark)
+    auditable_df, at_target = resolved.auditable_df, resolved.at_target
+    topics_df, cluster_df = resolved.state.topics, resolved.state.cluster_state
     with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
         # The catalog is evaluated once, at every level: the violations at the target and the counts per level both
         # read this checkpoint. Planning runs the shuffles of the DELETE fallbacks (checkpointed frames too).
@@ -311,7 +429,7 @@ def run(
                 target=target,
                 run_id=run_id,
                 run_ts=run_ts,
-                dynamic_scope_df=scopes_df,
+                dynamic_scope_df=_dynamic_scopes(frames),
                 fallback_resolver=partial(
                     resolve_fallbacks, at_target, frames, layers=layers, kafka_version=settings.kafka_version
                 ),
@@ -326,7 +444,7 @@ def run(
                 run_id=run_id,
                 run_ts=run_ts,
                 target_level=target.level,
-                clusters=clusters,
+                clusters=scope.clusters,
                 constraint_ids=[r.constraint.id for r in compiled.rules],
                 waivers=settings.waivers,
                 update_status=settings.as_of_offset is None and settings.as_of_time is None,
@@ -334,9 +452,8 @@ def run(
         by_level_df = violations_by_level(
             auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table, failures_df=failures_df
         )
-        by_level_df = _with_run(by_level_df, run_id, run_ts)
         with step(spark, "every MV level"):
-            _append(store, "violations_by_level", by_level_df)
+            _append(store, "violations_by_level", _with_run(by_level_df, run_id, run_ts))
         safe_df = _with_run(
             highest_safe_levels(
                 store.read("violations_by_level").filter(F.col("run_id") == run_id).drop("run_id", "run_ts"), cluster_df
@@ -346,13 +463,30 @@ def run(
         )
         with step(spark, "highest safe MV"):
             _append(store, "highest_safe_levels", safe_df)
-        all_findings_df = state.findings.unionByName(
+        all_findings_df = resolved.state.findings.unionByName(
             effective_findings(at_target, frames, kafka_version=settings.kafka_version)
         )
-        findings_df = _findings(all_findings_df, run_id, run_ts)
         with step(spark, "findings"):
-            _append(store, "findings", findings_df)
+            _append(store, "findings", _findings(all_findings_df, run_id, run_ts))
+    return _Evaluated(life=life)
 
+
+def _summarize(
+    store: DeltaStore,
+    settings: AuditSettings,
+    scope: _Scope,
+    resolved: _Resolved,
+    evaluated: _Evaluated,
+    *,
+    compiled: CompiledCatalog,
+    constraint_files: list[str],
+    target: MetadataVersion,
+    run_id: str,
+    run_ts: datetime,
+    started: float,
+) -> tuple[list[dict[str, Any]], RunSummary, tuple[Any, ...]]:
+    """The run's violations (waivers marked), its summary and its ``audit_runs`` row."""
+    clusters, life = scope.clusters, evaluated.life
     violations = [
         r.asDict(recursive=True) for r in store.read("violations").filter(F.col("run_id") == run_id).collect()
     ]
@@ -360,10 +494,9 @@ def run(
         r["cluster_id"]: r["highest_safe_mv"]
         for r in store.read("highest_safe_levels").filter(F.col("run_id") == run_id).collect()
     }
-    current = {r["cluster_id"]: r["current_level"] for r in cluster_df.collect()}
+    current = {r["cluster_id"]: r["current_level"] for r in resolved.state.cluster_state.collect()}
     findings_total = store.read("findings").filter(F.col("run_id") == run_id).count()
-    entities = effective_df.select("cluster_id", "resource_type", "resource_name").distinct().count()
-    replayed.applied_records.unpersist()
+    entities = resolved.effective_df.select("cluster_id", "resource_type", "resource_name").distinct().count()
     lifecycle.mark_waived(violations, life)
     waived = lifecycle.waived_counts(violations)
 
@@ -380,8 +513,8 @@ def run(
         target_mv=target.name,
         target_level=target.level,
         clusters=clusters,
-        records_read=records_read,
-        records_quarantined=quarantined,
+        records_read=resolved.records_read,
+        records_quarantined=scope.quarantined,
         violations_total=len(violations),
         violations_by_severity=by_severity,
         highest_safe_mv={c: safe.get(c) for c in clusters},
@@ -404,8 +537,8 @@ def run(
         downgrades,
         settings.as_of_offset,
         settings.as_of_time,
-        records_read,
-        quarantined,
+        resolved.records_read,
+        scope.quarantined,
         entities,
         len(compiled.rules),
         by_severity["error"],
@@ -417,21 +550,7 @@ def run(
         code_fingerprint(),
         conf_loader.catalog_fingerprint(constraint_files),
     )
-    store.ensure("audit_runs", gold.AUDIT_RUNS)
-    store.append("audit_runs", spark.createDataFrame([audit_row], gold.AUDIT_RUNS))
-    if settings.dq:
-        dq += quality.check_gold(
-            spark, store, clusters=clusters, run_id=run_id, run_ts=run_ts, command=settings.command
-        )
-        summary.dq = dq.to_json()
-    return AuditResult(
-        run_id=run_id,
-        run_ts=run_ts,
-        target=target,
-        summary=summary,
-        violations=violations,
-        exit_code=1 if verdict == "fail" else 0,
-    )
+    return violations, summary, audit_row
 
 
 def catalog_release(release: str) -> str:

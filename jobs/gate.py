@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     """CLI entry: the verdict on stdout, summary/JUnit files when asked, the exit code as the gate."""
-    result = run.run_both(args, command="gate")
+    result = run.start(args, command="gate")
     audit.report(result, args)
     return result.exit_code
 

@@ -58,6 +58,14 @@ class IngestSettings:
     cluster_per_input: bool = False  # name each input directory's cluster after the directory (see discover)
 
 
+@dataclass(frozen=True)
+class IngestInputs:
+    """What the ``--input`` and ``--static-config`` arguments expand to, found before Spark starts."""
+
+    discovery: Discovery
+    static_configs: tuple[tuple[int | None, str], ...]
+
+
 @dataclass
 class IngestResult:
     """What an ingest did, for the summary and for ``run``."""
@@ -119,27 +127,41 @@ def settings_from_args(args: argparse.Namespace) -> IngestSettings:
     )
 
 
-def execute(args: argparse.Namespace) -> int:
-    """CLI entry: run the ingest and print its summary."""
-    settings = settings_from_args(args)
-    spark = build_session(master=args.master)
-    result = run(spark, settings)
-    print_summary(result)
-    if args.summary_json:
-        write_ingest_summary(args.summary_json, result)
-    return 0
+def find_inputs(settings: IngestSettings) -> IngestInputs:
+    """Expand the inputs and static-config files; missing or empty inputs are user errors (exit 2), found without
+    Spark.
 
-
-def run(spark: SparkSession, settings: IngestSettings) -> IngestResult:
-    """Extract, decode and load the inputs; see the module docstring."""
-    result = IngestResult(ingest_id=uuid.uuid4().hex)
-    now = datetime.now(UTC)
+    Raises:
+        InputError: an input or static-config file does not exist, or the inputs hold no file.
+        UsageError: a malformed ``--static-config`` argument.
+    """
     static_args = parse_static_config_args(list(settings.static_configs))
     discovery = discover_inputs(
         list(settings.inputs), cluster_id=settings.cluster_id, cluster_per_input=settings.cluster_per_input
     )
     if not discovery.files and not static_args:
         raise InputError("no input files found in " + ", ".join(settings.inputs))
+    return IngestInputs(discovery=discovery, static_configs=tuple(static_args))
+
+
+def execute(args: argparse.Namespace) -> int:
+    """CLI entry: run the ingest and print its summary."""
+    settings = settings_from_args(args)
+    inputs = find_inputs(settings)  # input mistakes are exit 2 before Spark starts
+    spark = build_session(master=args.master)
+    result = run(spark, settings, inputs=inputs)
+    print_summary(result)
+    if args.summary_json:
+        write_ingest_summary(args.summary_json, result)
+    return 0
+
+
+def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs | None = None) -> IngestResult:
+    """Extract, decode and load the inputs; see the module docstring. ``inputs`` from :func:`find_inputs`."""
+    result = IngestResult(ingest_id=uuid.uuid4().hex)
+    now = datetime.now(UTC)
+    inputs = inputs or find_inputs(settings)
+    discovery, static_args = inputs.discovery, list(inputs.static_configs)
     store = open_store(spark, settings.warehouse, settings.delta_backend)
     for name, (schema, partitions) in TABLES.items():
         store.ensure(name, schema, partitions)

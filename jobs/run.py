@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pyspark.sql import SparkSession
 
 from jobs import audit, ingest, quality
 from jobs.session import build_session
 from jobs.storage import open_store
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """An ingest and the audit of the clusters it touched."""
+
+    ingest: ingest.IngestSettings
+    audit: audit.AuditSettings
+    print_ingest_summary: bool = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,33 +31,53 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     audit.add_audit_arguments(parser, cluster_option=False)
 
 
-def run_both(args: argparse.Namespace, *, command: str) -> audit.AuditResult:
-    """Ingest then audit the clusters of these inputs; shared by ``run`` and ``gate``."""
-    ingest_settings = ingest.settings_from_args(args)
-    audit_settings = audit.settings_from_args(args, command=command)
-    rules = audit.load_rules(audit_settings)  # catalog mistakes surface before Spark starts
-    run_id = uuid.uuid4().hex
-    if audit_settings.dq:
-        quality.prefetch()
-    spark = build_session(master=args.master)
-    ingested = ingest.run(spark, ingest_settings)
-    if not args.quiet:
+def settings_from_args(args: argparse.Namespace, *, command: str = "run") -> RunSettings:
+    """Validated settings of both halves (bad values are UsageError, exit 2)."""
+    return RunSettings(
+        ingest=ingest.settings_from_args(args),
+        audit=audit.settings_from_args(args, command=command),
+        print_ingest_summary=not args.quiet,
+    )
+
+
+def run(
+    spark: SparkSession,
+    settings: RunSettings,
+    *,
+    inputs: ingest.IngestInputs | None = None,
+    rules: audit.Rules | None = None,
+) -> audit.AuditResult:
+    """Ingest, then audit exactly the clusters of these inputs under one run id (bronze checks included)."""
+    run_id = settings.audit.run_id or uuid.uuid4().hex
+    ingested = ingest.run(spark, settings.ingest, inputs=inputs)
+    if settings.print_ingest_summary:
         ingest.print_summary(ingested)
     bronze_dq = None
-    if audit_settings.dq:
-        store = open_store(spark, ingest_settings.warehouse, ingest_settings.delta_backend)
-        bronze_dq = quality.check_bronze(spark, store, ingest_id=ingested.ingest_id, run_id=run_id, command=command)
-    scoped = audit.AuditSettings(
-        **{**audit_settings.__dict__, "cluster_ids": tuple(ingested.clusters), "run_id": run_id}
-    )
+    if settings.audit.dq:
+        store = open_store(spark, settings.ingest.warehouse, settings.ingest.delta_backend)
+        bronze_dq = quality.check_bronze(
+            spark, store, ingest_id=ingested.ingest_id, run_id=run_id, command=settings.audit.command
+        )
+    scoped = dataclasses.replace(settings.audit, cluster_ids=tuple(ingested.clusters), run_id=run_id)
     result = audit.run(spark, scoped, rules=rules)
     result.summary.dq = quality.combined(bronze_dq, result.summary.dq)
     return result
 
 
+def start(args: argparse.Namespace, *, command: str) -> audit.AuditResult:
+    """Shared by ``run`` and ``gate``: every user mistake is found before Spark starts, then the job runs."""
+    settings = settings_from_args(args, command=command)
+    inputs = ingest.find_inputs(settings.ingest)
+    rules = audit.load_rules(settings.audit)
+    if settings.audit.dq:
+        quality.prefetch()
+    spark = build_session(master=args.master)
+    return run(spark, settings, inputs=inputs, rules=rules)
+
+
 def execute(args: argparse.Namespace) -> int:
     """CLI entry."""
-    result = run_both(args, command="run")
+    result = start(args, command="run")
     audit.report(result, args)
     return result.exit_code
 

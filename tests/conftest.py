@@ -1,4 +1,15 @@
-"""Shared fixtures: one SparkSession for the whole run and a fresh warehouse per test."""
+"""Shared fixtures and the test tiers.
+
+Tiers (markers, set here so nobody has to remember them):
+
+* ``unit``: every test that does not use the ``spark`` fixture. It must not start Spark either (checked: a unit
+  test that leaves a SparkContext behind fails), so ``make test-unit`` runs in seconds.
+* ``integration``: tests on the one shared SparkSession below.
+* ``system``: marked by hand (``pytestmark = pytest.mark.system``): spark-submit, a standalone cluster, the notebook,
+  a browser, the real-metadata corpus, the benchmark harness; each pays its setup once.
+
+Unit tests run first, then integration, then system, so a broken invariant shows up in the first seconds.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +29,35 @@ def real_metadata_dir() -> Path:
     if not REAL_METADATA.is_dir():
         pytest.skip(f"real KRaft metadata not present at {REAL_METADATA} (set KRAFT_AUDIT_REAL_METADATA)")
     return REAL_METADATA
+
+
+_TIER_ORDER = {"unit": 0, "integration": 1, "system": 2}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its tier and run the tiers in order (stable within a tier)."""
+    for item in items:
+        if item.get_closest_marker("system") is None:
+            uses_spark = "spark" in getattr(item, "fixturenames", ())
+            item.add_marker(pytest.mark.integration if uses_spark else pytest.mark.unit)
+    items.sort(key=lambda item: _TIER_ORDER[_tier(item)])
+
+
+def _tier(item: pytest.Item) -> str:
+    return next(name for name in ("system", "integration", "unit") if item.get_closest_marker(name) is not None)
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_do_not_start_spark(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A unit test must not start a SparkContext (it would make the unit tier as slow as the rest)."""
+    from pyspark import SparkContext
+
+    before = SparkContext._active_spark_context
+    yield
+    if request.node.get_closest_marker("unit") is not None and before is None:
+        assert SparkContext._active_spark_context is None, (
+            "this test started Spark: request the `spark` fixture (integration) or mark it `system`"
+        )
 
 
 @pytest.fixture(scope="session")

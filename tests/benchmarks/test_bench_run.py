@@ -11,7 +11,7 @@ from benchmarks.report import markdown
 from benchmarks.run import run_size
 
 
-@pytest.mark.slow
+@pytest.mark.system
 def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, tmp_path: Path) -> None:
     result = run_size(spark, "XS", tmp_path / "work")
 

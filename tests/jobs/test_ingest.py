@@ -33,6 +33,7 @@ def real_inputs() -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and p.name != "text-dumps")
 
 
+@pytest.mark.system
 def test_every_real_binary_file_ingests_without_quarantine_and_counts_match_an_independent_reader(
     spark: SparkSession, warehouse: Path
 ) -> None:
@@ -58,6 +59,7 @@ def test_every_real_binary_file_ingests_without_quarantine_and_counts_match_an_i
     assert result.records == sum(expected.values())  # type: ignore[attr-defined]
 
 
+@pytest.mark.system
 def test_real_text_dumps_ingest_with_records_and_no_quarantine(spark: SparkSession, warehouse: Path) -> None:
     dumps = sorted((real_metadata_dir() / "text-dumps").glob("*kafka-dump-log.txt"))
     assert dumps, "expected the kafka-dump-log text dumps"
@@ -83,6 +85,7 @@ def versions(spark: SparkSession, warehouse: Path) -> dict[str, int]:
     return {t: store.version(t) for t in ("metadata_records", "quarantine", "ingested_files")}
 
 
+@pytest.mark.system
 def test_ingesting_the_same_inputs_again_changes_nothing(spark: SparkSession, warehouse: Path) -> None:
     root = real_metadata_dir() / "Niloufar1171__LDI-POC"
     ingest(spark, warehouse, root)
@@ -94,6 +97,7 @@ def test_ingesting_the_same_inputs_again_changes_nothing(spark: SparkSession, wa
     assert open_store(spark, str(warehouse)).read("metadata_records").count() == rows_before
 
 
+@pytest.mark.system
 def test_a_newer_segment_adds_only_its_records(spark: SparkSession, warehouse: Path, tmp_path: Path) -> None:
     cluster = copy_cluster(tmp_path, "HastarTara__NE_streaming_project")
     newer = next(cluster.rglob("00000000000000000047.log"))

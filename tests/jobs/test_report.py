@@ -403,6 +403,7 @@ def run_chromium(binary: str, profile: Path, *args: str) -> subprocess.Completed
     )
 
 
+@pytest.mark.system
 def test_report_renders_in_headless_chromium(rendered: tuple[Path, str], tmp_path: Path) -> None:
     binary = chromium()
     path, _page = rendered

@@ -34,6 +34,8 @@ from deltalake import DeltaTable
 from jobs import conf_loader
 from jobs.audit import code_fingerprint
 
+pytestmark = pytest.mark.system
+
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "e2e"
 SPARK_HOME = Path(pyspark.__file__).resolve().parent

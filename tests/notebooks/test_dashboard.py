@@ -26,6 +26,8 @@ from jobs.demo import DEFAULT_TARGET
 from jobs.storage import open_store
 from scripts.run_notebook import execute_notebook
 
+pytestmark = pytest.mark.system
+
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPO / "notebooks" / "dashboard.ipynb"
 CHART_CELLS = (

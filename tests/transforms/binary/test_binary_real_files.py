@@ -13,6 +13,8 @@ from schemas.decoded import DecodedRecord, QuarantineItem
 from tests.conftest import REAL_METADATA, real_metadata_dir
 from transforms.binary.decode import decode_file
 
+pytestmark = pytest.mark.system
+
 
 def _real_files() -> list[Path]:
     if not REAL_METADATA.is_dir():

@@ -167,6 +167,7 @@ def _dump_log_payloads() -> list[tuple[int, str]]:
     return found
 
 
+@pytest.mark.system
 @pytest.mark.parametrize(("value_size", "payload"), _dump_log_payloads(), ids=lambda v: str(v)[:40])
 def test_real_dump_log_payload_encodes_to_its_value_size_and_decodes_to_the_same_json(
     value_size: int, payload: str
@@ -186,6 +187,7 @@ def test_real_dump_log_payload_encodes_to_its_value_size_and_decodes_to_the_same
     assert rendered == payload
 
 
+@pytest.mark.system
 def test_real_dump_log_payloads_are_available() -> None:
     if not (REAL_METADATA / "text-dumps").is_dir():
         pytest.skip(f"real text dumps not present under {REAL_METADATA}")

@@ -22,7 +22,7 @@ from schemas.metadata_version import MetadataVersionTable
 from tests.conftest import real_metadata_dir
 from tests.transforms.replay.bronze_rows import no_static_configs, records
 
-pytestmark = pytest.mark.spark
+pytestmark = pytest.mark.system
 
 SNAPSHOT = "rjmfernandes__flink-on-prem/data/__cluster_metadata-0/00000000000000014926-0000000001.checkpoint"
 CONF_KAFKA = Path(__file__).resolve().parents[3] / "conf" / "kafka"

@@ -15,7 +15,7 @@ from tests.conftest import real_metadata_dir
 from tests.transforms.replay.bronze_rows import no_static_configs, records
 from transforms.replay import ReplayResult, replay_state
 
-pytestmark = [pytest.mark.spark, pytest.mark.slow]
+pytestmark = pytest.mark.system
 
 DIR = "rjmfernandes__flink-on-prem/data/__cluster_metadata-0"
 FILES = {

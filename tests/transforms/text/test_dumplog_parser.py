@@ -503,6 +503,7 @@ def real_dump(name: str) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
 
+@pytest.mark.system
 def test_real_kafka_2_8_readme_dump_skip_record_metadata() -> None:
     parser = DumpLogParser()
     items = list(parser.parse(real_dump("apache__kafka__v2.8.0__config-kraft-README__kafka-dump-log.txt")))
@@ -528,6 +529,7 @@ def test_real_kafka_2_8_readme_dump_skip_record_metadata() -> None:
     assert (parser.sections[0].kind, parser.sections[0].log_start_offset) == ("LOG_SEGMENT", 0)
 
 
+@pytest.mark.system
 def test_real_strimzi_dump_with_record_metadata() -> None:
     name = "strimzi__strimzi.github.io__2024-03-21-kraft-migration__kafka-dump-log.txt"
     items = list(parse_dump_log(real_dump(name)))
@@ -553,6 +555,7 @@ def test_real_strimzi_dump_with_record_metadata() -> None:
     ],
     ids=["course-4.x-one-full-line", "cp-course-trimmed", "course-4.3.1-grep-o", "metadata-shell-not-a-dump"],
 )
+@pytest.mark.system
 def test_real_grep_excerpts_keep_only_complete_record_lines(name: str, offsets: list[int]) -> None:
     lines = real_dump(name)
     items = list(parse_dump_log(lines))

@@ -128,6 +128,7 @@ def test_unrecognised_files_are_none_but_not_ignored(path: str, head: bytes) -> 
     assert not is_ignored_file(path)
 
 
+@pytest.mark.system
 def test_real_dump_log_texts_are_detected_and_metadata_shell_output_is_not() -> None:
     if not REAL_DUMPS.is_dir():
         pytest.skip(f"real dump-log texts not present at {REAL_DUMPS} (set KRAFT_AUDIT_REAL_METADATA)")
