@@ -13,7 +13,6 @@ Each file holds one kind of fact that was written by reading Kafka's code, with 
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -98,9 +97,3 @@ def load_facts(directory: Path = FACTS_DIR) -> Facts:
         synonyms=_read(directory, "synonyms.yaml", SynonymsFacts),
         checks=_read(directory, "checks.yaml", ChecksFacts),
     )
-
-
-@functools.cache
-def default_facts() -> Facts:
-    """The facts next to this module, loaded once per process."""
-    return load_facts()
