@@ -74,7 +74,7 @@ class ClusterSynth(ClusterChurn):
     ``secrets`` and ``counts`` are complete once the iteration has finished.
     """
 
-    # -- public ----------------------------------------------------------------------------------------------------
+    # -- public -------------------------------------------------------------------------------------------------
 
     def items(self) -> Iterator[MetadataRecordSpec | SnapshotCut]:
         """The cluster's log in order, with the snapshot cut when ``spec.snapshot`` is set."""

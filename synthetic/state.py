@@ -90,7 +90,7 @@ class ClusterState:
         self._planted_static: dict[int, tuple[str, str, str]] = {}
         self._removed: Topic | None = None
 
-    # -- counters -------------------------------------------------------------------------------------------------
+    # -- counters -----------------------------------------------------------------------------------------------
 
     @property
     def counts(self) -> dict[str, int]:
