@@ -69,8 +69,8 @@ class FleetSpec:
         missing = [r for r in RELEASES if r not in dict(self.release_levels)]
         if self.release_levels and missing:
             problems.append(f"release_levels lacks {missing}")
-        if self.workers < 0:
-            problems.append("workers must be 0 (automatic) or more")
+        if self.workers < 0:  # worded as the synth CLI has always reported it
+            problems.append("--workers must be 0 (automatic) or more")
         if problems:
             raise FleetSpecError("synth: " + "; ".join(problems))
 

@@ -53,7 +53,7 @@ def test_spec_errors_are_one_usage_error_that_is_also_a_value_error() -> None:
     with pytest.raises(FleetSpecError) as caught:
         FleetSpec(brokers=0, workers=-1)
     assert isinstance(caught.value, UsageError) and isinstance(caught.value, ValueError)
-    assert str(caught.value) == "synth: brokers must be at least 1; workers must be 0 (automatic) or more"
+    assert str(caught.value) == "synth: brokers must be at least 1; --workers must be 0 (automatic) or more"
     with pytest.raises(FleetSpecError, match="release_levels lacks"):
         FleetSpec(release_levels=(("3.6", 14),))
 
