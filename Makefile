@@ -37,7 +37,7 @@ bench-all: setup
 	$(SPARK_QUIET) $(PY) -m benchmarks.run --sizes S,M,L
 
 # dist/kraft_audit-<version>-py3-none-any.whl and dist/kraft_audit.zip (the same files, for spark-submit --py-files):
-# jobs, transforms, schemas, with conf/ inside as jobs/conf. Offline: uses what `make setup` installed.
+# jobs, transforms, schemas, synthetic, with conf/ inside as jobs/conf. Offline: uses what `make setup` installed.
 package: setup
 	PY=$(PY) ./scripts/package.sh dist
 

@@ -43,6 +43,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     from benchmarks.sizes import SIZES
     from jobs import audit
     from jobs import synth as synth_job
+    from synthetic.spec import FleetSpec
 
     size = SIZES[size_name]
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -53,7 +54,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     steps: dict[str, Any] = {}
 
     log.info("[%s] synth: %d clusters x %d brokers x %d topics", size.name, size.clusters, size.brokers, size.topics)
-    synth_settings = synth_job.SynthSettings(
+    synth_spec = FleetSpec(
         out=str(fleet),
         clusters=size.clusters,
         brokers=size.brokers,
@@ -63,7 +64,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
         seed=6,
         overwrite=True,
     )
-    synth_step, synth_result = measure("synth", lambda: synth_job.run(synth_settings), memory=memory)
+    synth_step, synth_result = measure("synth", lambda: synth_job.run(synth_spec), memory=memory)
     log.info("[%s] export text and JSON lines", size.name)
     export_step, exported = measure(
         "export_text_json",

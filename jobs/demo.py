@@ -17,6 +17,7 @@ from pathlib import Path
 from jobs import audit, ingest, synth
 from jobs.session import build_session
 from jobs.summary import verdict_text
+from synthetic.spec import FleetSpec
 
 DEFAULT_TARGET = "4.2"
 
@@ -55,7 +56,7 @@ def execute(args: argparse.Namespace) -> int:
     warehouse = Path(args.warehouse).resolve()
     fleet = Path(args.fleet_dir).resolve() if args.fleet_dir else warehouse.parent / "demo-fleet"
     synth_result = synth.run(
-        synth.SynthSettings(out=str(fleet), clusters=args.clusters, topics=args.topics, overwrite=True, seed=7)
+        FleetSpec(out=str(fleet), clusters=args.clusters, topics=args.topics, overwrite=True, seed=7)
     )
     print(f"synthesised {synth_result.clusters} clusters ({synth_result.records} records) in {fleet}")
     inputs = [str(fleet / name) for name in synth_result.cluster_names]

@@ -2,7 +2,7 @@
 # Build what a Spark cluster needs, offline (it uses the setuptools that `make setup` installed):
 #   DIST/kraft_audit-<version>-py3-none-any.whl  pip-install it where the driver and executors run, or
 #   DIST/kraft_audit.zip                         the same files, for `spark-submit --py-files` (code + conf)
-# Both hold the packages jobs, transforms and schemas, with conf/ inside as jobs/conf. Third-party libraries
+# Both hold the packages jobs, transforms, schemas and synthetic, with conf/ inside as jobs/conf. Third-party libraries
 # (pyyaml, pydantic, deltalake, pyarrow, crc32c, cramjam, ...) are not bundled: the Python that PYSPARK_PYTHON
 # names on every node must have them (pip install the wheel, or the project's venv).
 # Usage: scripts/package.sh [DIST]   (default dist/; PY=python-to-build-with, default .venv/bin/python)
@@ -15,7 +15,7 @@ STAGE="$(mktemp -d)"
 trap 'rm -rf "$STAGE"' EXIT
 
 # Build from a copy: the checkout gets no build/ or *.egg-info, and nothing but the sources goes in.
-cp -R "$ROOT"/{pyproject.toml,setup.py,MANIFEST.in,README.md,jobs,transforms,schemas,conf} "$STAGE"/
+cp -R "$ROOT"/{pyproject.toml,setup.py,MANIFEST.in,README.md,jobs,transforms,schemas,synthetic,conf} "$STAGE"/
 find "$STAGE" -name __pycache__ -prune -exec rm -rf {} +
 rm -f "$DIST"/kraft_audit-*.whl "$DIST"/kraft_audit.zip
 "$PY" -m pip wheel --quiet --no-deps --no-build-isolation --no-index --wheel-dir "$DIST" "$STAGE"

@@ -37,6 +37,8 @@ ATTR_TRANSACTIONAL: Final = 0x10
 ATTR_CONTROL: Final = 0x20
 
 _HEADER: Final = struct.Struct(">qiibIhiqqqhii")
+_BEFORE_CRC: Final = struct.Struct(">qiibI")  # _HEADER up to the CRC: base offset, length, leader epoch, magic, CRC
+_AFTER_CRC: Final = struct.Struct(">hiqqqhii")  # the rest of _HEADER: attributes .. records count
 _LENGTH: Final = struct.Struct(">i")
 _CRC: Final = struct.Struct(">I")
 _INT16: Final = struct.Struct(">h")
@@ -322,12 +324,36 @@ def build_batch(
     if not records:
         raise ValueError("a batch needs at least one record")
     section = b"".join(encode_record(i, 0, key, value) for i, (key, value) in enumerate(records))
-    payload = compress(compression, section)
-    attributes = compression | (ATTR_CONTROL if control else 0)
-    after_crc = (
-        struct.pack(">hiqqqhii", attributes, len(records) - 1, timestamp_ms, timestamp_ms, -1, -1, -1, len(records))
-        + payload
+    return seal_batch(
+        base_offset=base_offset,
+        leader_epoch=leader_epoch,
+        timestamp_ms=timestamp_ms,
+        attributes=compression | (ATTR_CONTROL if control else 0),
+        count=len(records),
+        payload=compress(compression, section),
     )
+
+
+def seal_batch(
+    *, base_offset: int, leader_epoch: int, timestamp_ms: int, attributes: int, count: int, payload: bytes
+) -> bytes:
+    """Put the 61-byte header, with its Length and CRC-32C, in front of an encoded records section.
+
+    The header is the KRaft leader's: CreateTime with base = max timestamp, no producer (id, epoch and base
+    sequence -1), one record per offset. ``build_batch`` and the synthetic generator's fast path
+    (``encode_fast``) both end here, so the two cannot lay a header out differently.
+
+    Args:
+        base_offset: Offset of the first record.
+        leader_epoch: PartitionLeaderEpoch.
+        timestamp_ms: Base and max timestamp.
+        attributes: Attribute bits (codec, control).
+        count: Records in ``payload``.
+        payload: The records section, compressed when ``attributes`` names a codec.
+
+    Returns:
+        The batch bytes.
+    """
+    after_crc = _AFTER_CRC.pack(attributes, count - 1, timestamp_ms, timestamp_ms, -1, -1, -1, count) + payload
     length = len(after_crc) + 9  # leader epoch (4) + magic (1) + crc (4)
-    crc = crc32c.crc32c(after_crc)
-    return struct.pack(">qiibI", base_offset, length, leader_epoch, 2, crc) + after_crc
+    return _BEFORE_CRC.pack(base_offset, length, leader_epoch, 2, _crc32c(after_crc)) + after_crc

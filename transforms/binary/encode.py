@@ -1,7 +1,8 @@
 """Write KRaft metadata records, batches, log segments and snapshots (the inverse of ``decode``).
 
-Used by the synthetic-fleet generator and by round-trip tests. Records are given in the decoder's JSON shape,
-so ``decode_file(encode_log_segment(records))`` returns the same ``data`` dicts.
+Used by round-trip tests, and by the synthetic-fleet generator through its fast path (``encode_fast``). Records
+are given in the decoder's JSON shape, so ``decode_file(encode_log_segment(records))`` returns the same ``data``
+dicts.
 """
 
 from __future__ import annotations
@@ -188,17 +189,7 @@ def encode_log_segment(
     batches: list[bytes] = []
     offset = base_offset
     if leader_id is not None:
-        voters = [{"voterId": voter} for voter in voter_ids]
-        leader_change = {"version": 0, "leaderId": leader_id, "voters": voters, "grantingVoters": voters}
-        batches.append(
-            build_batch(
-                base_offset=offset,
-                leader_epoch=leader_epoch,
-                timestamp_ms=timestamp_ms,
-                records=[encode_control_record(_LEADER_CHANGE, leader_change)],
-                control=True,
-            )
-        )
+        batches.append(leader_change_batch(offset, leader_epoch, timestamp_ms, leader_id, voter_ids))
         offset += 1
     data_batches, _, _ = _data_batches(
         records,
@@ -242,6 +233,67 @@ def encode_snapshot(
     Returns:
         The snapshot bytes.
     """
+    header, header_records = snapshot_header_batch(
+        epoch, timestamp_ms, last_contained_log_timestamp, kraft_version=kraft_version, voters=voters
+    )
+    data_batches, offset, _ = _data_batches(
+        records,
+        base_offset=header_records,
+        leader_epoch=epoch,
+        timestamp_ms=timestamp_ms,
+        timestamp_step_ms=0,
+        records_per_batch=records_per_batch,
+        compression=compression,
+    )
+    return b"".join([header, *data_batches, snapshot_footer_batch(offset, epoch, timestamp_ms)])
+
+
+def leader_change_batch(
+    base_offset: int, leader_epoch: int, timestamp_ms: int, leader_id: int, voter_ids: Sequence[int]
+) -> bytes:
+    """The control batch that opens a new epoch in a log: one LeaderChange record (every voter granted).
+
+    Args:
+        base_offset: Offset of the record.
+        leader_epoch: The new epoch.
+        timestamp_ms: Batch timestamp.
+        leader_id: The elected leader.
+        voter_ids: Voters, also named as granting voters.
+
+    Returns:
+        The batch bytes.
+    """
+    voters = [{"voterId": voter} for voter in voter_ids]
+    leader_change = {"version": 0, "leaderId": leader_id, "voters": voters, "grantingVoters": voters}
+    return build_batch(
+        base_offset=base_offset,
+        leader_epoch=leader_epoch,
+        timestamp_ms=timestamp_ms,
+        records=[encode_control_record(_LEADER_CHANGE, leader_change)],
+        control=True,
+    )
+
+
+def snapshot_header_batch(
+    epoch: int,
+    timestamp_ms: int,
+    last_contained_log_timestamp: int,
+    *,
+    kraft_version: int | None = None,
+    voters: Sequence[dict[str, Any]] = (),
+) -> tuple[bytes, int]:
+    """The control batch at offset 0 of a snapshot: SnapshotHeader, then KRaftVersion and Voters when given.
+
+    Args:
+        epoch: Snapshot epoch.
+        timestamp_ms: Batch timestamp.
+        last_contained_log_timestamp: The header's LastContainedLogTimestamp.
+        kraft_version: When set, also write the KRaftVersion record (and Voters when ``voters`` is given).
+        voters: VotersRecord voter dicts.
+
+    Returns:
+        The batch bytes and its record count (the offset of the first data record).
+    """
     header_records = [
         encode_control_record(
             _SNAPSHOT_HEADER, {"version": 0, "lastContainedLogTimestamp": last_contained_log_timestamp}
@@ -254,23 +306,27 @@ def encode_snapshot(
     header = build_batch(
         base_offset=0, leader_epoch=epoch, timestamp_ms=timestamp_ms, records=header_records, control=True
     )
-    data_batches, offset, _ = _data_batches(
-        records,
-        base_offset=len(header_records),
-        leader_epoch=epoch,
-        timestamp_ms=timestamp_ms,
-        timestamp_step_ms=0,
-        records_per_batch=records_per_batch,
-        compression=compression,
-    )
-    footer = build_batch(
-        base_offset=offset,
+    return header, len(header_records)
+
+
+def snapshot_footer_batch(base_offset: int, epoch: int, timestamp_ms: int) -> bytes:
+    """The control batch that closes a snapshot: one SnapshotFooter record.
+
+    Args:
+        base_offset: Offset after the last data record.
+        epoch: Snapshot epoch.
+        timestamp_ms: Batch timestamp.
+
+    Returns:
+        The batch bytes.
+    """
+    return build_batch(
+        base_offset=base_offset,
         leader_epoch=epoch,
         timestamp_ms=timestamp_ms,
         records=[encode_control_record(_SNAPSHOT_FOOTER, {"version": 0})],
         control=True,
     )
-    return b"".join([header, *data_batches, footer])
 
 
 def supported_versions(api_key: int) -> tuple[int, int]:
