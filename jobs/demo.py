@@ -32,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--real-metadata", help="folder of real KRaft files to include (default ../shared/real-metadata)"
     )
     parser.add_argument("--no-real-metadata", action="store_true", help="audit only the synthetic fleet")
+    parser.add_argument("--no-dq", action="store_true", help="skip the data-quality stage (Great Expectations)")
     parser.add_argument("--report", metavar="FILE", help="HTML report path (default <warehouse>/report.html)")
 
 
@@ -74,7 +75,11 @@ def execute(args: argparse.Namespace) -> int:
         clusters |= set(real_ingest.clusters)
         print(f"ingested {len(real_ingest.clusters)} real clusters from {real}")
     settings = audit.AuditSettings(
-        target_mv=args.target_mv, warehouse=str(warehouse), command="demo", cluster_ids=tuple(sorted(clusters))
+        target_mv=args.target_mv,
+        warehouse=str(warehouse),
+        command="demo",
+        cluster_ids=tuple(sorted(clusters)),
+        dq=not args.no_dq,
     )
     result = audit.run(spark, settings)
     print(verdict_text(result.summary))

@@ -62,6 +62,7 @@ def gate(
         "--junit",
         str(junit),
         "-q",
+        "--no-dq",  # the data-quality stage has its own tests (tests/jobs/test_quality.py)
     ]
     for rule in rules:
         args += ["--constraints", str(DATA / rule)]

@@ -101,7 +101,8 @@ def fleet(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict
     with pytest.MonkeyPatch.context() as patch:
         # The jobs reuse the suite's session; keep its few shuffle partitions.
         patch.setenv("KRAFT_AUDIT_SHUFFLE_PARTITIONS", "2")
-        assert cli_main(["demo", "--no-real-metadata", "--clusters", "2", "--topics", "10", *common]) == 0
+        demo = ["demo", "--no-real-metadata", "--no-dq", "--clusters", "2", "--topics", "10", *common]
+        assert cli_main(demo) == 0
         manifest = json.loads((tmp / "demo-fleet" / "manifest.json").read_text())
         first, second = manifest["clusters"]
         change = {
@@ -113,7 +114,7 @@ def fleet(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict
         changes = tmp / "changes.jsonl"
         changes.write_text(json.dumps(change) + "\nthis line is not JSON\n")
         assert cli_main(["ingest", "--input", str(changes), "--cluster-id", second["cluster_id"], *common]) == 0
-        audit = ["audit", "--target-mv", DEFAULT_TARGET, "--cluster-id", second["cluster_id"], *common]
+        audit = ["audit", "--target-mv", DEFAULT_TARGET, "--cluster-id", second["cluster_id"], "--no-dq", *common]
         assert cli_main(audit) == 1
     return {"tmp": tmp, "warehouse": warehouse, "first": first["cluster_id"], "second": second["cluster_id"]}
 
