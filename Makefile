@@ -1,8 +1,10 @@
 # One Makefile for humans and CI. `make demo` and `make test` set everything up first.
 PY := .venv/bin/python
 SPARK_QUIET := SPARK_LOCAL_IP=127.0.0.1
+# pytest workers for `make test` (each has its own local Spark); a module's tests stay on one worker.
+TEST_WORKERS ?= 2
 
-.PHONY: setup demo notebook test test-fast lint fmt typecheck bench bench-all package clean
+.PHONY: setup demo notebook test test-unit test-integration test-system test-fast lint fmt typecheck bench bench-all package clean
 
 setup:
 	@./scripts/setup.sh
@@ -16,10 +18,21 @@ notebook: setup
 	$(SPARK_QUIET) $(PY) scripts/run_notebook.py notebooks/dashboard.ipynb out/dashboard.ipynb
 
 test: setup lint
-	$(SPARK_QUIET) $(PY) -m pytest -q
+	$(SPARK_QUIET) $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+
+# The tiers (tests/conftest.py): unit never starts Spark (seconds), integration runs on one shared session,
+# system runs spark-submit, a standalone cluster, the notebook, a browser, the real-metadata corpus, the benchmark.
+test-unit: setup
+	$(PY) -m pytest -q -m unit
+
+test-integration: setup
+	$(SPARK_QUIET) $(PY) -m pytest -q -m integration -n $(TEST_WORKERS) --dist loadgroup
+
+test-system: setup
+	$(SPARK_QUIET) $(PY) -m pytest -q -m system -n $(TEST_WORKERS) --dist loadgroup
 
 test-fast: setup
-	$(SPARK_QUIET) $(PY) -m pytest -q -m "not slow"
+	$(SPARK_QUIET) $(PY) -m pytest -q -m "not system" -n $(TEST_WORKERS) --dist loadgroup
 
 lint: setup
 	$(PY) -m ruff check .
