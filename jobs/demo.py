@@ -12,7 +12,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+from pyspark.sql import SparkSession
 
 from jobs import audit, ingest, synth
 from jobs.session import build_session
@@ -52,53 +55,94 @@ def real_metadata_dir(given: str | None) -> Path | None:
     return None
 
 
-def execute(args: argparse.Namespace) -> int:
-    """Synthesise, ingest, audit, report, and tell the user where to look."""
+@dataclass(frozen=True)
+class DemoSettings:
+    """What the demo synthesises, ingests and audits."""
+
+    warehouse: str
+    fleet: FleetSpec
+    target_mv: str = DEFAULT_TARGET
+    real_metadata: Path | None = None  # real KRaft files to add, one cluster per repository folder
+    report: str | None = None  # default <warehouse>/report.html
+    dq: bool = True
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """What the demo did and where it wrote it."""
+
+    audit: audit.AuditResult
+    report: str | None
+    real_clusters: int
+
+
+def settings_from_args(args: argparse.Namespace) -> DemoSettings:
+    """Validated settings from parsed arguments."""
     warehouse = Path(args.warehouse).resolve()
     fleet = Path(args.fleet_dir).resolve() if args.fleet_dir else warehouse.parent / "demo-fleet"
-    synth_result = synth.run(
-        FleetSpec(out=str(fleet), clusters=args.clusters, topics=args.topics, overwrite=True, seed=7)
-    )
-    print(f"synthesised {synth_result.clusters} clusters ({synth_result.records} records) in {fleet}")
-    inputs = [str(fleet / name) for name in synth_result.cluster_names]
-    real = None if args.no_real_metadata else real_metadata_dir(args.real_metadata)
-    spark = build_session(master=args.master)
-    ingested = ingest.run(spark, ingest.IngestSettings(inputs=tuple(inputs), warehouse=str(warehouse)))
-    clusters = set(ingested.clusters)
-    if real is not None:
-        repos = sorted(p for p in real.iterdir() if p.is_dir() and p.name != "text-dumps")
-        # Several of these public repos share the cluster.id of Kafka's quick-start docs: one cluster per repo.
-        real_ingest = ingest.run(
-            spark,
-            ingest.IngestSettings(inputs=tuple(map(str, repos)), warehouse=str(warehouse), cluster_per_input=True),
-        )
-        clusters |= set(real_ingest.clusters)
-        print(f"ingested {len(real_ingest.clusters)} real clusters from {real}")
-    settings = audit.AuditSettings(
-        target_mv=args.target_mv,
+    return DemoSettings(
         warehouse=str(warehouse),
-        command="demo",
-        cluster_ids=tuple(sorted(clusters)),
+        fleet=FleetSpec(out=str(fleet), clusters=args.clusters, topics=args.topics, overwrite=True, seed=7),
+        target_mv=args.target_mv,
+        real_metadata=None if args.no_real_metadata else real_metadata_dir(args.real_metadata),
+        report=args.report,
         dq=not args.no_dq,
     )
-    result = audit.run(spark, settings)
-    print(verdict_text(result.summary))
-    report_path = _report(spark, str(warehouse), args.report)
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Synthesise, ingest, audit, report, and tell the user where to look."""
+    settings = settings_from_args(args)
+    result = run(build_session(master=args.master), settings)
+    summary = result.audit.summary
+    print(verdict_text(summary))
     print("\nWhere to look:")
-    print(f"  report      {report_path or '(report module not available)'}")
-    print(f"  violations  {result.summary.tables['violations']}  (Delta; Spark, delta-rs or DuckDB delta_scan)")
-    print(f"  effective   {result.summary.tables['effective_configs']}")
-    print(f"  findings    {result.summary.tables['findings']}")
-    print(f"  fleet       {fleet}/manifest.json (what was planted)")
+    print(f"  report      {result.report or '(report module not available)'}")
+    print(f"  violations  {summary.tables['violations']}  (Delta; Spark, delta-rs or DuckDB delta_scan)")
+    print(f"  effective   {summary.tables['effective_configs']}")
+    print(f"  findings    {summary.tables['findings']}")
+    print(f"  fleet       {settings.fleet.out}/manifest.json (what was planted)")
     return 0
 
 
-def _report(spark: object, warehouse: str, out: str | None) -> str | None:
+def run(spark: SparkSession, settings: DemoSettings) -> DemoResult:
+    """Synthesise the fleet, ingest it (and the real files), audit every cluster, write the report."""
+    fleet = Path(settings.fleet.out)
+    synth_result = synth.run(settings.fleet)
+    print(f"synthesised {synth_result.clusters} clusters ({synth_result.records} records) in {fleet}")
+    inputs = [str(fleet / name) for name in synth_result.cluster_names]
+    ingested = ingest.run(spark, ingest.IngestSettings(inputs=tuple(inputs), warehouse=settings.warehouse))
+    clusters = set(ingested.clusters)
+    real_clusters = 0
+    if settings.real_metadata is not None:
+        repos = sorted(p for p in settings.real_metadata.iterdir() if p.is_dir() and p.name != "text-dumps")
+        # Several of these public repos share the cluster.id of Kafka's quick-start docs: one cluster per repo.
+        real_ingest = ingest.run(
+            spark,
+            ingest.IngestSettings(inputs=tuple(map(str, repos)), warehouse=settings.warehouse, cluster_per_input=True),
+        )
+        clusters |= set(real_ingest.clusters)
+        real_clusters = len(real_ingest.clusters)
+        print(f"ingested {real_clusters} real clusters from {settings.real_metadata}")
+    audit_settings = audit.AuditSettings(
+        target_mv=settings.target_mv,
+        warehouse=settings.warehouse,
+        command="demo",
+        cluster_ids=tuple(sorted(clusters)),
+        dq=settings.dq,
+    )
+    result = audit.run(spark, audit_settings)
+    return DemoResult(
+        audit=result, report=_report(spark, settings.warehouse, settings.report), real_clusters=real_clusters
+    )
+
+
+def _report(spark: SparkSession, warehouse: str, out: str | None) -> str | None:
     try:
         from jobs.report import write_report
     except ImportError:
         return None
-    return str(write_report(spark, warehouse, out or str(Path(warehouse) / "report.html")))  # type: ignore[arg-type]
+    return str(write_report(spark, warehouse, out or str(Path(warehouse) / "report.html")))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

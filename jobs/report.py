@@ -13,6 +13,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -61,18 +62,58 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def execute(args: argparse.Namespace) -> int:
-    """CLI entry: write the report and print its path."""
+@dataclass(frozen=True)
+class ReportSettings:
+    """What varies per report."""
+
+    warehouse: str
+    out: str
+    run_id: str | None = None  # None: the newest run
+    max_violations: int = MAX_VIOLATIONS
+    delta_backend: str | None = None
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """The file written and the summary of the run it describes."""
+
+    path: Path
+    summary: RunSummary
+
+
+def settings_from_args(args: argparse.Namespace) -> ReportSettings:
+    """Validated settings from parsed arguments (bad values are UsageError, exit 2)."""
     if args.max_violations < 0:
         raise UsageError("--max-violations must be 0 or more")
-    out = args.out or default_out(args.warehouse)
-    spark = build_session(master=args.master)
-    store = open_store(spark, args.warehouse, args.delta_backend)
-    run = _load_run(store, args.run_id)
-    print(_write(store, run, out, max_violations=args.max_violations))
+    return ReportSettings(
+        warehouse=args.warehouse,
+        out=args.out or default_out(args.warehouse),
+        run_id=args.run_id,
+        max_violations=args.max_violations,
+        delta_backend=args.delta_backend,
+    )
+
+
+def execute(args: argparse.Namespace) -> int:
+    """CLI entry: write the report and print its path."""
+    settings = settings_from_args(args)
+    result = run(build_session(master=args.master), settings)
+    print(result.path)
     if args.summary_json:
-        write_summary_json(args.summary_json, run_summary(store, run))
+        write_summary_json(args.summary_json, result.summary)
     return 0
+
+
+def run(spark: SparkSession, settings: ReportSettings) -> ReportResult:
+    """Render the report of one run to ``settings.out``.
+
+    Raises:
+        InputError: the warehouse has no audit runs, or none with ``run_id``.
+    """
+    store = open_store(spark, settings.warehouse, settings.delta_backend)
+    chosen = _load_run(store, settings.run_id)
+    path = _write(store, chosen, settings.out, max_violations=settings.max_violations)
+    return ReportResult(path=path, summary=run_summary(store, chosen))
 
 
 def default_out(warehouse: str) -> str:
@@ -99,8 +140,9 @@ def write_report(
     Raises:
         InputError: the warehouse has no audit runs, or none with ``run_id``.
     """
-    store = open_store(spark, warehouse, delta_backend)
-    return _write(store, _load_run(store, run_id), out, max_violations=max_violations)
+    settings = ReportSettings(warehouse, out, run_id, max_violations, delta_backend)
+    store = open_store(spark, settings.warehouse, settings.delta_backend)
+    return _write(store, _load_run(store, settings.run_id), settings.out, max_violations=settings.max_violations)
 
 
 def _write(store: DeltaStore, run: dict[str, Any], out: str, *, max_violations: int) -> Path:
