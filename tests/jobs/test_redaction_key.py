@@ -11,9 +11,7 @@ import pytest
 from jobs.redaction_key import redaction_key
 
 
-def test_runs_starting_together_on_a_new_machine_share_one_key(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_runs_starting_together_on_a_new_machine_share_one_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key_file = tmp_path / "config" / "redaction.key"
     monkeypatch.delenv("KRAFT_AUDIT_REDACTION_KEY", raising=False)
     monkeypatch.setenv("KRAFT_AUDIT_KEY_FILE", str(key_file))
