@@ -88,6 +88,8 @@ def spark() -> Iterator[object]:
             # C1 only: thousands of small, different queries never run long enough to repay C2's compile time
             # (a small gate ran ~40% faster); the zone is what the session builder would add.
             "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -Duser.timezone=UTC",
+            # KRAFT_AUDIT_TEST_SPARK_CONF="key=value,key=value" overrides any of these for one run (experiments)
+            **dict(kv.split("=", 1) for kv in os.environ.get("KRAFT_AUDIT_TEST_SPARK_CONF", "").split(",") if kv),
         },
     )
     yield session
