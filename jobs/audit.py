@@ -47,6 +47,7 @@ from schemas.changes import changes_from_remediations, dump_changes
 from schemas.constraints import ConstraintCatalog
 from schemas.errors import InputError, UsageError
 from schemas.kafka_catalog import release_rank
+from schemas.kafka_vocabulary import ResourceType
 from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
@@ -484,7 +485,9 @@ def _findings(findings_df: DataFrame, run_id: str, run_ts: datetime) -> DataFram
 
 def _dynamic_scopes(frames: CatalogFrames) -> DataFrame:
     """Per broker key its dynamic scope in the newest release that defines it (for remediation text)."""
-    keys_df = frames.config_keys_df.filter((F.col("resource_type") == "BROKER") & F.col("dynamic_scope").isNotNull())
+    keys_df = frames.config_keys_df.filter(
+        (F.col("resource_type") == ResourceType.BROKER) & F.col("dynamic_scope").isNotNull()
+    )
     parts = F.split(F.col("release"), r"\.")
     rank = parts.getItem(0).try_cast("int") * 1000 + parts.getItem(1).try_cast("int")
     newest_df = keys_df.groupBy("name").agg(F.max_by("dynamic_scope", rank).alias("scope"))

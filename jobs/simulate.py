@@ -37,8 +37,8 @@ from jobs.secrets import redaction_key
 from jobs.session import build_session
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
-from schemas.constraints import RESOURCE_TYPES
 from schemas.errors import ConfigError, InputError
+from schemas.kafka_vocabulary import RESOURCE_TYPES
 from transforms.audit_scope import filter_auditable, with_release_at_least
 from transforms.constraints.changes import apply_changes
 from transforms.constraints.evaluate import evaluate_constraints
@@ -60,7 +60,7 @@ ENTITY = ["cluster_id", "resource_type", "resource_name", "node_id"]
 STATE_INPUTS = ("brokers", "broker_static_configs", "topics", "dynamic_configs", "client_entity_configs")
 BEFORE, AFTER = "before", "after"
 # resource_type -> the resource name the redaction rules use
-_RESOURCE_KINDS = {rtype: kind for kind, rtype in RESOURCE_TYPES.items()}
+_RESOURCE_KINDS: dict[str, str] = {rtype: rtype.kind for rtype in RESOURCE_TYPES}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -41,19 +41,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from schemas.errors import ConfigError
+from schemas.kafka_vocabulary import ResourceType
 
+# the YAML spelling of a ResourceType (its `kind`); a Literal so pydantic lists the choices in its messages
 ResourceKind = Literal["broker", "topic", "group", "client_metrics", "client"]
 Severity = Literal["error", "warning"]
 TypeName = Literal["int", "long", "short", "double", "boolean", "list", "string", "password", "class"]
-
-# resource kind in YAML -> resource_type in EFFECTIVE_CONFIGS / VIOLATIONS
-RESOURCE_TYPES: Final[dict[str, str]] = {
-    "broker": "BROKER",
-    "topic": "TOPIC",
-    "group": "GROUP",
-    "client_metrics": "CLIENT_METRICS",
-    "client": "CLIENT",
-}
 
 CHECK_KINDS: Final = (
     "min",
@@ -218,9 +211,9 @@ class Constraint(BaseModel):
         return self.configs if self.configs is not None else (self.config or "",)
 
     @property
-    def resource_type(self) -> str:
+    def resource_type(self) -> ResourceType:
         """The EFFECTIVE_CONFIGS resource_type, e.g. ``BROKER``."""
-        return RESOURCE_TYPES[self.resource]
+        return ResourceType(self.resource.upper())
 
     @property
     def selection_key(self) -> tuple[str, tuple[str, ...]]:

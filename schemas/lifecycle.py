@@ -45,6 +45,7 @@ from pyspark.sql.types import (
 )
 
 from schemas.errors import ConfigError
+from schemas.kafka_vocabulary import RESOURCE_TYPES
 
 STATUS_VALUES: Final = ("open", "resolved", "reopened")
 STATUS_OPEN: Final = "open"
@@ -109,7 +110,6 @@ WAIVERS: Final = StructType(
 )
 WAIVER_SCOPE_FIELDS: Final = ("cluster_id", "resource_type", "resource_name", "constraint_id", "config_name")
 
-RESOURCE_TYPES: Final = ("BROKER", "TOPIC", "GROUP", "CLIENT_METRICS", "CLIENT")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 

@@ -60,13 +60,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.constraints.checks import check_violation, with_parsed_value
@@ -85,10 +86,14 @@ from transforms.constraints.remediation import fix_value, remediation_change, re
 from transforms.constraints.rule_table import RuleTables, rule_tables
 from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 from transforms.replay.state import truncated
+from transforms.timestamps import as_utc
 
 ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
-DEFAULT_CONFIG: Final = "DEFAULT_CONFIG"  # the source of a value nobody set (the release's default)
-BROKER_LAYERS: Final = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG", "STATIC_BROKER_CONFIG")
+BROKER_LAYERS: Final = (
+    ConfigSource.DYNAMIC_BROKER_CONFIG,
+    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+    ConfigSource.STATIC_BROKER_CONFIG,
+)
 FAILURE_COLUMNS: Final = (
     "cluster_id",
     "resource_type",
@@ -112,7 +117,7 @@ FAILURE_COLUMNS: Final = (
 def _judged(source: Column) -> Column:
     """A single-key (row, rule) pair is evaluated: the rule judges defaults or the value was set by someone
     (``rule_table.judges_defaults``)."""
-    return F.col("judges_defaults") | ~F.coalesce(source == F.lit(DEFAULT_CONFIG), F.lit(False))
+    return F.col("judges_defaults") | ~F.coalesce(source == F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
 
 
 def _expression_judged() -> Column:
@@ -120,7 +125,9 @@ def _expression_judged() -> Column:
     every key it reads exists in the audited release and at least one of them was set by someone."""
     present = F.forall("rule_configs", lambda k: F.map_contains_key(F.col("cfg"), k))
     source = lambda k: F.try_element_at(F.col("meta"), k)["value_source"]  # noqa: E731
-    set_by_someone = F.exists("rule_configs", lambda k: F.coalesce(source(k) != F.lit(DEFAULT_CONFIG), F.lit(False)))
+    set_by_someone = F.exists(
+        "rule_configs", lambda k: F.coalesce(source(k) != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
+    )
     return F.col("judges_defaults") | (present & set_by_someone)
 
 
@@ -148,9 +155,9 @@ def _single_key_failures(
     effective_df: DataFrame, cluster_df: DataFrame, tables: RuleTables, target_level: int | None
 ) -> DataFrame:
     rtype, source = F.col("resource_type"), F.col("source")
-    is_topic_override = (rtype == "TOPIC") & (source == "DYNAMIC_TOPIC_CONFIG")
-    is_group_override = (rtype == "GROUP") & (source == "DYNAMIC_GROUP_CONFIG")
-    is_inheritable = rtype.isin("TOPIC", "GROUP")
+    is_topic_override = (rtype == ResourceType.TOPIC) & (source == ConfigSource.DYNAMIC_TOPIC_CONFIG)
+    is_group_override = (rtype == ResourceType.GROUP) & (source == ConfigSource.DYNAMIC_GROUP_CONFIG)
+    is_inheritable = rtype.isin(ResourceType.TOPIC, ResourceType.GROUP)
     rows_df = effective_df.filter(~is_inheritable | is_topic_override | is_group_override).select(
         *ENTITY,
         "node_id",
@@ -244,7 +251,7 @@ def _expression_contexts(
     )
     topic_ctx_df = topics_df.select(
         "cluster_id",
-        F.lit("TOPIC").alias("resource_type"),
+        F.lit(ResourceType.TOPIC).alias("resource_type"),
         F.col("topic_name").alias("resource_name"),
         topic_struct.alias("topic"),
     )
@@ -346,14 +353,18 @@ def _affected_topics(effective_df: DataFrame, topics_df: DataFrame, reported_df:
     """(cluster_id, host_node, broker_key, n_topics): topics hosted on a node inheriting that broker key, for the
     (cluster, key) pairs of the BROKER violations in ``reported_df`` only (their key or the synonym the value was
     read from), so the topic rows are filtered before they are joined, exploded per host and counted."""
-    broker_df = reported_df.filter(F.col("resource_type") == "BROKER")
+    broker_df = reported_df.filter(F.col("resource_type") == ResourceType.BROKER)
     wanted_df = (
         broker_df.select("cluster_id", F.col("config_name").alias("broker_key"))
         .unionByName(broker_df.select("cluster_id", F.col("synonym").alias("broker_key")))
         .filter(F.col("broker_key").isNotNull())
         .distinct()
     )
-    inherits = (F.col("resource_type") == "TOPIC") & F.col("source").isin(*BROKER_LAYERS) & F.col("synonym").isNotNull()
+    inherits = (
+        (F.col("resource_type") == ResourceType.TOPIC)
+        & F.col("source").isin(*BROKER_LAYERS)
+        & F.col("synonym").isNotNull()
+    )
     inherited_df = (
         effective_df.filter(inherits)
         .select(
@@ -387,7 +398,7 @@ def _with_affected_topics(violations_df: DataFrame, affected_df: DataFrame) -> D
         F.col("broker_key").alias("synonym"),
         F.col("n_topics").alias("_by_synonym"),
     )
-    is_broker = F.col("resource_type") == "BROKER"
+    is_broker = F.col("resource_type") == ResourceType.BROKER
     synonym_differs = F.coalesce(F.col("synonym") != F.col("config_name"), F.lit(False))
     counted = F.coalesce(F.col("_by_key"), F.lit(0)) + F.when(
         synonym_differs, F.coalesce(F.col("_by_synonym"), F.lit(0))
@@ -404,7 +415,7 @@ def _with_affected_topics(violations_df: DataFrame, affected_df: DataFrame) -> D
 def _deleted_resource(resource_name: Column, source: Column) -> Column:
     """The resource a DELETE edits: the cluster default ``""`` for values from that layer (one record for every
     broker), else the entity itself."""
-    return F.when(source == "DYNAMIC_DEFAULT_BROKER_CONFIG", F.lit("")).otherwise(resource_name)
+    return F.when(source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, F.lit("")).otherwise(resource_name)
 
 
 def _fallback_verdicts(fallback_df: DataFrame, tables: RuleTables, target_level: int) -> DataFrame:
@@ -478,7 +489,7 @@ def _with_scope(df: DataFrame, dynamic_scope_df: DataFrame | None) -> DataFrame:
     scopes_df = dynamic_scope_df.select("config_name", F.col("scope").alias("_scope")).dropDuplicates(["config_name"])
     return (
         df.join(F.broadcast(scopes_df), on="config_name", how="left")
-        .select("*", F.when(F.col("resource_type") == "BROKER", F.col("_scope")).alias("scope"))
+        .select("*", F.when(F.col("resource_type") == ResourceType.BROKER, F.col("_scope")).alias("scope"))
         .drop("_scope")
     )
 
@@ -487,10 +498,6 @@ def _conform(df: DataFrame, schema: StructType) -> DataFrame:
     """Select exactly the schema's columns, in order, with its types (nullability is not enforced by Spark
     for derived columns; the writers compare names and types)."""
     return df.select(*[F.col(f.name).cast(f.dataType).alias(f.name) for f in schema.fields])
-
-
-def _utc(ts: datetime) -> datetime:
-    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
 
 
 def evaluate_constraints(
@@ -542,7 +549,7 @@ def evaluate_constraints(
     current = F.col("current_level")
     return reported_df.select(
         F.lit(run_id).alias("run_id"),
-        F.lit(_utc(run_ts)).cast("timestamp").alias("run_ts"),
+        F.lit(as_utc(run_ts)).cast("timestamp").alias("run_ts"),
         "cluster_id",
         F.lit(target.name).alias("target_mv"),
         F.lit(target.level).cast("int").alias("target_level"),

@@ -45,6 +45,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType
 
 from schemas.errors import ConfigError
+from schemas.kafka_vocabulary import ResourceType
 
 if TYPE_CHECKING:
     from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
@@ -205,7 +206,7 @@ _NOT_ROW_LEVEL: Final = frozenset(
 
 
 def _context_ddl(resource_type: str) -> str:
-    fields = {k: v for k, v in EXPR_CONTEXT_FIELDS.items() if k != "topic" or resource_type == "TOPIC"}
+    fields = {k: v for k, v in EXPR_CONTEXT_FIELDS.items() if k != "topic" or resource_type == ResourceType.TOPIC}
     return ", ".join(f"{name} {ddl}" for name, ddl in fields.items())
 
 

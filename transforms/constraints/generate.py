@@ -44,11 +44,12 @@ from typing import Any, Final
 from schemas.constraints import ConstraintCatalog, parse_catalog
 from schemas.errors import ConfigError
 from schemas.kafka_catalog import release_rank
+from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES
 from schemas.metadata_version import MetadataVersionTable
 from transforms.constraints.kafka_validators import translate_custom
 
 DEFAULT_SOURCE: Final = "<default catalog>"
-RESOURCES: Final = ("broker", "topic", "group", "client_metrics")
+RESOURCES: Final = tuple(t.kind for t in CONFIG_RESOURCE_TYPES)  # the sections of conf/kafka/<release>.yaml
 _TYPE_NAMES: Final = {
     "INT": "int",
     "LONG": "long",

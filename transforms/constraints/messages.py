@@ -19,6 +19,8 @@ import math
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from schemas.kafka_vocabulary import ResourceType
+
 
 def format_number(x: float) -> str:
     """A bound as text: integral values without ``.0``; others as Python's shortest repr."""
@@ -103,6 +105,6 @@ def violation_message() -> Column:
     is_expression = code.isin("EXPRESSION_FALSE", "COULD_NOT_EVALUATE")
     description = F.when(is_expression & F.col("description").isNotNull(), F.concat(F.lit(" — "), F.col("description")))
     # a broker row's node_id is the broker itself; only topic / group rows have views of several brokers
-    has_view = F.col("node_id").isNotNull() & (F.col("resource_type") != "BROKER")
+    has_view = F.col("node_id").isNotNull() & (F.col("resource_type") != ResourceType.BROKER)
     view = F.when(has_view, F.concat(F.lit(" (on broker "), F.col("node_id"), F.lit("'s view)")))
     return F.concat(body, F.coalesce(view, F.lit("")), F.coalesce(description, F.lit("")), _suffix())

@@ -20,7 +20,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from schemas.gold import FINDINGS
-from transforms.replay.ordering import BEGIN, TXN_MARKERS, as_utc
+from transforms.replay.ordering import BEGIN, TXN_MARKERS
+from transforms.timestamps import as_utc
 
 RUN_COLUMNS: Final = ("run_id", "run_ts")
 FINDING_ROWS: Final = StructType([f for f in FINDINGS.fields if f.name not in RUN_COLUMNS])

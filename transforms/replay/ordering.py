@@ -29,7 +29,7 @@ fields parse to NULL) and ``transforms.replay.findings`` reports them.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
 from pyspark.sql import Column, DataFrame, Window
@@ -44,6 +44,8 @@ from pyspark.sql.types import (
     StructType,
     TimestampType,
 )
+
+from transforms.timestamps import as_utc
 
 SNAPSHOT_KINDS: Final = ("SNAPSHOT", "BOOTSTRAP_SNAPSHOT")
 LOG_KINDS: Final = ("LOG_SEGMENT", "DUMP_LOG_TEXT", "JSON_LINES")
@@ -100,11 +102,6 @@ APPLIED_RECORDS: Final = StructType(
         StructField("is_unknown", BooleanType(), False),
     ]
 )
-
-
-def as_utc(moment: datetime) -> datetime:
-    """A timezone-aware UTC datetime; a naive one is taken as UTC (the sessions run in UTC)."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _snapshot_end(kind: Column, end: Column) -> Column:
