@@ -50,7 +50,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from schemas.errors import ConfigError
+from schemas.errors import ConfigError, validation_problems
 from schemas.kafka_vocabulary import AlterConfigOpType, ResourceType
 
 Layer = Literal["dynamic", "static"]
@@ -165,15 +165,6 @@ class ChangeSet(BaseModel):
         return self
 
 
-def _problems(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{loc}: {msg}" if loc else msg)
-    return "; ".join(parts)
-
-
 def parse_changes(data: Any, source: str) -> ChangeSet:
     """Validate an already-parsed changes file.
 
@@ -195,11 +186,11 @@ def parse_changes(data: Any, source: str) -> ChangeSet:
         try:
             parsed.append(ResourceChange.model_validate(entry))
         except ValidationError as exc:
-            raise ConfigError(f"{source}: {where}: {_problems(exc)}") from None
+            raise ConfigError(f"{source}: {where}: {validation_problems(exc)}") from None
     try:
         return ChangeSet(changes=tuple(parsed))
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_problems(exc)}") from None
+        raise ConfigError(f"{source}: {validation_problems(exc)}") from None
 
 
 def load_changes_text(text: str, source: str) -> ChangeSet:

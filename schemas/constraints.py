@@ -40,7 +40,7 @@ from typing import Any, Final, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from schemas.errors import ConfigError
+from schemas.errors import ConfigError, validation_problems
 from schemas.kafka_vocabulary import ResourceType
 
 # the YAML spelling of a ResourceType (its `kind`); a Literal so pydantic lists the choices in its messages
@@ -242,15 +242,6 @@ def _entry_id(entry: Any, index: int) -> str:
     return f"#{index + 1}"
 
 
-def _reason(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"] if p != "__root__")
-        msg = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{loc}: {msg}" if loc else msg)
-    return "; ".join(parts)
-
-
 def parse_catalog(data: Any, source: str) -> ConstraintCatalog:
     """Validate already-parsed catalog YAML.
 
@@ -269,7 +260,7 @@ def parse_catalog(data: Any, source: str) -> ConstraintCatalog:
     try:
         raw = _CatalogFile.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_reason(exc)}") from None
+        raise ConfigError(f"{source}: {validation_problems(exc)}") from None
     constraints = []
     for index, entry in enumerate(raw.constraints):
         if not isinstance(entry, Mapping):
@@ -277,7 +268,7 @@ def parse_catalog(data: Any, source: str) -> ConstraintCatalog:
         try:
             constraints.append(Constraint.model_validate(entry))
         except ValidationError as exc:
-            raise ConfigError(f"{source}: constraint {_entry_id(entry, index)}: {_reason(exc)}") from None
+            raise ConfigError(f"{source}: constraint {_entry_id(entry, index)}: {validation_problems(exc)}") from None
     catalog = ConstraintCatalog(source=source, constraints=tuple(constraints))
     ensure_unique_ids([catalog])
     return catalog

@@ -54,6 +54,7 @@ from pyspark.sql import functions as F
 from schemas.changes import ChangeSet
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES, AlterConfigOpType, ResourceType
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
+from schemas.whatif import OPS_DDL, REPLACE_DDL
 from transforms.replay.state import ReplayResult, truncated
 
 Redactor = Callable[[str, str, str | None], tuple[str | None, str | None]]
@@ -69,14 +70,6 @@ QUOTA_KEYS: Final = frozenset(
     }
 )
 CHANGED_ORIGIN: Final = "CHANGE"  # BROKER_STATIC_CONFIGS.origin of a simulated server.properties value
-OPS_DDL: Final = (
-    "seq int, explicit boolean, cluster_id string, resource_type string, resource_name string, layer string, "
-    "op string, key string, value string, value_hash string"
-)
-REPLACE_DDL: Final = (
-    "seq int, explicit boolean, cluster_id string, resource_type string, resource_name string, layer string, "
-    "keep_keys array<string>"
-)
 
 
 @dataclass(frozen=True)

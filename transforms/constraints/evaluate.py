@@ -67,6 +67,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from schemas.evaluation import FAILURE_COLUMNS, MV_LEVELS_DDL
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
@@ -93,24 +94,6 @@ BROKER_LAYERS: Final = (
     ConfigSource.DYNAMIC_BROKER_CONFIG,
     ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
     ConfigSource.STATIC_BROKER_CONFIG,
-)
-FAILURE_COLUMNS: Final = (
-    "cluster_id",
-    "resource_type",
-    "resource_name",
-    "node_id",
-    "config_name",
-    "value",
-    "value_source",
-    "synonym",
-    "source_offset",
-    "v_elems",
-    "rule_idx",
-    "code",
-    "detail",
-    "active_from",
-    "active_to",
-    "expr_fix_value",  # expressions: the value of the derived fix (expr_fixes), NULL when none
 )
 
 
@@ -600,7 +583,7 @@ def violations_by_level(
     failures_df = failures_df.join(
         F.broadcast(tables.rule_info_df.select("rule_idx", "severity")), on="rule_idx", how="inner"
     )
-    levels_df = spark.createDataFrame([(v.level, v.name) for v in mv_table.levels], "level int, mv string")
+    levels_df = spark.createDataFrame([(v.level, v.name) for v in mv_table.levels], MV_LEVELS_DDL)
     is_error = (F.col("severity") == "error").cast("long")
     counts_df = (
         failures_df.join(F.broadcast(levels_df.select("level")), on=_applies(F.col("level")), how="inner")

@@ -45,17 +45,12 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType
 
 from schemas.errors import ConfigError
+from schemas.evaluation import EXPR_CONTEXT_FIELDS
 from schemas.kafka_vocabulary import ResourceType
 
 if TYPE_CHECKING:
     from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 
-EXPR_CONTEXT_FIELDS: Final[dict[str, str]] = {
-    "value": "string",
-    "cfg": "map<string,string>",
-    "topic": "struct<partitions:int,replication_factor:int,internal:boolean>",
-    "cluster": "struct<broker_count:int,rack_count:int>",
-}
 OUTCOME_HOLDS: Final = 0
 OUTCOME_FALSE: Final = 1
 OUTCOME_NULL: Final = 2

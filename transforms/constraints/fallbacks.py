@@ -52,6 +52,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from schemas.whatif import FALLBACK_COLUMNS
 from transforms.constraints.scenarios import SCENARIO_SEPARATOR, union_scenarios
 from transforms.effective import resolve_effective_configs
 from transforms.effective.catalog_frames import CatalogFrames
@@ -62,20 +63,6 @@ FALLBACK_SOURCES: Final = (
     ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
     ConfigSource.DYNAMIC_TOPIC_CONFIG,
     ConfigSource.DYNAMIC_GROUP_CONFIG,
-)
-FALLBACK_COLUMNS: Final = (
-    "cluster_id",
-    "resource_type",
-    "resource_name",
-    "node_id",
-    "config_name",
-    "deleted_source",
-    "value",
-    "value_hash",
-    "is_sensitive",
-    "config_type",
-    "source",
-    "synonym",
 )
 FallbackResolver = Callable[[DataFrame], DataFrame]
 # A key no catalog defines: keeps a group alive in the variant without its overrides; dropped from the output.

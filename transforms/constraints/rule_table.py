@@ -25,32 +25,17 @@ everything needed only for violating rows (ids, texts, severity); it is joined a
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from pyspark.sql import DataFrame, SparkSession
 
+from schemas.evaluation import CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL
 from transforms.constraints.expressions import EXPR_CHUNK_SIZE, paired_by_keys
 from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
 from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 
-CHECK_RULES_DDL: Final = (
-    "rule_idx int, resource_type string, config_name string, rule_kind string, rule_num_a double, "
-    "rule_num_b double, rule_values array<string>, rule_values_num array<double>, rule_pattern string, "
-    "rule_type string, active_from int, active_to int, judges_defaults boolean"
-)
-EXPR_RULES_DDL: Final = (
-    "rule_idx int, resource_type string, rule_configs array<string>, first_key string, reads_values boolean, "
-    "expr_chunk int, active_from int, active_to int, judges_defaults boolean"
-)
-RULE_INFO_DDL: Final = (
-    "rule_idx int, constraint_id string, constraint_source string, constraint_kind string, "
-    "constraint_level int, constraint_mv string, severity string, sel_key string, rule_bound_a string, "
-    "rule_bound_b string, rule_values array<string>, rule_values_text string, rule_pattern_text string, "
-    "rule_type_text string, expr_text string, reference string, description string, remediation_hint string, "
-    "rule_fix_value string, rule_configs_text string"
-)
 _PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 
 

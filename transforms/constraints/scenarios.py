@@ -27,10 +27,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from schemas.gold import FINDING_ROWS
+from schemas.replay import APPLIED_RECORDS, REPLAY_STREAM
 from schemas.silver import CLUSTER_STATE, CONTROLLERS, FEATURES
 from transforms.constraints.changes import ConfigLayers
-from transforms.replay.findings import FINDING_ROWS
-from transforms.replay.ordering import APPLIED_RECORDS, REPLAY_STREAM
 from transforms.replay.state import ReplayResult
 
 SCENARIO_SEPARATOR: Final = "\u001f"

@@ -22,27 +22,11 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from schemas.effective import LAYER_COLUMNS
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_catalog import CLUSTER_LEVEL_LISTENER_CONFIGS, LISTENER_CONFIG_PATTERN
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER, converted, top_layer_only
-
-# Columns of a broker layer row (intermediate).
-LAYER_COLUMNS = (
-    "cluster_id",
-    "node_id",
-    "catalog_release",
-    "release_rank",
-    "resource_name",
-    "name",
-    "value",
-    "value_hash",
-    "layer",
-    "source",
-    "source_offset",
-    "source_timestamp",
-    "ignored_reason",
-)
 
 
 def _static_layer(static_df: DataFrame, nodes_df: DataFrame) -> DataFrame:

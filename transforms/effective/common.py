@@ -7,6 +7,7 @@ from typing import Final
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from schemas.effective import COMPARED_FIELDS, RESOLVED_FIELDS, RESOLVED_TYPES
 from schemas.kafka_catalog import normalize_release, release_rank
 from transforms.releases import release_rank_column
 
@@ -17,23 +18,6 @@ NODE_LAYER: Final = 3
 
 _MS_PER_HOUR: Final = 3_600_000
 _MS_PER_MINUTE: Final = 60_000
-
-# The fields every resolved value carries, in this order, with their types (see ``resolved``).
-RESOLVED_TYPES: Final = {
-    "value": "string",
-    "value_hash": "string",
-    "source": "string",
-    "synonym": "string",
-    "source_offset": "long",
-    "source_timestamp": "timestamp",
-    "config_type": "string",
-    "is_sensitive": "boolean",
-    "kafka_release": "string",
-    "release_rank": "int",
-}
-RESOLVED_FIELDS: Final = tuple(RESOLVED_TYPES)
-# The fields two broker views must agree on for a topic or group row to be shared (types and releases aside).
-COMPARED_FIELDS: Final = ("value", "value_hash", "source", "synonym", "source_offset", "source_timestamp")
 
 
 def converted(value: Column, converter: Column, negative_means_unlimited: Column) -> Column:

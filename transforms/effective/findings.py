@@ -13,8 +13,8 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from schemas.gold import FINDING_ROWS
 from schemas.kafka_vocabulary import ResourceType
-from transforms.replay.findings import FINDING_ROWS
 
 
 def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:

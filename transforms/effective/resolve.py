@@ -31,7 +31,7 @@ from functools import reduce
 
 from pyspark.sql import DataFrame
 
-from schemas.gold import EFFECTIVE_CONFIGS
+from schemas.gold import EFFECTIVE_CONFIGS, FINDING_ROWS
 from schemas.kafka_vocabulary import RESOURCE_TYPES, ResourceType
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
@@ -40,7 +40,6 @@ from transforms.effective.common import with_catalog_release
 from transforms.effective.findings import to_coverage_findings, to_ignored_dynamic_findings
 from transforms.effective.groups import to_client_metrics_effective, to_group_effective
 from transforms.effective.topics import to_topic_effective, to_topic_node_views
-from transforms.replay.findings import FINDING_ROWS
 from transforms.replay.state import ReplayResult, truncated
 
 

@@ -64,9 +64,9 @@ class ReplayResult:
         features: ``FEATURES``.
         controllers: ``CONTROLLERS``.
         cluster_state: ``CLUSTER_STATE``.
-        findings: ``transforms.replay.findings.FINDING_ROWS`` (gold FINDINGS without run_id / run_ts).
-        applied_records: ``transforms.replay.ordering.APPLIED_RECORDS``, what every silver frame is built from.
-        replay_stream: ``transforms.replay.ordering.REPLAY_STREAM`` (all de-duplicated records with decisions).
+        findings: ``schemas.gold.FINDING_ROWS`` (gold FINDINGS without run_id / run_ts).
+        applied_records: ``schemas.replay.APPLIED_RECORDS``, what every silver frame is built from.
+        replay_stream: ``schemas.replay.REPLAY_STREAM`` (all de-duplicated records with decisions).
     """
 
     brokers: DataFrame
