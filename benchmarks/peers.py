@@ -28,8 +28,9 @@ from pyspark.sql.types import ArrayType, IntegerType
 
 from benchmarks.measure import DriverMemory, Step, measure
 from benchmarks.pyvalidator import validators_by_key
+from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from transforms.constraints.selection import CompiledCatalog, CompiledConstraint, active_at
+from transforms.constraints.selection import active_at
 
 
 def applicable_checks(compiled: CompiledCatalog, level: int) -> list[CompiledConstraint]:

@@ -44,7 +44,7 @@ from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
 from schemas.changes import changes_from_remediations, dump_changes
-from schemas.constraints import ConstraintCatalog
+from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.errors import InputError, UsageError
 from schemas.kafka_catalog import release_rank
 from schemas.kafka_vocabulary import ResourceType
@@ -52,6 +52,7 @@ from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
+from transforms.checkpoints import truncated
 from transforms.constraints.evaluate import (
     constraint_failures,
     evaluate_constraints,
@@ -59,12 +60,11 @@ from transforms.constraints.evaluate import (
     violations_by_level,
 )
 from transforms.constraints.expressions import validate_with_spark
-from transforms.constraints.fallbacks import override_sources, resolve_fallbacks
 from transforms.constraints.generate import generate_default_catalog
-from transforms.constraints.selection import CompiledCatalog, compile_catalog
+from transforms.constraints.selection import compile_catalog
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.metadata_version import parse_metadata_version
-from transforms.replay.state import truncated
+from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
 log = logging.getLogger("kraft_audit")
 

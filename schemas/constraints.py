@@ -13,7 +13,8 @@ A catalog file looks like::
         reference: KIP-1294
         remediation: Raise the segment size; 3 MiB is the floor.   # optional hint appended to the fix
 
-Jobs read the file and call :func:`load_catalog_text`; everything here is pure. ``since`` stays as written:
+Jobs read the file and call :func:`load_catalog_text`; everything here is pure. ``compile_catalog`` turns the loaded
+catalogs into a :class:`CompiledCatalog` (below), the input of every evaluation function. ``since`` stays as written:
 resolving it to a feature level needs the metadata.version table and happens in
 ``transforms.constraints.selection.compile_catalog``. Expression syntax and field names are checked there too
 (they need Spark's parser), so a catalog that loads here may still be rejected at compile time.
@@ -301,3 +302,57 @@ def ensure_unique_ids(catalogs: Iterable[ConstraintCatalog]) -> None:
                 where = catalog.source if first == catalog.source else f"{first} and {catalog.source}"
                 raise ConfigError(f"{where}: constraint {constraint.id}: id is defined twice")
             seen[constraint.id] = catalog.source
+
+
+# --- The compiled catalog (built by transforms.constraints.selection.compile_catalog) ---------------------
+
+
+class ExprFix(BaseModel):
+    """The structured fix of an expression constraint: the key to set and the Spark SQL expression giving its value
+    (derived from the expression text by ``transforms.constraints.expr_fixes.derive_fix``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    value_sql: str
+
+
+class CompiledConstraint(BaseModel):
+    """A constraint with its ``since`` resolved and the level interval over which it applies."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rule_idx: int  # position in the compiled catalog (stable for one catalog)
+    constraint: Constraint
+    source: str  # the catalog file it came from
+    level: int | None  # the feature level of `since`; None for a base validator
+    since_mv: str | None  # the MV name of that level, e.g. "4.4-IV1"
+    active_from: int  # inclusive
+    active_to: int | None  # exclusive; None = no later level replaces it
+    expr_sql: str | None  # the expression as evaluated (casts rewritten to try_cast)
+    expr_fix: ExprFix | None = None  # the structured fix derived from the expression, if any
+
+    def applies_at(self, level: int) -> bool:
+        """Whether the validator is selected for a target feature level."""
+        return self.active_from <= level and (self.active_to is None or level < self.active_to)
+
+
+class CompiledCatalog(BaseModel):
+    """Every loaded constraint, selection resolved; what the evaluation functions take."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sources: tuple[str, ...]
+    rules: tuple[CompiledConstraint, ...]
+    max_level: int  # the highest level of the metadata.version table used to compile
+    fingerprint: str  # sha256 over the validated catalog (for audit_runs)
+
+    @property
+    def checks(self) -> tuple[CompiledConstraint, ...]:
+        """The single-key ``check`` rules."""
+        return tuple(r for r in self.rules if r.constraint.check is not None)
+
+    @property
+    def expressions(self) -> tuple[CompiledConstraint, ...]:
+        """The ``expr`` rules."""
+        return tuple(r for r in self.rules if r.constraint.expr is not None)

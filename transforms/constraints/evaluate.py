@@ -47,7 +47,7 @@ How it runs (one pass, no per-constraint jobs):
   selection key ``(resource, sorted keys)`` fails on that row (NULL when the current level is unknown).
   ``violations_by_level`` expands the same failures over every level of the MV table at once.
 * **fixes** — ``remediation`` / ``remediation_change`` (``remediation``): a single-key violation whose value comes
-  from an override (``fallbacks.FALLBACK_SOURCES``) is fixed by deleting that override when the value it falls back
+  from an override (``schemas.whatif.FALLBACK_SOURCES``) is fixed by deleting that override when the value it falls back
   to (``fallback_resolver``, every broker view of it) passes every single-key rule of the key at the target; otherwise a
   SET of a passing value (``fix_value``). An expression violation gets the SET derived from its text
   (``expr_fixes``) when there is one.
@@ -59,7 +59,7 @@ have unique keys.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Final
 
@@ -67,10 +67,13 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.evaluation import FAILURE_COLUMNS, MV_LEVELS_DDL
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
+from schemas.whatif import FALLBACK_SOURCES
+from transforms.checkpoints import truncated
 from transforms.constraints.checks import check_violation, with_parsed_value
 from transforms.constraints.expr_fixes import expression_fix_columns
 from transforms.constraints.expressions import (
@@ -81,15 +84,15 @@ from transforms.constraints.expressions import (
     expression_outcome_columns,
     paired_by_keys,
 )
-from transforms.constraints.fallbacks import FALLBACK_SOURCES, FallbackResolver
 from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.constraints.rule_table import RuleTables, rule_tables
-from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
-from transforms.replay.state import truncated
 from transforms.timestamps import as_utc
 
 ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
+# needed_df (cluster_id, resource_type, resource_name, value_source) -> the fallback rows of those overrides
+# (schemas.whatif.FALLBACK_COLUMNS); jobs bind transforms.whatif.resolve_fallbacks to the audited state.
+FallbackResolver = Callable[[DataFrame], DataFrame]
 BROKER_LAYERS: Final = (
     ConfigSource.DYNAMIC_BROKER_CONFIG,
     ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,

@@ -27,16 +27,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from pydantic import BaseModel, ConfigDict
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from transforms.constraints.expressions import EXPR_CHUNK_SIZE, _code_segments
-
-if TYPE_CHECKING:
-    from transforms.constraints.selection import CompiledConstraint
+from schemas.constraints import CompiledConstraint, ExprFix
+from transforms.constraints.expressions import EXPR_CHUNK_SIZE, code_segments
 
 INTEGRAL_TYPES: Final = frozenset({"int", "integer", "bigint", "long", "smallint", "short", "tinyint", "byte"})
 _FLIPPED: Final = {"<=": ">=", ">=": "<=", "<": ">", ">": "<", "=": "=", "==": "="}
@@ -49,18 +46,9 @@ _PLAIN_SIDE: Final = re.compile(_CFG, re.I)
 _VALUE_SIDE: Final = re.compile(r"value", re.I)
 
 
-class ExprFix(BaseModel):
-    """The key to set and the Spark SQL expression giving its value."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    key: str
-    value_sql: str
-
-
 def _masked(text: str) -> str:
     """``text`` with literals, quoted identifiers and comments blanked out (same length)."""
-    return "".join(seg if is_code else "_" * len(seg) for is_code, seg in _code_segments(text))
+    return "".join(seg if is_code else "_" * len(seg) for is_code, seg in code_segments(text))
 
 
 def _strip_parens(text: str) -> str:

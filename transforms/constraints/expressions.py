@@ -37,19 +37,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType
 
+from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.errors import ConfigError
 from schemas.evaluation import EXPR_CONTEXT_FIELDS
 from schemas.kafka_vocabulary import ResourceType
-
-if TYPE_CHECKING:
-    from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 
 OUTCOME_HOLDS: Final = 0
 OUTCOME_FALSE: Final = 1
@@ -60,7 +58,7 @@ _CAST = re.compile(r"cast\s*\(", re.IGNORECASE)
 _IDENT_CHAR = re.compile(r"[A-Za-z0-9_.$]")
 
 
-def _code_segments(text: str) -> Iterator[tuple[bool, str]]:
+def code_segments(text: str) -> Iterator[tuple[bool, str]]:
     """Split SQL text into (is_code, segment): literals, `identifiers` and comments are not code."""
     i, start, n = 0, 0, len(text)
     while i < n:
@@ -112,7 +110,7 @@ def _rewrite_code(code: str, before: str) -> str:
 def rewrite_casts(text: str) -> str:
     """Rewrite every explicit ``cast(`` to ``try_cast(`` outside literals, quoted identifiers and comments."""
     parts: list[str] = []
-    for is_code, segment in _code_segments(text):
+    for is_code, segment in code_segments(text):
         before = parts[-1][-1:] if parts else ""
         parts.append(_rewrite_code(segment, before) if is_code else segment)
     return "".join(parts)
@@ -127,7 +125,7 @@ def reads_entity_values(text: str) -> bool:
     Expressions that read only ``topic`` / ``cluster`` facts are evaluated for every entity of their resource;
     the others only for entities holding at least one of their ``configs``.
     """
-    return any(is_code and _ENTITY_VALUE_REF.search(seg) for is_code, seg in _code_segments(text))
+    return any(is_code and _ENTITY_VALUE_REF.search(seg) for is_code, seg in code_segments(text))
 
 
 _ENTITY_FACT_REF = re.compile(r"(?<![\w.$])(cfg|value|topic|cluster)(?![\w$])", re.IGNORECASE)
@@ -143,11 +141,11 @@ def paired_by_keys(text: str) -> bool:
     """
     if reads_entity_values(text):
         return True
-    return not any(is_code and _ENTITY_FACT_REF.search(seg) for is_code, seg in _code_segments(text))
+    return not any(is_code and _ENTITY_FACT_REF.search(seg) for is_code, seg in code_segments(text))
 
 
 def _has_double_colon_cast(text: str) -> bool:
-    return any(is_code and "::" in seg for is_code, seg in _code_segments(text))
+    return any(is_code and "::" in seg for is_code, seg in code_segments(text))
 
 
 _CFG_REF = re.compile(r"(?<![\w.$])cfg(?![\w$])", re.IGNORECASE)
@@ -161,7 +159,7 @@ def cfg_keys_read(text: str) -> frozenset[str] | None:
     Returns None when ``cfg`` is used any other way (a computed key, ``map_keys(cfg)``, an escaped literal), so a
     caller pruning the ``cfg`` map to these keys knows it must not.
     """
-    segments = list(_code_segments(text))
+    segments = list(code_segments(text))
     keys: set[str] = set()
     for i, (is_code, segment) in enumerate(segments):
         if not is_code:

@@ -30,11 +30,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from pyspark.sql import DataFrame, SparkSession
 
+from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.evaluation import CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL
 from transforms.constraints.expressions import EXPR_CHUNK_SIZE, paired_by_keys
 from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
-from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 
 _PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 

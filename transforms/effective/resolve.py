@@ -15,7 +15,7 @@ Rows per resource type (see the module of each for Kafka's rules):
 * GROUP, CLIENT_METRICS (``transforms.effective.groups``), CLIENT (``transforms.effective.clients``).
 
 Shared intermediates (brokers with their catalog release, broker layers, broker rows, topic views) sit behind local
-checkpoints (``transforms.replay.state.truncated``), so each is computed once per call; their shuffle stages run
+checkpoints (``transforms.checkpoints.truncated``), so each is computed once per call; their shuffle stages run
 during the call.
 
 ``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses
@@ -33,6 +33,7 @@ from pyspark.sql import DataFrame
 
 from schemas.gold import EFFECTIVE_CONFIGS, FINDING_ROWS
 from schemas.kafka_vocabulary import RESOURCE_TYPES, ResourceType
+from transforms.checkpoints import truncated
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clients import to_client_effective
@@ -40,7 +41,7 @@ from transforms.effective.common import with_catalog_release
 from transforms.effective.findings import to_coverage_findings, to_ignored_dynamic_findings
 from transforms.effective.groups import to_client_metrics_effective, to_group_effective
 from transforms.effective.topics import to_topic_effective, to_topic_node_views
-from transforms.replay.state import ReplayResult, truncated
+from transforms.replay.state import ReplayResult
 
 
 def _nodes_and_layers(

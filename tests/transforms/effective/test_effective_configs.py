@@ -34,9 +34,9 @@ from tests.transforms.replay.bronze_rows import (
     topic_config,
     unregister,
 )
-from transforms.constraints.fallbacks import resolve_fallbacks
 from transforms.effective import effective_findings, resolve_effective_configs, to_catalog_frames
 from transforms.replay import replay_state
+from transforms.whatif.fallbacks import resolve_fallbacks
 
 pytestmark = pytest.mark.spark
 

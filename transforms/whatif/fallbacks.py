@@ -52,19 +52,12 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from schemas.whatif import FALLBACK_COLUMNS
-from transforms.constraints.scenarios import SCENARIO_SEPARATOR, union_scenarios
+from schemas.whatif import FALLBACK_COLUMNS, FALLBACK_SOURCES
 from transforms.effective import resolve_effective_configs
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.replay.state import ReplayResult
+from transforms.whatif.scenarios import SCENARIO_SEPARATOR, union_scenarios
 
-FALLBACK_SOURCES: Final = (
-    ConfigSource.DYNAMIC_BROKER_CONFIG,
-    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
-    ConfigSource.DYNAMIC_TOPIC_CONFIG,
-    ConfigSource.DYNAMIC_GROUP_CONFIG,
-)
-FallbackResolver = Callable[[DataFrame], DataFrame]
 # A key no catalog defines: keeps a group alive in the variant without its overrides; dropped from the output.
 GROUP_PLACEHOLDER_KEY: Final = "\u0000kraft-audit.group-placeholder"
 _NODE, _DEFAULT, _ENTITY = "no-node-layer", "no-default-layer", "no-entity-overrides"

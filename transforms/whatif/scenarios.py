@@ -30,8 +30,8 @@ from pyspark.sql.types import StructType
 from schemas.gold import FINDING_ROWS
 from schemas.replay import APPLIED_RECORDS, REPLAY_STREAM
 from schemas.silver import CLUSTER_STATE, CONTROLLERS, FEATURES
-from transforms.constraints.changes import ConfigLayers
 from transforms.replay.state import ReplayResult
+from transforms.whatif.changes import ConfigLayers
 
 SCENARIO_SEPARATOR: Final = "\u001f"
 # The ReplayResult frames the effective resolution reads (all keyed by cluster_id).

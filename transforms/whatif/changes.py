@@ -55,7 +55,8 @@ from schemas.changes import ChangeSet
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES, AlterConfigOpType, ResourceType
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
 from schemas.whatif import OPS_DDL, REPLACE_DDL
-from transforms.replay.state import ReplayResult, truncated
+from transforms.checkpoints import truncated
+from transforms.replay.state import ReplayResult
 
 Redactor = Callable[[str, str, str | None], tuple[str | None, str | None]]
 
