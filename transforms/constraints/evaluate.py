@@ -1,26 +1,10 @@
 """Evaluate a compiled constraint catalog over the effective configuration, in long format.
 
-Public API::
-
-    evaluate_constraints(
-        effective_df: DataFrame,          # EFFECTIVE_CONFIGS (schemas/gold.py)
-        topics_df: DataFrame,             # TOPICS (schemas/silver.py)
-        cluster_df: DataFrame,            # CLUSTER_STATE (schemas/silver.py)
-        rules: CompiledCatalog,           # selection.compile_catalog + expressions.validate_with_spark
-        *,
-        target: MetadataVersion,
-        run_id: str,
-        run_ts: datetime,                 # naive values are taken as UTC
-        dynamic_scope_df: DataFrame | None = None,   # DYNAMIC_SCOPES (schemas/violations.py); None = unknown
-        fallback_resolver: FallbackResolver | None = None,   # fallbacks.resolve_fallbacks bound to the state;
-                                                             # None = no DELETE fixes
-    ) -> DataFrame                        # VIOLATIONS (schemas/violations.py)
-
-    violations_by_level(effective_df, topics_df, cluster_df, rules, *, mv_table: MetadataVersionTable)
-        -> DataFrame                      # VIOLATIONS_BY_LEVEL: errors/warnings per cluster and every MV level
-    constraint_failures(effective_df, topics_df, cluster_df, rules) -> DataFrame
-        # every failing (row, rule) pair at every level: pass it as ``failures_df=`` to both functions above
-    highest_safe_levels(by_level_df: DataFrame, cluster_df: DataFrame) -> DataFrame   # HIGHEST_SAFE_LEVELS
+``evaluate_constraints`` gives the ``VIOLATIONS`` rows (``schemas.violations``) of one run at a target level;
+``violations_by_level`` the errors and warnings per cluster at every level of the MV table at once
+(``VIOLATIONS_BY_LEVEL``); ``highest_safe_levels`` the highest level without an error violation per cluster
+(``HIGHEST_SAFE_LEVELS``). ``constraint_failures`` is every failing (row, rule) pair at every level, what the first
+two start from: an audit computes it once and passes it to both as ``failures_df=``.
 
 How it runs (one pass, no per-constraint jobs):
 
@@ -47,10 +31,10 @@ How it runs (one pass, no per-constraint jobs):
   selection key ``(resource, sorted keys)`` fails on that row (NULL when the current level is unknown).
   ``violations_by_level`` expands the same failures over every level of the MV table at once.
 * **fixes** — ``remediation`` / ``remediation_change`` (``remediation``): a single-key violation whose value comes
-  from an override (``schemas.whatif.FALLBACK_SOURCES``) is fixed by deleting that override when the value it falls back
-  to (``fallback_resolver``, every broker view of it) passes every single-key rule of the key at the target; otherwise a
-  SET of a passing value (``fix_value``). An expression violation gets the SET derived from its text
-  (``expr_fixes``) when there is one.
+  from an override (``schemas.whatif.FALLBACK_SOURCES``) is fixed by deleting that override when the value it
+  falls back to (``fallback_resolver``, every broker view of it) passes every single-key rule of the key at the
+  target; otherwise a SET of a passing value (``fix_value``). An expression violation gets the SET derived from its
+  text (``expr_fixes``) when there is one.
 
 Assumption (EFFECTIVE_CONFIGS contract): one row per (cluster, entity, key) and view, so the per-view maps
 have unique keys.
@@ -88,6 +72,14 @@ from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.constraints.rule_table import RuleTables, rule_tables
 from transforms.timestamps import as_utc
+
+__all__ = [
+    "FallbackResolver",
+    "constraint_failures",
+    "evaluate_constraints",
+    "highest_safe_levels",
+    "violations_by_level",
+]
 
 ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
 # needed_df (cluster_id, resource_type, resource_name, value_source) -> the fallback rows of those overrides
@@ -501,8 +493,23 @@ def evaluate_constraints(
 ) -> DataFrame:
     """The VIOLATIONS rows of one audit run at ``target`` (see the module docstring for semantics).
 
-    ``failures_df``: ``constraint_failures`` of the same arguments, when the caller shares it with
-    ``violations_by_level`` (checkpointed, so the catalog is evaluated once per run); computed here otherwise.
+    Args:
+        effective_df: gold ``EFFECTIVE_CONFIGS``.
+        topics_df: silver ``TOPICS``.
+        cluster_df: silver ``CLUSTER_STATE``.
+        rules: ``selection.compile_catalog`` of the catalogs, checked by ``expressions.validate_with_spark``.
+        target: the metadata.version audited.
+        run_id: the run's id, in every row.
+        run_ts: the run's start; a naive value is taken as UTC.
+        dynamic_scope_df: ``DYNAMIC_SCOPES`` (``schemas.violations``) of the BROKER keys; None = unknown.
+        fallback_resolver: ``transforms.whatif.resolve_fallbacks`` bound to the audited state; None = no DELETE
+            fixes.
+        failures_df: ``constraint_failures`` of the same arguments, when the caller shares it with
+            ``violations_by_level`` (checkpointed, so the catalog is evaluated once per run); computed here
+            otherwise.
+
+    Returns:
+        ``VIOLATIONS`` (``schemas.violations``).
 
     NULL behaviour: a NULL value fails min/max/between/in/regex/not_null rules and passes the others; an
     expression evaluating to NULL is a COULD_NOT_EVALUATE violation; an unknown current level gives NULL

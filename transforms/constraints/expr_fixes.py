@@ -1,9 +1,8 @@
 """Structured fixes for expression constraints, derived from the expression text (pure Python).
 
-Public API::
-
-    derive_fix(expr_sql: str, first_key: str) -> ExprFix | None
-    expression_fix_columns(rules, *, chunk_size=EXPR_CHUNK_SIZE) -> list[Column]   # build under ANSI off
+``derive_fix(expr_sql, first_key)`` gives the ``ExprFix`` (``schemas.constraints``) of one expression, or None;
+``expression_fix_columns(rules)`` evaluates the derived fixes of a catalog's expressions as generated CASE columns
+(build them under ``expressions.ansi_disabled``, like the outcome columns).
 
 An expression whose whole text is one comparison between the rule's first key and a term that does not read that
 key — ``cast(cfg['k'] as int) <= topic.replication_factor``, ``cfg['k'] = 'compact'``, ``value >= 3``, either way
@@ -34,6 +33,8 @@ from pyspark.sql import functions as F
 
 from schemas.constraints import CompiledConstraint, ExprFix
 from transforms.constraints.expressions import EXPR_CHUNK_SIZE, code_segments
+
+__all__ = ["derive_fix", "expression_fix_columns"]
 
 INTEGRAL_TYPES: Final = frozenset({"int", "integer", "bigint", "long", "smallint", "short", "tinyint", "byte"})
 _FLIPPED: Final = {"<=": ">=", ">=": "<=", "<": ">", ">": "<", "=": "=", "==": "="}

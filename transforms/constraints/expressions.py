@@ -1,15 +1,9 @@
 """Expression constraints: load-time validation and ANSI-safe evaluation columns.
 
-Public API::
-
-    EXPR_CONTEXT_FIELDS: dict[str, str]                       # field -> Spark SQL type an expr may read
-    rewrite_casts(text: str) -> str                           # cast( -> try_cast( outside literals/comments
-    reads_entity_values(text: str) -> bool                    # does it read cfg / value?
-    paired_by_keys(text: str) -> bool                         # evaluated only for entities holding its configs?
-    cfg_keys_read(text: str) -> frozenset[str] | None         # the cfg['key'] literals; None: cfg read otherwise
-    validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None   # raises ConfigError
-    ansi_disabled(spark: SparkSession) -> ContextManager[None]
-    expression_outcome_columns(rules: Sequence[CompiledConstraint], *, chunk_size: int = 25) -> list[Column]
+``validate_with_spark`` rejects, when the catalog is loaded, expressions that do not parse, read unknown fields
+or are not boolean, and regexes Java does not compile; ``expression_outcome_columns`` evaluates a catalog's
+expressions as generated CASE columns, built under ``ansi_disabled``. ``rewrite_casts``, ``reads_entity_values``,
+``paired_by_keys``, ``cfg_keys_read`` and ``code_segments`` read the expression text (pure Python).
 
 An expression may read ``value`` (the effective value of the rule's first key, a string), ``cfg['key']``
 (``map<string,string>`` of the entity's effective values), ``cluster.broker_count`` / ``cluster.rack_count``,
@@ -48,6 +42,21 @@ from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.errors import ConfigError
 from schemas.evaluation import EXPR_CONTEXT_FIELDS
 from schemas.kafka_vocabulary import ResourceType
+
+__all__ = [
+    "EXPR_CHUNK_SIZE",
+    "OUTCOME_FALSE",
+    "OUTCOME_HOLDS",
+    "OUTCOME_NULL",
+    "ansi_disabled",
+    "cfg_keys_read",
+    "code_segments",
+    "expression_outcome_columns",
+    "paired_by_keys",
+    "reads_entity_values",
+    "rewrite_casts",
+    "validate_with_spark",
+]
 
 OUTCOME_HOLDS: Final = 0
 OUTCOME_FALSE: Final = 1

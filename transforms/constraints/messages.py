@@ -1,9 +1,7 @@
 """Human violation messages as a Column function.
 
-Public API::
-
-    format_number(x: float) -> str          # 3145728.0 -> "3145728" (rule bounds as users wrote them)
-    violation_message() -> Column           # string, never NULL
+``violation_message()`` is the sentence of one violation row, never NULL; ``format_number`` renders a rule bound
+as users wrote it (``3145728.0`` → ``"3145728"``).
 
 ``violation_message`` reads ``config_name``, ``value`` (already redacted), ``code``, ``detail`` and the rule
 texts of RULE_INFO (``rule_bound_a``, ``rule_bound_b``, ``rule_values_text``, ``rule_pattern_text``,
@@ -20,6 +18,8 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ResourceType
+
+__all__ = ["format_number", "violation_message"]
 
 
 def format_number(x: float) -> str:

@@ -1,12 +1,9 @@
 """Remediation: the concrete fix for a violation, as text and as a structured change for ``simulate``.
 
-Public API::
-
-    BOOTSTRAP_PLACEHOLDER: str                    # "<bootstrap>"
-    fix_value() -> Column                         # a value that satisfies the rule, or NULL if none is obvious
-    remediation_change() -> Column                # REMEDIATION_CHANGE struct: DELETE, or SET of `fix_value`;
-                                                  # NULL when neither is known
-    remediation_text() -> Column                  # string, never NULL
+``fix_value()`` is a value that satisfies the failing rule (NULL when none is obvious), ``remediation_change()`` the
+fix as one ``REMEDIATION_CHANGE`` struct (``schemas.violations``) — a DELETE, or a SET of ``fix_value``; NULL when
+neither is known — and ``remediation_text()`` the fix as text, never NULL. Its commands use
+``BOOTSTRAP_PLACEHOLDER`` (``<bootstrap>``) in place of the cluster's bootstrap servers.
 
 ``remediation_change`` and ``remediation_text`` read a ``fix_value`` column: select ``fix_value()`` into it
 first (computing it once keeps the generated expressions small).
@@ -47,6 +44,8 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import AlterConfigOpType, ConfigSource, ResourceType
+
+__all__ = ["BOOTSTRAP_PLACEHOLDER", "fix_value", "remediation_change", "remediation_text"]
 
 BOOTSTRAP_PLACEHOLDER: Final = "<bootstrap>"
 VALUE_PLACEHOLDER: Final = "<valid value>"

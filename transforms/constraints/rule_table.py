@@ -1,13 +1,8 @@
 """The compiled catalog as small DataFrames that are broadcast and joined to the long-format config rows.
 
-Public API::
-
-    CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL: str
-    check_rule_rows(rules: CompiledCatalog) -> list[tuple]
-    expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE) -> list[tuple]
-    rule_info_rows(rules: CompiledCatalog) -> list[tuple]
-    judges_defaults(rule: CompiledConstraint) -> bool
-    rule_tables(spark: SparkSession, rules: CompiledCatalog) -> RuleTables
+``rule_tables(spark, rules)`` builds the three tables (shapes ``CHECK_RULES_DDL``, ``EXPR_RULES_DDL`` and
+``RULE_INFO_DDL`` of ``schemas.evaluation``) from the rows of ``check_rule_rows``, ``expr_rule_rows`` and
+``rule_info_rows``; ``judges_defaults`` says whether a rule judges values nobody set.
 
 Design: a single-key rule is one row of ``check_rules`` keyed by ``(resource_type, config_name)`` with its
 parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lower/upper bound,
@@ -35,6 +30,8 @@ from schemas.evaluation import CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL
 from transforms.constraints.expressions import EXPR_CHUNK_SIZE, paired_by_keys
 from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
+
+__all__ = ["RuleTables", "check_rule_rows", "expr_rule_rows", "judges_defaults", "rule_info_rows", "rule_tables"]
 
 _PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 

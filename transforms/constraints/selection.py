@@ -1,9 +1,7 @@
 """KIP-1294 validator selection (``mvValidators`` + ``floorEntry``), pure Python.
 
-Public API::
-
-    compile_catalog(catalogs: Sequence[ConstraintCatalog], mv_table: MetadataVersionTable) -> CompiledCatalog
-    active_at(rules: CompiledCatalog, level: int) -> tuple[CompiledConstraint, ...]
+``compile_catalog(catalogs, mv_table)`` turns the loaded catalogs into a ``CompiledCatalog``
+(``schemas.constraints``); ``active_at(rules, level)`` lists the validators selected at one feature level.
 
 Semantics (CONTRACT §5):
 
@@ -30,6 +28,8 @@ from schemas.metadata_version import MetadataVersionTable
 from transforms.constraints.expr_fixes import derive_fix
 from transforms.constraints.expressions import rewrite_casts
 from transforms.metadata_version import parse_metadata_version
+
+__all__ = ["active_at", "compile_catalog"]
 
 
 def _since_level(constraint: Constraint, source: str, mv_table: MetadataVersionTable) -> tuple[int, str]:

@@ -1,15 +1,8 @@
 """What-if: apply a ``ChangeSet`` (schemas/changes.py) to the *layered* configuration state.
 
-Public API::
-
-    ConfigLayers(dynamic_configs, broker_static_configs, client_entity_configs)   # silver frames
-    apply_changes(
-        state: ReplayResult,                       # the silver state (brokers, topics and the three layers)
-        changes: ChangeSet,
-        *,
-        defaults_df: DataFrame,                    # (resource_type, name, default_value): ConfigDef defaults
-        redact: Redactor | None = None,            # (resource_type, key, value) -> (value, value_hash)
-    ) -> ConfigLayers                              # the layers after the changes (behind local checkpoints)
+``apply_changes(state, changes, defaults_df=..., redact=...)`` returns the ``ConfigLayers`` after the changes: the
+three silver layer frames, behind local checkpoints. ``redact`` (a ``Redactor``) maps ``(resource_type, key,
+value)`` to the stored ``(value, value_hash)``.
 
 The changes are written into the layers Kafka stores, then the caller re-runs the effective resolution
 (``transforms.effective.resolve_effective_configs``) on the changed state, so every precedence, synonym and
@@ -57,6 +50,8 @@ from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC
 from schemas.whatif import OPS_DDL, REPLACE_DDL
 from transforms.checkpoints import truncated
 from transforms.replay.state import ReplayResult
+
+__all__ = ["ConfigLayers", "Redactor", "apply_changes"]
 
 Redactor = Callable[[str, str, str | None], tuple[str | None, str | None]]
 

@@ -1,24 +1,19 @@
 """What an override falls back to when it is deleted: the input of DELETE remediations.
 
-Public API::
-
-    FALLBACK_SOURCES: tuple[str, ...]          # the value sources a DELETE can remove
-    FallbackResolver = Callable[[DataFrame], DataFrame]        # needed_df -> fallback rows
-    override_sources(failures_df: DataFrame) -> DataFrame   # (value_source): the layers a DELETE may remove
-    resolve_fallbacks(state: ReplayResult, frames: CatalogFrames, needed_df: DataFrame, *, layers: Collection[str],
-                      kafka_version: str | None = None) -> DataFrame          # FALLBACK_COLUMNS rows
+``resolve_fallbacks`` gives the ``FALLBACK_COLUMNS`` rows (``schemas.whatif``) of the overrides in ``needed_df``;
+``override_sources`` names the layers (``schemas.whatif.FALLBACK_SOURCES``) it has to plan.
 
 The audit collects ``override_sources(failures_df)`` (a handful of rows) and passes
 ``functools.partial(resolve_fallbacks, state, frames, layers=..., kafka_version=...)`` to
 ``evaluate_constraints(fallback_resolver=...)``, which calls it with the violations that come from an override.
 
 A remediation may delete the offending override instead of overriding it again, when the value below it passes
-(``evaluate.evaluate_constraints(fallback_df=...)``). What is below is found the same way ``simulate`` finds it:
-the state is changed and resolved again with ``resolve_effective_configs``, so every precedence and synonym rule
-applies. The variants of the state for the ``layers`` the caller names are resolved in one call (``scenarios``),
-for those layers' resource types only (nothing at all when no layer is named), each one removing a whole layer —
-the layers resolve independently per broker and synonym group, so removing a layer gives, for every value that
-came from it, exactly what deleting that one key gives:
+(``transforms.constraints.evaluate``). What is below is found the same way ``simulate`` finds it: the state is
+changed and resolved again with ``resolve_effective_configs``, so every precedence and synonym rule applies. The
+variants of the state for the ``layers`` the caller names are resolved in one call (``scenarios``), for those
+layers' resource types only (nothing at all when no layer is named), each one removing a whole layer — the layers
+resolve independently per broker and synonym group, so removing a layer gives, for every value that came from it,
+exactly what deleting that one key gives:
 
 ==========================  =====================================================  ===========================
 deleted layer               variant                                                rows kept
@@ -57,6 +52,8 @@ from transforms.effective import resolve_effective_configs
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.replay.state import ReplayResult
 from transforms.whatif.scenarios import SCENARIO_SEPARATOR, union_scenarios
+
+__all__ = ["override_sources", "resolve_fallbacks"]
 
 # A key no catalog defines: keeps a group alive in the variant without its overrides; dropped from the output.
 GROUP_PLACEHOLDER_KEY: Final = "\u0000kraft-audit.group-placeholder"
