@@ -26,14 +26,14 @@ from pyspark.sql import functions as F
 from benchmarks.measure import DriverMemory, Step, measure
 from jobs import audit, conf_loader, lookups
 from jobs.storage import DeltaStore, open_store
-from schemas.constraints import ConstraintCatalog
+from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import VIOLATIONS
 from transforms.audit_scope import filter_auditable
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
-from transforms.constraints.selection import CompiledCatalog, compile_catalog
+from transforms.constraints.selection import compile_catalog
 from transforms.metadata_version import parse_metadata_version
 
 

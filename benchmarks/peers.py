@@ -28,7 +28,9 @@ from pyspark.sql.types import ArrayType, IntegerType
 
 from benchmarks.measure import DriverMemory, Step, measure
 from benchmarks.pyvalidator import validators_by_key
-from transforms.constraints.selection import CompiledCatalog, CompiledConstraint, active_at
+from schemas.constraints import CompiledCatalog, CompiledConstraint
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from transforms.constraints.selection import active_at
 
 
 def applicable_checks(compiled: CompiledCatalog, level: int) -> list[CompiledConstraint]:
@@ -39,9 +41,11 @@ def applicable_checks(compiled: CompiledCatalog, level: int) -> list[CompiledCon
 def judged_rows(auditable_df: DataFrame) -> DataFrame:
     """The rows single-key rules judge: everything but inherited topic and group values."""
     rtype, source = F.col("resource_type"), F.col("source")
-    is_topic_override = (rtype == "TOPIC") & (source == "DYNAMIC_TOPIC_CONFIG")
-    is_group_override = (rtype == "GROUP") & (source == "DYNAMIC_GROUP_CONFIG")
-    return auditable_df.filter(~rtype.isin("TOPIC", "GROUP") | is_topic_override | is_group_override)
+    is_topic_override = (rtype == ResourceType.TOPIC) & (source == ConfigSource.DYNAMIC_TOPIC_CONFIG)
+    is_group_override = (rtype == ResourceType.GROUP) & (source == ConfigSource.DYNAMIC_GROUP_CONFIG)
+    return auditable_df.filter(
+        ~rtype.isin(ResourceType.TOPIC, ResourceType.GROUP) | is_topic_override | is_group_override
+    )
 
 
 def python_udf_step(

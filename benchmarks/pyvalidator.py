@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from transforms.constraints.selection import CompiledConstraint
+from schemas.constraints import CompiledConstraint
 
 Validator = Callable[[str | None, str | None, bool], bool]  # (value, config_type, is_sensitive) -> fails
 

@@ -37,13 +37,15 @@ from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
 from schemas.changes import changes_from_remediations, dump_changes
-from schemas.constraints import ConstraintCatalog
+from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.errors import InputError, UsageError
 from schemas.kafka_catalog import release_rank
+from schemas.kafka_vocabulary import ResourceType
 from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
+from transforms.checkpoints import truncated
 from transforms.constraints.evaluate import (
     constraint_failures,
     evaluate_constraints,
@@ -51,12 +53,13 @@ from transforms.constraints.evaluate import (
     violations_by_level,
 )
 from transforms.constraints.expressions import validate_with_spark
-from transforms.constraints.fallbacks import override_sources, resolve_fallbacks
 from transforms.constraints.generate import generate_default_catalog
-from transforms.constraints.selection import CompiledCatalog, compile_catalog
+from transforms.constraints.selection import compile_catalog
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.metadata_version import parse_metadata_version
-from transforms.replay.state import ReplayResult, truncated
+from transforms.releases import release_rank_column
+from transforms.replay.state import ReplayResult
+from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
 log = logging.getLogger("kraft_audit")
 
@@ -596,10 +599,12 @@ def _findings(findings_df: DataFrame, run_id: str, run_ts: datetime) -> DataFram
 
 def _dynamic_scopes(frames: CatalogFrames) -> DataFrame:
     """Per broker key its dynamic scope in the newest release that defines it (for remediation text)."""
-    keys_df = frames.config_keys_df.filter((F.col("resource_type") == "BROKER") & F.col("dynamic_scope").isNotNull())
-    parts = F.split(F.col("release"), r"\.")
-    rank = parts.getItem(0).try_cast("int") * 1000 + parts.getItem(1).try_cast("int")
-    newest_df = keys_df.groupBy("name").agg(F.max_by("dynamic_scope", rank).alias("scope"))
+    keys_df = frames.config_keys_df.filter(
+        (F.col("resource_type") == ResourceType.BROKER) & F.col("dynamic_scope").isNotNull()
+    )
+    newest_df = keys_df.groupBy("name").agg(
+        F.max_by("dynamic_scope", release_rank_column(F.col("release"))).alias("scope")
+    )
     return newest_df.select(F.col("name").alias("config_name"), "scope").select(*DYNAMIC_SCOPES.names)
 
 

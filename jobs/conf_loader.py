@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from schemas.constraints import ConstraintCatalog, load_catalog_text
 from schemas.errors import ConfigError
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
+from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES
 from schemas.lifecycle import Waiver, load_waivers_text, merge_waiver_files
 from schemas.metadata_version import MetadataVersionTable
 from transforms.redact import SensitivityRules
@@ -95,7 +96,7 @@ def sensitivity_rules() -> SensitivityRules:
     for _release, doc in kafka_catalog_documents():
         if not isinstance(doc, dict):
             continue
-        for resource in ("broker", "topic", "group", "client_metrics"):
+        for resource in (t.kind for t in CONFIG_RESOURCE_TYPES):
             entries = doc.get(resource)
             names = known.setdefault(resource, set())
             for entry in entries or []:

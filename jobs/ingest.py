@@ -32,6 +32,7 @@ from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
 from schemas import bronze
 from schemas.errors import InputError, UsageError
+from schemas.kafka_vocabulary import ResourceType
 from transforms.decode_files import FileDescriptor, decode_files
 from transforms.redact import SensitivityRules, redact_text, redact_value
 from transforms.text.properties import parse_server_properties
@@ -412,7 +413,7 @@ def _ingest_static_configs(
         nodes.append(node_id)
         digest = hashlib.sha256(raw).hexdigest()
         for name, value in sorted(props.items()):
-            shown, value_hash = redact_value(name, value, "broker", rules, key)
+            shown, value_hash = redact_value(name, value, ResourceType.BROKER.kind, rules, key)
             rows.append((cluster, node_id, path, digest, name, shown, value_hash, result.ingest_id, now))
         for problem in problems:
             quarantine_rows.append(

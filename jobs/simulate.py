@@ -3,7 +3,7 @@
 Extract: the latest audited silver state of the warehouse (``brokers``, ``broker_static_configs``, ``topics``,
 ``dynamic_configs``, ``client_entity_configs``, ``cluster_state``, written by ``audit``) and a changes file
 (CONTRACT §7: IncrementalAlterConfigs ``ops`` SET/DELETE/APPEND/SUBTRACT per resource, or legacy ``replace``).
-Transform: ``transforms.constraints.changes.apply_changes`` writes the changes into the configuration layers;
+Transform: ``transforms.whatif.changes.apply_changes`` writes the changes into the configuration layers;
 the state before and after are both re-resolved at the target (one resolution, ``scenarios``) and evaluated
 with the catalogs. Load: ``simulations`` (SIMULATIONS: per changed resource and broker view, the re-resolved
 values and sources of the keys that changed, violations cleared and introduced). Exit 0 when no error violation
@@ -30,30 +30,31 @@ from jobs.redaction_key import redaction_key
 from jobs.session import build_session
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
-from schemas.constraints import RESOURCE_TYPES
 from schemas.errors import ConfigError, InputError
+from schemas.kafka_vocabulary import RESOURCE_TYPES
 from transforms.audit_scope import filter_auditable, with_release_at_least
-from transforms.constraints.changes import apply_changes
+from transforms.checkpoints import truncated
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.expressions import validate_with_spark
-from transforms.constraints.scenarios import (
+from transforms.effective import resolve_effective_configs
+from transforms.metadata_version import parse_metadata_version
+from transforms.redact import redact_value
+from transforms.replay.state import ReplayResult
+from transforms.whatif.changes import apply_changes
+from transforms.whatif.scenarios import (
     SCENARIO_SEPARATOR,
     resolution_state,
     union_scenarios,
     untagged,
     with_layers,
 )
-from transforms.effective import resolve_effective_configs
-from transforms.metadata_version import parse_metadata_version
-from transforms.redact import redact_value
-from transforms.replay.state import ReplayResult, truncated
 
 VIOLATION_KEY = ("cluster_id", "resource_type", "resource_name", "node_id", "config_name", "constraint_id")
 ENTITY = ["cluster_id", "resource_type", "resource_name", "node_id"]
 STATE_INPUTS = ("brokers", "broker_static_configs", "topics", "dynamic_configs", "client_entity_configs")
 BEFORE, AFTER = "before", "after"
 # resource_type -> the resource name the redaction rules use
-_RESOURCE_KINDS = {rtype: kind for kind, rtype in RESOURCE_TYPES.items()}
+_RESOURCE_KINDS: dict[str, str] = {rtype: rtype.kind for rtype in RESOURCE_TYPES}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -50,10 +50,9 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from schemas.errors import ConfigError
+from schemas.errors import ConfigError, validation_problems
+from schemas.kafka_vocabulary import AlterConfigOpType, ResourceType
 
-ResourceType = Literal["BROKER", "TOPIC", "GROUP", "CLIENT_METRICS", "CLIENT"]
-OpType = Literal["SET", "DELETE", "APPEND", "SUBTRACT"]
 Layer = Literal["dynamic", "static"]
 
 
@@ -69,9 +68,10 @@ def _text(value: Any) -> Any:
 class ConfigOp(BaseModel):
     """One IncrementalAlterConfigs operation."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # enum fields hold the plain string, so models compare, hash and dump (YAML) exactly as the text they came from
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True)
 
-    op: OpType
+    op: AlterConfigOpType
     key: str
     value: str | None = None
 
@@ -89,9 +89,9 @@ class ConfigOp(BaseModel):
     def _value_presence(self) -> ConfigOp:
         if not self.key.strip():
             raise ValueError("key must not be blank")
-        if self.op == "DELETE" and self.value is not None:
+        if self.op == AlterConfigOpType.DELETE and self.value is not None:
             raise ValueError(f"DELETE {self.key} takes no value")
-        if self.op != "DELETE" and self.value is None:
+        if self.op != AlterConfigOpType.DELETE and self.value is None:
             raise ValueError(f"{self.op} {self.key} needs a value")
         return self
 
@@ -99,7 +99,7 @@ class ConfigOp(BaseModel):
 class ResourceChange(BaseModel):
     """The change of one resource at one layer: either ``ops`` (incremental) or ``replace`` (legacy)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True)
 
     resource_type: ResourceType
     resource_name: str
@@ -135,11 +135,12 @@ class ResourceChange(BaseModel):
             twice = sorted({k for k in keys if keys.count(k) > 1})
             if twice:
                 raise ValueError(f"a key appears in more than one operation: {', '.join(twice)}")
-        if self.layer == "static" and self.resource_type != "BROKER":
+        is_broker = self.resource_type == ResourceType.BROKER
+        if self.layer == "static" and not is_broker:
             raise ValueError("layer: static (server.properties) exists only for BROKER resources")
-        if self.resource_type == "BROKER" and self.resource_name != "" and not self.resource_name.isdigit():
+        if is_broker and self.resource_name != "" and not self.resource_name.isdigit():
             raise ValueError('a BROKER resource_name is a node id, or "" for the cluster-wide default')
-        if self.resource_type != "BROKER" and not self.resource_name:
+        if not is_broker and not self.resource_name:
             raise ValueError("resource_name must not be empty")
         return self
 
@@ -164,15 +165,6 @@ class ChangeSet(BaseModel):
         return self
 
 
-def _problems(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{loc}: {msg}" if loc else msg)
-    return "; ".join(parts)
-
-
 def parse_changes(data: Any, source: str) -> ChangeSet:
     """Validate an already-parsed changes file.
 
@@ -194,11 +186,11 @@ def parse_changes(data: Any, source: str) -> ChangeSet:
         try:
             parsed.append(ResourceChange.model_validate(entry))
         except ValidationError as exc:
-            raise ConfigError(f"{source}: {where}: {_problems(exc)}") from None
+            raise ConfigError(f"{source}: {where}: {validation_problems(exc)}") from None
     try:
         return ChangeSet(changes=tuple(parsed))
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_problems(exc)}") from None
+        raise ConfigError(f"{source}: {validation_problems(exc)}") from None
 
 
 def load_changes_text(text: str, source: str) -> ChangeSet:
@@ -219,7 +211,7 @@ def static_change_note(resource_name: str) -> str:
     )
 
 
-_OP_PREFERENCE: Final = {"SET": 1, "DELETE": 0}
+_OP_PREFERENCE: Final[dict[str, int]] = {AlterConfigOpType.SET: 1, AlterConfigOpType.DELETE: 0}
 
 
 def changes_from_remediations(rows: Iterable[Mapping[str, Any]]) -> ChangeSet:
@@ -233,17 +225,19 @@ def changes_from_remediations(rows: Iterable[Mapping[str, Any]]) -> ChangeSet:
     fallback fails on one broker); remaining ties keep the first proposal. Static-layer changes get the
     :func:`static_change_note`.
     """
-    chosen: dict[tuple[Any, ...], tuple[int, int, OpType, str | None]] = {}
+    chosen: dict[tuple[Any, ...], tuple[int, int, str, str | None]] = {}
     for row in rows:
         ident = (row.get("cluster_id"), row["resource_type"], row["resource_name"], row.get("layer") or "dynamic")
         slot = (*ident, row["key"])
-        op: OpType = row.get("op") or "SET"
+        op: str = row.get("op") or AlterConfigOpType.SET
         rank = (row.get("constraint_level") or 0, _OP_PREFERENCE.get(op, 0))
         if slot not in chosen or rank > chosen[slot][:2]:
-            chosen[slot] = (*rank, op, row.get("value") if op != "DELETE" else None)
+            chosen[slot] = (*rank, op, row.get("value") if op != AlterConfigOpType.DELETE else None)
     grouped: dict[tuple[Any, ...], list[ConfigOp]] = {}
     for (cluster_id, rtype, name, layer, key), (_, _, op, value) in chosen.items():
-        grouped.setdefault((cluster_id, rtype, name, layer), []).append(ConfigOp(op=op, key=key, value=value))
+        grouped.setdefault((cluster_id, rtype, name, layer), []).append(
+            ConfigOp.model_validate({"op": op, "key": key, "value": value})
+        )
     return ChangeSet(
         changes=tuple(
             ResourceChange(

@@ -13,7 +13,8 @@ A catalog file looks like::
         reference: KIP-1294
         remediation: Raise the segment size; 3 MiB is the floor.   # optional hint appended to the fix
 
-Jobs read the file and call :func:`load_catalog_text`; everything here is pure. ``since`` stays as written:
+Jobs read the file and call :func:`load_catalog_text`; everything here is pure. ``compile_catalog`` turns the loaded
+catalogs into a :class:`CompiledCatalog` (below), the input of every evaluation function. ``since`` stays as written:
 resolving it to a feature level needs the metadata.version table and happens in
 ``transforms.constraints.selection.compile_catalog``. Expression syntax and field names are checked there too
 (they need Spark's parser), so a catalog that loads here may still be rejected at compile time.
@@ -40,20 +41,13 @@ from typing import Any, Final, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from schemas.errors import ConfigError
+from schemas.errors import ConfigError, validation_problems
+from schemas.kafka_vocabulary import ResourceType
 
+# the YAML spelling of a ResourceType (its `kind`); a Literal so pydantic lists the choices in its messages
 ResourceKind = Literal["broker", "topic", "group", "client_metrics", "client"]
 Severity = Literal["error", "warning"]
 TypeName = Literal["int", "long", "short", "double", "boolean", "list", "string", "password", "class"]
-
-# resource kind in YAML -> resource_type in EFFECTIVE_CONFIGS / VIOLATIONS
-RESOURCE_TYPES: Final[dict[str, str]] = {
-    "broker": "BROKER",
-    "topic": "TOPIC",
-    "group": "GROUP",
-    "client_metrics": "CLIENT_METRICS",
-    "client": "CLIENT",
-}
 
 CHECK_KINDS: Final = (
     "min",
@@ -218,9 +212,9 @@ class Constraint(BaseModel):
         return self.configs if self.configs is not None else (self.config or "",)
 
     @property
-    def resource_type(self) -> str:
+    def resource_type(self) -> ResourceType:
         """The EFFECTIVE_CONFIGS resource_type, e.g. ``BROKER``."""
-        return RESOURCE_TYPES[self.resource]
+        return ResourceType(self.resource.upper())
 
     @property
     def selection_key(self) -> tuple[str, tuple[str, ...]]:
@@ -249,15 +243,6 @@ def _entry_id(entry: Any, index: int) -> str:
     return f"#{index + 1}"
 
 
-def _reason(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"] if p != "__root__")
-        msg = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{loc}: {msg}" if loc else msg)
-    return "; ".join(parts)
-
-
 def parse_catalog(data: Any, source: str) -> ConstraintCatalog:
     """Validate already-parsed catalog YAML.
 
@@ -276,7 +261,7 @@ def parse_catalog(data: Any, source: str) -> ConstraintCatalog:
     try:
         raw = _CatalogFile.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_reason(exc)}") from None
+        raise ConfigError(f"{source}: {validation_problems(exc)}") from None
     constraints = []
     for index, entry in enumerate(raw.constraints):
         if not isinstance(entry, Mapping):
@@ -284,7 +269,7 @@ def parse_catalog(data: Any, source: str) -> ConstraintCatalog:
         try:
             constraints.append(Constraint.model_validate(entry))
         except ValidationError as exc:
-            raise ConfigError(f"{source}: constraint {_entry_id(entry, index)}: {_reason(exc)}") from None
+            raise ConfigError(f"{source}: constraint {_entry_id(entry, index)}: {validation_problems(exc)}") from None
     catalog = ConstraintCatalog(source=source, constraints=tuple(constraints))
     ensure_unique_ids([catalog])
     return catalog
@@ -317,3 +302,57 @@ def ensure_unique_ids(catalogs: Iterable[ConstraintCatalog]) -> None:
                 where = catalog.source if first == catalog.source else f"{first} and {catalog.source}"
                 raise ConfigError(f"{where}: constraint {constraint.id}: id is defined twice")
             seen[constraint.id] = catalog.source
+
+
+# --- The compiled catalog (built by transforms.constraints.selection.compile_catalog) ---------------------
+
+
+class ExprFix(BaseModel):
+    """The structured fix of an expression constraint: the key to set and the Spark SQL expression giving its value
+    (derived from the expression text by ``transforms.constraints.expr_fixes.derive_fix``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    value_sql: str
+
+
+class CompiledConstraint(BaseModel):
+    """A constraint with its ``since`` resolved and the level interval over which it applies."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rule_idx: int  # position in the compiled catalog (stable for one catalog)
+    constraint: Constraint
+    source: str  # the catalog file it came from
+    level: int | None  # the feature level of `since`; None for a base validator
+    since_mv: str | None  # the MV name of that level, e.g. "4.4-IV1"
+    active_from: int  # inclusive
+    active_to: int | None  # exclusive; None = no later level replaces it
+    expr_sql: str | None  # the expression as evaluated (casts rewritten to try_cast)
+    expr_fix: ExprFix | None = None  # the structured fix derived from the expression, if any
+
+    def applies_at(self, level: int) -> bool:
+        """Whether the validator is selected for a target feature level."""
+        return self.active_from <= level and (self.active_to is None or level < self.active_to)
+
+
+class CompiledCatalog(BaseModel):
+    """Every loaded constraint, selection resolved; what the evaluation functions take."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sources: tuple[str, ...]
+    rules: tuple[CompiledConstraint, ...]
+    max_level: int  # the highest level of the metadata.version table used to compile
+    fingerprint: str  # sha256 over the validated catalog (for audit_runs)
+
+    @property
+    def checks(self) -> tuple[CompiledConstraint, ...]:
+        """The single-key ``check`` rules."""
+        return tuple(r for r in self.rules if r.constraint.check is not None)
+
+    @property
+    def expressions(self) -> tuple[CompiledConstraint, ...]:
+        """The ``expr`` rules."""
+        return tuple(r for r in self.rules if r.constraint.expr is not None)

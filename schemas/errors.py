@@ -7,6 +7,11 @@ keeps its traceback.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class AuditError(Exception):
     """Base class for errors caused by usage, configuration or input (exit code 2)."""
@@ -40,3 +45,18 @@ class UnsupportedTableError(StorageError):
 
 class DataQualityError(AuditError):
     """A critical data-quality expectation failed; the run stops before writing results."""
+
+
+def validation_problems(exc: ValidationError) -> str:
+    """A pydantic ``ValidationError`` as one line for a ``ConfigError``: ``location: message`` per error, ``; ``-joined.
+
+    The location is the dotted field path (``ops.0.value``), omitted when the error is the model's own; the
+    ``Value error, `` prefix pydantic puts on a validator's ``ValueError`` is dropped, so the message reads as the
+    validator wrote it.
+    """
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(parts)

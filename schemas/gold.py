@@ -55,6 +55,11 @@ FINDINGS: Final = StructType(
 )
 FINDINGS_PARTITIONS: Final = ("cluster_id",)
 
+# The columns a per-run history table adds (see `with_run_columns`).
+RUN_COLUMNS: Final = ("run_id", "run_ts")
+# FINDINGS without the run columns: what replay and resolution produce before a run stamps them.
+FINDING_ROWS: Final = StructType([f for f in FINDINGS.fields if f.name not in RUN_COLUMNS])
+
 
 # One row per audit run: what was audited, how much, the verdict, and fingerprints of the code and catalogs.
 AUDIT_RUNS: Final = StructType(

@@ -19,10 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pyspark.sql.types import BooleanType, IntegerType, StringType, StructField, StructType
 
 from schemas.errors import ConfigError
+from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES
 
 DynamicScope = Literal["read-only", "per-broker", "cluster-wide"]
 Converter = Literal["NONE", "HOURS_TO_MS", "MINUTES_TO_MS"]
-CatalogResource = Literal["BROKER", "TOPIC", "GROUP", "CLIENT_METRICS"]
 
 # Keys whose effective value maps any negative number to -1 (unlimited):
 # AbstractKafkaConfig.logRetentionTimeMillis (broker) and the LogConfig a topic inherits from it.
@@ -133,7 +133,7 @@ class ReleaseCatalog(_Frozen):
 
     @model_validator(mode="after")
     def _unique_names(self) -> ReleaseCatalog:
-        for kind in ("broker", "topic", "group", "client_metrics"):
+        for kind in (t.kind for t in CONFIG_RESOURCE_TYPES):
             names = [key.name for key in getattr(self, kind)]
             duplicates = sorted({n for n in names if names.count(n) > 1})
             if duplicates:
@@ -193,10 +193,7 @@ def _document_to_model(doc: Mapping[str, Any]) -> dict[str, Any]:
     ]
     return {
         "release": str(doc["release"]),
-        "broker": _keys(doc.get("broker")),
-        "topic": _keys(doc.get("topic")),
-        "group": _keys(doc.get("group")),
-        "client_metrics": _keys(doc.get("client_metrics")),
+        **{t.kind: _keys(doc.get(t.kind)) for t in CONFIG_RESOURCE_TYPES},
         "topic_synonyms": topic_synonyms,
         "broker_synonym_groups": groups,
         "group_synonyms": group_synonyms,

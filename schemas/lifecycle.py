@@ -44,7 +44,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from schemas.errors import ConfigError
+from schemas.errors import ConfigError, validation_problems
+from schemas.kafka_vocabulary import RESOURCE_TYPES
 
 STATUS_VALUES: Final = ("open", "resolved", "reopened")
 STATUS_OPEN: Final = "open"
@@ -109,7 +110,6 @@ WAIVERS: Final = StructType(
 )
 WAIVER_SCOPE_FIELDS: Final = ("cluster_id", "resource_type", "resource_name", "constraint_id", "config_name")
 
-RESOURCE_TYPES: Final = ("BROKER", "TOPIC", "GROUP", "CLIENT_METRICS", "CLIENT")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -230,15 +230,6 @@ class WaiverFile(BaseModel):
     waivers: tuple[Waiver, ...] = ()
 
 
-def _problems(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{loc}: {msg}" if loc else msg)
-    return "; ".join(parts)
-
-
 def parse_waivers(data: Any, source: str) -> WaiverFile:
     """Validate an already-parsed waivers file.
 
@@ -260,7 +251,7 @@ def parse_waivers(data: Any, source: str) -> WaiverFile:
         try:
             waiver = Waiver.model_validate(entry)
         except ValidationError as exc:
-            raise ConfigError(f"{source}: {where}: {_problems(exc)}") from None
+            raise ConfigError(f"{source}: {where}: {validation_problems(exc)}") from None
         if waiver.id in seen:
             raise ConfigError(f"{source}: waiver {waiver.id}: id is defined twice")
         seen.add(waiver.id)

@@ -12,8 +12,11 @@ Two kinds of DEFAULT_CONFIG rows describe no real value and would only produce f
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+
+from schemas.kafka_vocabulary import ConfigSource
+from transforms.releases import release_rank_column
 
 
 def filter_auditable(effective_df: DataFrame, *, target_keys_df: DataFrame) -> DataFrame:
@@ -25,7 +28,7 @@ def filter_auditable(effective_df: DataFrame, *, target_keys_df: DataFrame) -> D
 
     NULL behaviour: a NULL ``source`` is kept (it is not a default).
     """
-    is_default = F.col("source") == "DEFAULT_CONFIG"
+    is_default = F.col("source") == ConfigSource.DEFAULT_CONFIG
     known_df = target_keys_df.select(
         "resource_type", F.col("name").alias("config_name"), F.lit(True).alias("_known_at_target")
     ).dropDuplicates(["resource_type", "config_name"])
@@ -56,12 +59,6 @@ def to_unique_topic_names(topics_df: DataFrame) -> DataFrame:
     )
 
 
-def release_rank(release: Column) -> Column:
-    """``major * 1000 + minor`` of a release string such as ``4.2`` or ``4.2.1`` (NULL when it does not parse)."""
-    parts = F.split(release, r"\.")
-    return parts.getItem(0).try_cast("int") * 1000 + parts.getItem(1).try_cast("int")
-
-
 def with_release_at_least(brokers_df: DataFrame, *, release: str) -> DataFrame:
     """BROKERS whose ``kafka_release`` is raised to ``release`` where it is older (or unknown).
 
@@ -70,7 +67,9 @@ def with_release_at_least(brokers_df: DataFrame, *, release: str) -> DataFrame:
     already on a newer release (a downgrade audit) keeps its own.
     """
     target = F.lit(release)
-    older = F.col("kafka_release").isNull() | (release_rank(F.col("kafka_release")) < release_rank(target))
+    older = F.col("kafka_release").isNull() | (
+        release_rank_column(F.col("kafka_release")) < release_rank_column(target)
+    )
     return brokers_df.select(
         *[
             (F.when(older, target).otherwise(F.col(c)).alias(c) if c == "kafka_release" else F.col(c))

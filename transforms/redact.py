@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from schemas.kafka_vocabulary import CONFIG_RESOURCE_IDS, ResourceType
+
 REDACTED = "[redacted]"
 EXCERPT_LIMIT: Final = 120  # characters of a quarantined input kept as its excerpt (redact_text)
 
@@ -31,7 +33,7 @@ _LISTENER_PREFIX = re.compile(
 )
 
 # ConfigRecord resourceType byte -> the catalog resource it is validated against.
-RESOURCE_BY_CODE = {2: "topic", 4: "broker", 16: "client_metrics", 32: "group"}
+RESOURCE_BY_CODE = {code: rtype.kind for rtype, code in CONFIG_RESOURCE_IDS.items()}
 
 
 @dataclass(frozen=True)
@@ -110,12 +112,12 @@ def redact_record(record_type: str, data: dict[str, Any], rules: SensitivityRule
         resource = RESOURCE_BY_CODE.get(out.get("resourceType") or -1)
         _redact_pair(out, "name", "value", resource, rules, key)
     elif record_type == "CLIENT_CONFIG_RECORD":
-        _redact_pair(out, "key", "value", "client", rules, key)
+        _redact_pair(out, "key", "value", ResourceType.CLIENT.kind, rules, key)
     elif record_type == "REGISTER_BROKER_RECORD" and isinstance(out.get("staticConfigs"), list):
         configs = []
         for item in out["staticConfigs"]:
             entry = dict(item) if isinstance(item, Mapping) else {"name": None, "value": None}
-            _redact_pair(entry, "name", "value", "broker", rules, key)
+            _redact_pair(entry, "name", "value", ResourceType.BROKER.kind, rules, key)
             configs.append(entry)
         out["staticConfigs"] = configs
     elif record_type == "USER_SCRAM_CREDENTIAL_RECORD":

@@ -13,9 +13,8 @@ from benchmarks.exports import export_cluster
 from benchmarks.pyvalidator import kafka_list, make_validator, parse_number
 from benchmarks.report import markdown, size_targets, target
 from benchmarks.sizes import SIZES, parse_sizes
-from schemas.constraints import Check, Constraint, ConstraintCatalog
+from schemas.constraints import Check, CompiledConstraint, Constraint, ConstraintCatalog
 from schemas.decoded import DecodedRecord
-from transforms.constraints.selection import CompiledConstraint
 
 
 def _rule(check: dict[str, Any], resource: str = "broker") -> CompiledConstraint:

@@ -8,6 +8,7 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual, assertSchemaEqual
 
+from schemas import report
 from transforms import report_data as rd
 
 T0 = dt.datetime(2026, 11, 21, 5, 0, tzinfo=dt.UTC)
@@ -27,7 +28,7 @@ def test_violation_counts_split_severities_and_label_null_keys(spark: SparkSessi
         VIOLATIONS_DDL,
     ).transform(rd.filter_run, run_id="r1")
     by_source_df = violations_df.transform(rd.to_violation_counts, by="value_source")
-    assertSchemaEqual(by_source_df.schema, rd.VIOLATION_COUNTS)
+    assertSchemaEqual(by_source_df.schema, report.VIOLATION_COUNTS)
     assertDataFrameEqual(
         by_source_df,
         [("(none)", 1, 1, 2), ("DYNAMIC_TOPIC_CONFIG", 1, 0, 1)],
@@ -59,7 +60,7 @@ def test_readiness_matrix_marks_highest_safe_and_current_level(spark: SparkSessi
     )
     safe_df = spark.createDataFrame([("a", 20, 20, "3.8-IV0"), ("b", None, None, None)], SAFE_DDL)
     matrix_df = rd.to_readiness_matrix(by_level_df, safe_df)
-    assertSchemaEqual(matrix_df.schema, rd.READINESS_MATRIX, ignoreNullable=True)
+    assertSchemaEqual(matrix_df.schema, report.READINESS_MATRIX, ignoreNullable=True)
     assertDataFrameEqual(
         matrix_df,
         [
@@ -81,7 +82,7 @@ def test_latest_run_and_trend(spark: SparkSession) -> None:
     )
     assert [r["run_id"] for r in runs_df.transform(rd.to_latest_run).collect()] == ["r3"]
     trend_df = runs_df.transform(rd.to_run_trend, last=2)
-    assert trend_df.schema.names == rd.RUN_TREND.names
+    assert trend_df.schema.names == report.RUN_TREND.names
     assert [(r["run_id"], r["errors"], r["clusters"]) for r in trend_df.collect()] == [("r2", 2, 1), ("r3", 3, 1)]
 
 
@@ -96,7 +97,7 @@ def test_quarantine_counts_locate_by_byte_then_line(spark: SparkSession) -> None
         "cluster_id string, source_file string, position long, line_number long, reason string, excerpt string",
     )
     counts_df = quarantine_df.transform(rd.to_quarantine_counts)
-    assert counts_df.schema.names == rd.QUARANTINE_COUNTS.names
+    assert counts_df.schema.names == report.QUARANTINE_COUNTS.names
     assertDataFrameEqual(
         counts_df,
         [

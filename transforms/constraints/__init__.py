@@ -1,11 +1,11 @@
-"""Constraint catalogs compiled to Columns: KIP-1294 selection, vectorized evaluation, remediation, changes.
+"""Constraint catalogs compiled to Columns: KIP-1294 selection, vectorized evaluation, remediation.
 
 Entry points for jobs::
 
     from schemas.constraints import load_catalog_text
     from transforms.constraints import (
         compile_catalog, validate_with_spark, evaluate_constraints, violations_by_level, highest_safe_levels,
-        apply_changes, generate_default_catalog,
+        generate_default_catalog,
     )
 
     catalogs = [generate_default_catalog(kafka_docs, mv_table)]   # kafka_docs: (name, parsed conf/kafka/*.yaml)
@@ -17,11 +17,12 @@ Entry points for jobs::
 
 Modules: ``selection`` (floorEntry), ``expressions`` (validation, ANSI-safe evaluation), ``checks`` (generic
 parametrised checks), ``rule_table`` (catalog as broadcast tables), ``evaluate`` (the pass),
-``messages``, ``remediation``, ``changes`` (what-if changes), ``generate`` (default catalog from
-``conf/kafka``).
+``messages``, ``remediation``, ``kafka_validators`` and ``generate`` (default catalog from ``conf/kafka``). The
+evaluation reads only the effective configuration: what an override falls back to (DELETE fixes) comes in through
+``evaluate_constraints(fallback_resolver=...)``, computed by ``transforms.whatif``.
 """
 
-from transforms.constraints.changes import apply_changes
+from schemas.constraints import CompiledCatalog, CompiledConstraint
 from transforms.constraints.evaluate import (
     constraint_failures,
     evaluate_constraints,
@@ -30,13 +31,12 @@ from transforms.constraints.evaluate import (
 )
 from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
-from transforms.constraints.selection import CompiledCatalog, CompiledConstraint, active_at, compile_catalog
+from transforms.constraints.selection import active_at, compile_catalog
 
 __all__ = [
     "CompiledCatalog",
     "CompiledConstraint",
     "active_at",
-    "apply_changes",
     "compile_catalog",
     "constraint_failures",
     "evaluate_constraints",

@@ -1,12 +1,9 @@
 """Generic, parametrised single-key checks as Column functions (Kafka ConfigDef parsing semantics).
 
-Public API::
-
-    java_trim(value: Column) -> Column
-    kafka_list(value: Column) -> Column                       # array<string>, NULL for NULL
-    parse_number(trimmed: Column, type_name: Column) -> Column  # double, NULL when it does not parse
-    with_parsed_value(df: DataFrame) -> DataFrame            # adds v_trim, v_num, v_elems, v_is_list
-    check_violation() -> Column                              # struct<code, detail>, NULL when the row passes
+``with_parsed_value`` adds the parsed value to rows joined with their rule (``v_trim``, ``v_num_type``, ``v_num``,
+``v_is_list``, ``v_elems``) and ``check_violation()`` is the verdict: ``struct<code, detail>``, NULL when the row
+passes. ``java_trim``, ``kafka_list`` (``array<string>``, NULL for NULL) and ``parse_number`` (a double, NULL when
+the value does not parse) are the parsing rules they share.
 
 The rule parameters are *data*: ``check_violation`` is one ``CASE rule_kind`` over a dozen generic checks
 reading ``rule_num_a`` / ``rule_num_b`` / ``rule_values`` / ``rule_values_num`` / ``rule_pattern`` /
@@ -35,6 +32,8 @@ from typing import Final
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+
+__all__ = ["check_violation", "java_trim", "kafka_list", "parse_number", "with_parsed_value"]
 
 _JAVA_WS_EDGES: Final = r"^[\x00-\x20]+|[\x00-\x20]+$"
 _LIST_SEPARATOR: Final = r"\s*,\s*"

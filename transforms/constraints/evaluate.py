@@ -1,26 +1,10 @@
 """Evaluate a compiled constraint catalog over the effective configuration, in long format.
 
-Public API::
-
-    evaluate_constraints(
-        effective_df: DataFrame,          # EFFECTIVE_CONFIGS (schemas/gold.py)
-        topics_df: DataFrame,             # TOPICS (schemas/silver.py)
-        cluster_df: DataFrame,            # CLUSTER_STATE (schemas/silver.py)
-        rules: CompiledCatalog,           # selection.compile_catalog + expressions.validate_with_spark
-        *,
-        target: MetadataVersion,
-        run_id: str,
-        run_ts: datetime,                 # naive values are taken as UTC
-        dynamic_scope_df: DataFrame | None = None,   # DYNAMIC_SCOPES (schemas/violations.py); None = unknown
-        fallback_resolver: FallbackResolver | None = None,   # fallbacks.resolve_fallbacks bound to the state;
-                                                             # None = no DELETE fixes
-    ) -> DataFrame                        # VIOLATIONS (schemas/violations.py)
-
-    violations_by_level(effective_df, topics_df, cluster_df, rules, *, mv_table: MetadataVersionTable)
-        -> DataFrame                      # VIOLATIONS_BY_LEVEL: errors/warnings per cluster and every MV level
-    constraint_failures(effective_df, topics_df, cluster_df, rules) -> DataFrame
-        # every failing (row, rule) pair at every level: pass it as ``failures_df=`` to both functions above
-    highest_safe_levels(by_level_df: DataFrame, cluster_df: DataFrame) -> DataFrame   # HIGHEST_SAFE_LEVELS
+``evaluate_constraints`` gives the ``VIOLATIONS`` rows (``schemas.violations``) of one run at a target level;
+``violations_by_level`` the errors and warnings per cluster at every level of the MV table at once
+(``VIOLATIONS_BY_LEVEL``); ``highest_safe_levels`` the highest level without an error violation per cluster
+(``HIGHEST_SAFE_LEVELS``). ``constraint_failures`` is every failing (row, rule) pair at every level, what the first
+two start from: an audit computes it once and passes it to both as ``failures_df=``.
 
 How it runs (one pass, no per-constraint jobs):
 
@@ -47,10 +31,10 @@ How it runs (one pass, no per-constraint jobs):
   selection key ``(resource, sorted keys)`` fails on that row (NULL when the current level is unknown).
   ``violations_by_level`` expands the same failures over every level of the MV table at once.
 * **fixes** — ``remediation`` / ``remediation_change`` (``remediation``): a single-key violation whose value comes
-  from an override (``fallbacks.FALLBACK_SOURCES``) is fixed by deleting that override when the value it falls back
-  to (``fallback_resolver``, every broker view of it) passes every single-key rule of the key at the target; otherwise a
-  SET of a passing value (``fix_value``). An expression violation gets the SET derived from its text
-  (``expr_fixes``) when there is one.
+  from an override (``schemas.whatif.FALLBACK_SOURCES``) is fixed by deleting that override when the value it
+  falls back to (``fallback_resolver``, every broker view of it) passes every single-key rule of the key at the
+  target; otherwise a SET of a passing value (``fix_value``). An expression violation gets the SET derived from its
+  text (``expr_fixes``) when there is one.
 
 Assumption (EFFECTIVE_CONFIGS contract): one row per (cluster, entity, key) and view, so the per-view maps
 have unique keys.
@@ -59,16 +43,21 @@ have unique keys.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Final
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from schemas.constraints import CompiledCatalog, CompiledConstraint
+from schemas.evaluation import FAILURE_COLUMNS, MV_LEVELS_DDL
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
+from schemas.whatif import FALLBACK_SOURCES
+from transforms.checkpoints import truncated
 from transforms.constraints.checks import check_violation, with_parsed_value
 from transforms.constraints.expr_fixes import expression_fix_columns
 from transforms.constraints.expressions import (
@@ -79,40 +68,34 @@ from transforms.constraints.expressions import (
     expression_outcome_columns,
     paired_by_keys,
 )
-from transforms.constraints.fallbacks import FALLBACK_SOURCES, FallbackResolver
 from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.constraints.rule_table import RuleTables, rule_tables
-from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
-from transforms.replay.state import truncated
+from transforms.timestamps import as_utc
+
+__all__ = [
+    "FallbackResolver",
+    "constraint_failures",
+    "evaluate_constraints",
+    "highest_safe_levels",
+    "violations_by_level",
+]
 
 ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
-DEFAULT_CONFIG: Final = "DEFAULT_CONFIG"  # the source of a value nobody set (the release's default)
-BROKER_LAYERS: Final = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG", "STATIC_BROKER_CONFIG")
-FAILURE_COLUMNS: Final = (
-    "cluster_id",
-    "resource_type",
-    "resource_name",
-    "node_id",
-    "config_name",
-    "value",
-    "value_source",
-    "synonym",
-    "source_offset",
-    "v_elems",
-    "rule_idx",
-    "code",
-    "detail",
-    "active_from",
-    "active_to",
-    "expr_fix_value",  # expressions: the value of the derived fix (expr_fixes), NULL when none
+# needed_df (cluster_id, resource_type, resource_name, value_source) -> the fallback rows of those overrides
+# (schemas.whatif.FALLBACK_COLUMNS); jobs bind transforms.whatif.resolve_fallbacks to the audited state.
+FallbackResolver = Callable[[DataFrame], DataFrame]
+BROKER_LAYERS: Final = (
+    ConfigSource.DYNAMIC_BROKER_CONFIG,
+    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+    ConfigSource.STATIC_BROKER_CONFIG,
 )
 
 
 def _judged(source: Column) -> Column:
     """A single-key (row, rule) pair is evaluated: the rule judges defaults or the value was set by someone
     (``rule_table.judges_defaults``)."""
-    return F.col("judges_defaults") | ~F.coalesce(source == F.lit(DEFAULT_CONFIG), F.lit(False))
+    return F.col("judges_defaults") | ~F.coalesce(source == F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
 
 
 def _expression_judged() -> Column:
@@ -120,7 +103,9 @@ def _expression_judged() -> Column:
     every key it reads exists in the audited release and at least one of them was set by someone."""
     present = F.forall("rule_configs", lambda k: F.map_contains_key(F.col("cfg"), k))
     source = lambda k: F.try_element_at(F.col("meta"), k)["value_source"]  # noqa: E731
-    set_by_someone = F.exists("rule_configs", lambda k: F.coalesce(source(k) != F.lit(DEFAULT_CONFIG), F.lit(False)))
+    set_by_someone = F.exists(
+        "rule_configs", lambda k: F.coalesce(source(k) != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
+    )
     return F.col("judges_defaults") | (present & set_by_someone)
 
 
@@ -148,9 +133,9 @@ def _single_key_failures(
     effective_df: DataFrame, cluster_df: DataFrame, tables: RuleTables, target_level: int | None
 ) -> DataFrame:
     rtype, source = F.col("resource_type"), F.col("source")
-    is_topic_override = (rtype == "TOPIC") & (source == "DYNAMIC_TOPIC_CONFIG")
-    is_group_override = (rtype == "GROUP") & (source == "DYNAMIC_GROUP_CONFIG")
-    is_inheritable = rtype.isin("TOPIC", "GROUP")
+    is_topic_override = (rtype == ResourceType.TOPIC) & (source == ConfigSource.DYNAMIC_TOPIC_CONFIG)
+    is_group_override = (rtype == ResourceType.GROUP) & (source == ConfigSource.DYNAMIC_GROUP_CONFIG)
+    is_inheritable = rtype.isin(ResourceType.TOPIC, ResourceType.GROUP)
     rows_df = effective_df.filter(~is_inheritable | is_topic_override | is_group_override).select(
         *ENTITY,
         "node_id",
@@ -244,7 +229,7 @@ def _expression_contexts(
     )
     topic_ctx_df = topics_df.select(
         "cluster_id",
-        F.lit("TOPIC").alias("resource_type"),
+        F.lit(ResourceType.TOPIC).alias("resource_type"),
         F.col("topic_name").alias("resource_name"),
         topic_struct.alias("topic"),
     )
@@ -346,14 +331,18 @@ def _affected_topics(effective_df: DataFrame, topics_df: DataFrame, reported_df:
     """(cluster_id, host_node, broker_key, n_topics): topics hosted on a node inheriting that broker key, for the
     (cluster, key) pairs of the BROKER violations in ``reported_df`` only (their key or the synonym the value was
     read from), so the topic rows are filtered before they are joined, exploded per host and counted."""
-    broker_df = reported_df.filter(F.col("resource_type") == "BROKER")
+    broker_df = reported_df.filter(F.col("resource_type") == ResourceType.BROKER)
     wanted_df = (
         broker_df.select("cluster_id", F.col("config_name").alias("broker_key"))
         .unionByName(broker_df.select("cluster_id", F.col("synonym").alias("broker_key")))
         .filter(F.col("broker_key").isNotNull())
         .distinct()
     )
-    inherits = (F.col("resource_type") == "TOPIC") & F.col("source").isin(*BROKER_LAYERS) & F.col("synonym").isNotNull()
+    inherits = (
+        (F.col("resource_type") == ResourceType.TOPIC)
+        & F.col("source").isin(*BROKER_LAYERS)
+        & F.col("synonym").isNotNull()
+    )
     inherited_df = (
         effective_df.filter(inherits)
         .select(
@@ -387,7 +376,7 @@ def _with_affected_topics(violations_df: DataFrame, affected_df: DataFrame) -> D
         F.col("broker_key").alias("synonym"),
         F.col("n_topics").alias("_by_synonym"),
     )
-    is_broker = F.col("resource_type") == "BROKER"
+    is_broker = F.col("resource_type") == ResourceType.BROKER
     synonym_differs = F.coalesce(F.col("synonym") != F.col("config_name"), F.lit(False))
     counted = F.coalesce(F.col("_by_key"), F.lit(0)) + F.when(
         synonym_differs, F.coalesce(F.col("_by_synonym"), F.lit(0))
@@ -404,7 +393,7 @@ def _with_affected_topics(violations_df: DataFrame, affected_df: DataFrame) -> D
 def _deleted_resource(resource_name: Column, source: Column) -> Column:
     """The resource a DELETE edits: the cluster default ``""`` for values from that layer (one record for every
     broker), else the entity itself."""
-    return F.when(source == "DYNAMIC_DEFAULT_BROKER_CONFIG", F.lit("")).otherwise(resource_name)
+    return F.when(source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, F.lit("")).otherwise(resource_name)
 
 
 def _fallback_verdicts(fallback_df: DataFrame, tables: RuleTables, target_level: int) -> DataFrame:
@@ -478,7 +467,7 @@ def _with_scope(df: DataFrame, dynamic_scope_df: DataFrame | None) -> DataFrame:
     scopes_df = dynamic_scope_df.select("config_name", F.col("scope").alias("_scope")).dropDuplicates(["config_name"])
     return (
         df.join(F.broadcast(scopes_df), on="config_name", how="left")
-        .select("*", F.when(F.col("resource_type") == "BROKER", F.col("_scope")).alias("scope"))
+        .select("*", F.when(F.col("resource_type") == ResourceType.BROKER, F.col("_scope")).alias("scope"))
         .drop("_scope")
     )
 
@@ -487,10 +476,6 @@ def _conform(df: DataFrame, schema: StructType) -> DataFrame:
     """Select exactly the schema's columns, in order, with its types (nullability is not enforced by Spark
     for derived columns; the writers compare names and types)."""
     return df.select(*[F.col(f.name).cast(f.dataType).alias(f.name) for f in schema.fields])
-
-
-def _utc(ts: datetime) -> datetime:
-    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
 
 
 def evaluate_constraints(
@@ -508,8 +493,23 @@ def evaluate_constraints(
 ) -> DataFrame:
     """The VIOLATIONS rows of one audit run at ``target`` (see the module docstring for semantics).
 
-    ``failures_df``: ``constraint_failures`` of the same arguments, when the caller shares it with
-    ``violations_by_level`` (checkpointed, so the catalog is evaluated once per run); computed here otherwise.
+    Args:
+        effective_df: gold ``EFFECTIVE_CONFIGS``.
+        topics_df: silver ``TOPICS``.
+        cluster_df: silver ``CLUSTER_STATE``.
+        rules: ``selection.compile_catalog`` of the catalogs, checked by ``expressions.validate_with_spark``.
+        target: the metadata.version audited.
+        run_id: the run's id, in every row.
+        run_ts: the run's start; a naive value is taken as UTC.
+        dynamic_scope_df: ``DYNAMIC_SCOPES`` (``schemas.violations``) of the BROKER keys; None = unknown.
+        fallback_resolver: ``transforms.whatif.resolve_fallbacks`` bound to the audited state; None = no DELETE
+            fixes.
+        failures_df: ``constraint_failures`` of the same arguments, when the caller shares it with
+            ``violations_by_level`` (checkpointed, so the catalog is evaluated once per run); computed here
+            otherwise.
+
+    Returns:
+        ``VIOLATIONS`` (``schemas.violations``).
 
     NULL behaviour: a NULL value fails min/max/between/in/regex/not_null rules and passes the others; an
     expression evaluating to NULL is a COULD_NOT_EVALUATE violation; an unknown current level gives NULL
@@ -542,7 +542,7 @@ def evaluate_constraints(
     current = F.col("current_level")
     return reported_df.select(
         F.lit(run_id).alias("run_id"),
-        F.lit(_utc(run_ts)).cast("timestamp").alias("run_ts"),
+        F.lit(as_utc(run_ts)).cast("timestamp").alias("run_ts"),
         "cluster_id",
         F.lit(target.name).alias("target_mv"),
         F.lit(target.level).cast("int").alias("target_level"),
@@ -593,7 +593,7 @@ def violations_by_level(
     failures_df = failures_df.join(
         F.broadcast(tables.rule_info_df.select("rule_idx", "severity")), on="rule_idx", how="inner"
     )
-    levels_df = spark.createDataFrame([(v.level, v.name) for v in mv_table.levels], "level int, mv string")
+    levels_df = spark.createDataFrame([(v.level, v.name) for v in mv_table.levels], MV_LEVELS_DDL)
     is_error = (F.col("severity") == "error").cast("long")
     counts_df = (
         failures_df.join(F.broadcast(levels_df.select("level")), on=_applies(F.col("level")), how="inner")

@@ -1,9 +1,8 @@
 """Structured fixes for expression constraints, derived from the expression text (pure Python).
 
-Public API::
-
-    derive_fix(expr_sql: str, first_key: str) -> ExprFix | None
-    expression_fix_columns(rules, *, chunk_size=EXPR_CHUNK_SIZE) -> list[Column]   # build under ANSI off
+``derive_fix(expr_sql, first_key)`` gives the ``ExprFix`` (``schemas.constraints``) of one expression, or None;
+``expression_fix_columns(rules)`` evaluates the derived fixes of a catalog's expressions as generated CASE columns
+(build them under ``expressions.ansi_disabled``, like the outcome columns).
 
 An expression whose whole text is one comparison between the rule's first key and a term that does not read that
 key — ``cast(cfg['k'] as int) <= topic.replication_factor``, ``cfg['k'] = 'compact'``, ``value >= 3``, either way
@@ -27,16 +26,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from pydantic import BaseModel, ConfigDict
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from transforms.constraints.expressions import EXPR_CHUNK_SIZE, _code_segments
+from schemas.constraints import CompiledConstraint, ExprFix
+from transforms.constraints.expressions import EXPR_CHUNK_SIZE, code_segments
 
-if TYPE_CHECKING:
-    from transforms.constraints.selection import CompiledConstraint
+__all__ = ["derive_fix", "expression_fix_columns"]
 
 INTEGRAL_TYPES: Final = frozenset({"int", "integer", "bigint", "long", "smallint", "short", "tinyint", "byte"})
 _FLIPPED: Final = {"<=": ">=", ">=": "<=", "<": ">", ">": "<", "=": "=", "==": "="}
@@ -49,18 +47,9 @@ _PLAIN_SIDE: Final = re.compile(_CFG, re.I)
 _VALUE_SIDE: Final = re.compile(r"value", re.I)
 
 
-class ExprFix(BaseModel):
-    """The key to set and the Spark SQL expression giving its value."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    key: str
-    value_sql: str
-
-
 def _masked(text: str) -> str:
     """``text`` with literals, quoted identifiers and comments blanked out (same length)."""
-    return "".join(seg if is_code else "_" * len(seg) for is_code, seg in _code_segments(text))
+    return "".join(seg if is_code else "_" * len(seg) for is_code, seg in code_segments(text))
 
 
 def _strip_parens(text: str) -> str:

@@ -1,15 +1,9 @@
 """Expression constraints: load-time validation and ANSI-safe evaluation columns.
 
-Public API::
-
-    EXPR_CONTEXT_FIELDS: dict[str, str]                       # field -> Spark SQL type an expr may read
-    rewrite_casts(text: str) -> str                           # cast( -> try_cast( outside literals/comments
-    reads_entity_values(text: str) -> bool                    # does it read cfg / value?
-    paired_by_keys(text: str) -> bool                         # evaluated only for entities holding its configs?
-    cfg_keys_read(text: str) -> frozenset[str] | None         # the cfg['key'] literals; None: cfg read otherwise
-    validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None   # raises ConfigError
-    ansi_disabled(spark: SparkSession) -> ContextManager[None]
-    expression_outcome_columns(rules: Sequence[CompiledConstraint], *, chunk_size: int = 25) -> list[Column]
+``validate_with_spark`` rejects, when the catalog is loaded, expressions that do not parse, read unknown fields
+or are not boolean, and regexes Java does not compile; ``expression_outcome_columns`` evaluates a catalog's
+expressions as generated CASE columns, built under ``ansi_disabled``. ``rewrite_casts``, ``reads_entity_values``,
+``paired_by_keys``, ``cfg_keys_read`` and ``code_segments`` read the expression text (pure Python).
 
 An expression may read ``value`` (the effective value of the rule's first key, a string), ``cfg['key']``
 (``map<string,string>`` of the entity's effective values), ``cluster.broker_count`` / ``cluster.rack_count``,
@@ -37,24 +31,33 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType
 
+from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.errors import ConfigError
+from schemas.evaluation import EXPR_CONTEXT_FIELDS
+from schemas.kafka_vocabulary import ResourceType
 
-if TYPE_CHECKING:
-    from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
+__all__ = [
+    "EXPR_CHUNK_SIZE",
+    "OUTCOME_FALSE",
+    "OUTCOME_HOLDS",
+    "OUTCOME_NULL",
+    "ansi_disabled",
+    "cfg_keys_read",
+    "code_segments",
+    "expression_outcome_columns",
+    "paired_by_keys",
+    "reads_entity_values",
+    "rewrite_casts",
+    "validate_with_spark",
+]
 
-EXPR_CONTEXT_FIELDS: Final[dict[str, str]] = {
-    "value": "string",
-    "cfg": "map<string,string>",
-    "topic": "struct<partitions:int,replication_factor:int,internal:boolean>",
-    "cluster": "struct<broker_count:int,rack_count:int>",
-}
 OUTCOME_HOLDS: Final = 0
 OUTCOME_FALSE: Final = 1
 OUTCOME_NULL: Final = 2
@@ -64,7 +67,7 @@ _CAST = re.compile(r"cast\s*\(", re.IGNORECASE)
 _IDENT_CHAR = re.compile(r"[A-Za-z0-9_.$]")
 
 
-def _code_segments(text: str) -> Iterator[tuple[bool, str]]:
+def code_segments(text: str) -> Iterator[tuple[bool, str]]:
     """Split SQL text into (is_code, segment): literals, `identifiers` and comments are not code."""
     i, start, n = 0, 0, len(text)
     while i < n:
@@ -116,7 +119,7 @@ def _rewrite_code(code: str, before: str) -> str:
 def rewrite_casts(text: str) -> str:
     """Rewrite every explicit ``cast(`` to ``try_cast(`` outside literals, quoted identifiers and comments."""
     parts: list[str] = []
-    for is_code, segment in _code_segments(text):
+    for is_code, segment in code_segments(text):
         before = parts[-1][-1:] if parts else ""
         parts.append(_rewrite_code(segment, before) if is_code else segment)
     return "".join(parts)
@@ -131,7 +134,7 @@ def reads_entity_values(text: str) -> bool:
     Expressions that read only ``topic`` / ``cluster`` facts are evaluated for every entity of their resource;
     the others only for entities holding at least one of their ``configs``.
     """
-    return any(is_code and _ENTITY_VALUE_REF.search(seg) for is_code, seg in _code_segments(text))
+    return any(is_code and _ENTITY_VALUE_REF.search(seg) for is_code, seg in code_segments(text))
 
 
 _ENTITY_FACT_REF = re.compile(r"(?<![\w.$])(cfg|value|topic|cluster)(?![\w$])", re.IGNORECASE)
@@ -147,11 +150,11 @@ def paired_by_keys(text: str) -> bool:
     """
     if reads_entity_values(text):
         return True
-    return not any(is_code and _ENTITY_FACT_REF.search(seg) for is_code, seg in _code_segments(text))
+    return not any(is_code and _ENTITY_FACT_REF.search(seg) for is_code, seg in code_segments(text))
 
 
 def _has_double_colon_cast(text: str) -> bool:
-    return any(is_code and "::" in seg for is_code, seg in _code_segments(text))
+    return any(is_code and "::" in seg for is_code, seg in code_segments(text))
 
 
 _CFG_REF = re.compile(r"(?<![\w.$])cfg(?![\w$])", re.IGNORECASE)
@@ -165,7 +168,7 @@ def cfg_keys_read(text: str) -> frozenset[str] | None:
     Returns None when ``cfg`` is used any other way (a computed key, ``map_keys(cfg)``, an escaped literal), so a
     caller pruning the ``cfg`` map to these keys knows it must not.
     """
-    segments = list(_code_segments(text))
+    segments = list(code_segments(text))
     keys: set[str] = set()
     for i, (is_code, segment) in enumerate(segments):
         if not is_code:
@@ -205,7 +208,7 @@ _NOT_ROW_LEVEL: Final = frozenset(
 
 
 def _context_ddl(resource_type: str) -> str:
-    fields = {k: v for k, v in EXPR_CONTEXT_FIELDS.items() if k != "topic" or resource_type == "TOPIC"}
+    fields = {k: v for k, v in EXPR_CONTEXT_FIELDS.items() if k != "topic" or resource_type == ResourceType.TOPIC}
     return ", ".join(f"{name} {ddl}" for name, ddl in fields.items())
 
 

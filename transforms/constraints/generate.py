@@ -1,14 +1,8 @@
 """The default constraint catalog, generated from Kafka's config definitions per release (``conf/kafka``).
 
-Public API::
-
-    generate_default_catalog(
-        documents: Sequence[tuple[str, Mapping[str, Any]]],   # (file name, yaml.safe_load of conf/kafka/<r>.yaml)
-        mv_table: MetadataVersionTable,
-        *,
-        source: str = DEFAULT_SOURCE,
-    ) -> ConstraintCatalog
-    constraint_count_by_release(catalog: ConstraintCatalog, mv_table: MetadataVersionTable) -> dict[str, int]
+``generate_default_catalog(documents, mv_table)`` builds the catalog (source ``DEFAULT_SOURCE``) from
+``(file name, yaml.safe_load of conf/kafka/<release>.yaml)`` pairs; ``constraint_count_by_release`` counts its
+constraints per release and ``untranslated_validators`` lists the code validators it does not check.
 
 Jobs read the files; this function is pure. Each release's ConfigDef becomes a set of MV-gated validators:
 everything a release checks for a key is registered with ``since`` = the first metadata.version level of that
@@ -44,11 +38,14 @@ from typing import Any, Final
 from schemas.constraints import ConstraintCatalog, parse_catalog
 from schemas.errors import ConfigError
 from schemas.kafka_catalog import release_rank
+from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES
 from schemas.metadata_version import MetadataVersionTable
 from transforms.constraints.kafka_validators import translate_custom
 
+__all__ = ["DEFAULT_SOURCE", "constraint_count_by_release", "generate_default_catalog", "untranslated_validators"]
+
 DEFAULT_SOURCE: Final = "<default catalog>"
-RESOURCES: Final = ("broker", "topic", "group", "client_metrics")
+RESOURCES: Final = tuple(t.kind for t in CONFIG_RESOURCE_TYPES)  # the sections of conf/kafka/<release>.yaml
 _TYPE_NAMES: Final = {
     "INT": "int",
     "LONG": "long",
@@ -278,6 +275,3 @@ def untranslated_validators(documents: Sequence[tuple[str, Mapping[str, Any]]]) 
                     for skipped in _translate(part, release)[1]:
                         gaps.append(f"{resource} {key['name']}: {skipped}")
     return out
-
-
-__all__ = ["DEFAULT_SOURCE", "constraint_count_by_release", "generate_default_catalog", "untranslated_validators"]

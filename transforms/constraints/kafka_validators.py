@@ -1,9 +1,7 @@
 """Kafka's code validators (``kind: custom`` in ``conf/kafka/<release>.yaml``) as catalog checks and expressions.
 
-Public API::
-
-    translate_custom(validator: Mapping, release: str) -> tuple[list[tuple[str, Rule]], list[str]]
-        # ([(id suffix, {"check": {...}} | {"expr": "..."}), ...], what stays untranslated)
+``translate_custom(validator, release)`` gives ``([(id suffix, {"check": {...}} | {"expr": "..."}), ...], what
+stays untranslated)`` for one validator of one release.
 
 ConfigDef only knows its declarative validators; these are Java classes and lambdas. Their logic was read in the
 Kafka sources of the commits the catalogs come from (``sources.commit`` of each ``conf/kafka`` file:
@@ -48,6 +46,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Final
+
+__all__ = ["translate_custom"]
 
 Rule = dict[str, Any]
 
@@ -203,6 +203,3 @@ def translate_custom(validator: Mapping[str, Any], release: str) -> tuple[list[t
         shape = rf"[\x00-\x20]*(?:{params})[\x00-\x20]*=[^=]+=*"
         return [("match-shape", {"check": {"regex": shape}})], [f"{name} (whether the pattern compiles)"]
     return [], [name or "custom"]
-
-
-__all__ = ["translate_custom"]

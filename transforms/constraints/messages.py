@@ -1,9 +1,7 @@
 """Human violation messages as a Column function.
 
-Public API::
-
-    format_number(x: float) -> str          # 3145728.0 -> "3145728" (rule bounds as users wrote them)
-    violation_message() -> Column           # string, never NULL
+``violation_message()`` is the sentence of one violation row, never NULL; ``format_number`` renders a rule bound
+as users wrote it (``3145728.0`` → ``"3145728"``).
 
 ``violation_message`` reads ``config_name``, ``value`` (already redacted), ``code``, ``detail`` and the rule
 texts of RULE_INFO (``rule_bound_a``, ``rule_bound_b``, ``rule_values_text``, ``rule_pattern_text``,
@@ -18,6 +16,10 @@ import math
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+
+from schemas.kafka_vocabulary import ResourceType
+
+__all__ = ["format_number", "violation_message"]
 
 
 def format_number(x: float) -> str:
@@ -103,6 +105,6 @@ def violation_message() -> Column:
     is_expression = code.isin("EXPRESSION_FALSE", "COULD_NOT_EVALUATE")
     description = F.when(is_expression & F.col("description").isNotNull(), F.concat(F.lit(" — "), F.col("description")))
     # a broker row's node_id is the broker itself; only topic / group rows have views of several brokers
-    has_view = F.col("node_id").isNotNull() & (F.col("resource_type") != "BROKER")
+    has_view = F.col("node_id").isNotNull() & (F.col("resource_type") != ResourceType.BROKER)
     view = F.when(has_view, F.concat(F.lit(" (on broker "), F.col("node_id"), F.lit("'s view)")))
     return F.concat(body, F.coalesce(view, F.lit("")), F.coalesce(description, F.lit("")), _suffix())

@@ -1,12 +1,9 @@
 """Remediation: the concrete fix for a violation, as text and as a structured change for ``simulate``.
 
-Public API::
-
-    BOOTSTRAP_PLACEHOLDER: str                    # "<bootstrap>"
-    fix_value() -> Column                         # a value that satisfies the rule, or NULL if none is obvious
-    remediation_change() -> Column                # REMEDIATION_CHANGE struct: DELETE, or SET of `fix_value`;
-                                                  # NULL when neither is known
-    remediation_text() -> Column                  # string, never NULL
+``fix_value()`` is a value that satisfies the failing rule (NULL when none is obvious), ``remediation_change()`` the
+fix as one ``REMEDIATION_CHANGE`` struct (``schemas.violations``) — a DELETE, or a SET of ``fix_value``; NULL when
+neither is known — and ``remediation_text()`` the fix as text, never NULL. Its commands use
+``BOOTSTRAP_PLACEHOLDER`` (``<bootstrap>``) in place of the cluster's bootstrap servers.
 
 ``remediation_change`` and ``remediation_text`` read a ``fix_value`` column: select ``fix_value()`` into it
 first (computing it once keeps the generated expressions small).
@@ -45,6 +42,10 @@ from typing import Final
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+
+from schemas.kafka_vocabulary import AlterConfigOpType, ConfigSource, ResourceType
+
+__all__ = ["BOOTSTRAP_PLACEHOLDER", "fix_value", "remediation_change", "remediation_text"]
 
 BOOTSTRAP_PLACEHOLDER: Final = "<bootstrap>"
 VALUE_PLACEHOLDER: Final = "<valid value>"
@@ -101,8 +102,8 @@ def _client_entity(name: Column) -> Column:
 def _broker_target() -> tuple[Column, Column, Column]:
     """(layer, resource_name, is_entity_default) for a BROKER fix, per value source and dynamic scope."""
     source, scope = F.col("value_source"), F.col("scope")
-    from_node_layer = source == "DYNAMIC_BROKER_CONFIG"
-    from_default_layer = source == "DYNAMIC_DEFAULT_BROKER_CONFIG"
+    from_node_layer = source == ConfigSource.DYNAMIC_BROKER_CONFIG
+    from_default_layer = source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG
     is_read_only = scope.isNull() | (scope == "read-only")
     use_default = from_default_layer | (~from_node_layer & (scope == "cluster-wide"))
     layer = F.when(from_node_layer | from_default_layer, F.lit("dynamic")).when(is_read_only, F.lit("static"))
@@ -117,12 +118,12 @@ def remediation_change() -> Column:
     value = F.col("fix_value")
     deletes = _deletes()
     layer, broker_name, _ = _broker_target()
-    is_broker = F.col("resource_type") == "BROKER"
+    is_broker = F.col("resource_type") == ResourceType.BROKER
     change = F.struct(
         F.col("resource_type").alias("resource_type"),
         F.when(is_broker, broker_name).otherwise(F.col("resource_name")).alias("resource_name"),
         F.when(is_broker, layer).otherwise(F.lit("dynamic")).alias("layer"),
-        F.when(deletes, F.lit("DELETE")).otherwise(F.lit("SET")).alias("op"),
+        F.when(deletes, F.lit(AlterConfigOpType.DELETE)).otherwise(F.lit(AlterConfigOpType.SET)).alias("op"),
         F.col("config_name").alias("key"),
         F.when(~deletes, value).alias("value"),
     )
@@ -185,20 +186,26 @@ def remediation_text() -> Column:
     broker_fix = (
         F.when(layer == "static", static_fix)
         .when(
-            (F.col("value_source") == "DYNAMIC_BROKER_CONFIG") & ~deletes & F.col("fallback_ok").isNull(),
+            (F.col("value_source") == ConfigSource.DYNAMIC_BROKER_CONFIG) & ~deletes & F.col("fallback_ok").isNull(),
             F.concat(command(broker_entity), node_override_note),
         )
         .otherwise(command(broker_entity))
     )
     text = (
-        F.when(rtype == "BROKER", broker_fix)
-        .when(rtype == "TOPIC", command(F.concat(F.lit("--entity-type topics --entity-name "), name, F.lit(" "))))
-        .when(rtype == "GROUP", command(F.concat(F.lit("--entity-type groups --entity-name "), name, F.lit(" "))))
+        F.when(rtype == ResourceType.BROKER, broker_fix)
         .when(
-            rtype == "CLIENT_METRICS",
+            rtype == ResourceType.TOPIC,
+            command(F.concat(F.lit("--entity-type topics --entity-name "), name, F.lit(" "))),
+        )
+        .when(
+            rtype == ResourceType.GROUP,
+            command(F.concat(F.lit("--entity-type groups --entity-name "), name, F.lit(" "))),
+        )
+        .when(
+            rtype == ResourceType.CLIENT_METRICS,
             command(F.concat(F.lit("--entity-type client-metrics --entity-name "), name, F.lit(" "))),
         )
-        .when(rtype == "CLIENT", command(_client_entity(name)))
+        .when(rtype == ResourceType.CLIENT, command(_client_entity(name)))
         .otherwise(F.concat(F.lit("change "), key, F.lit(" to "), value))
     )
     text = F.concat(text, F.when(F.col("fallback_ok") == F.lit(False), fails_too).otherwise(F.lit("")))

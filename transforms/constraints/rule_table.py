@@ -1,13 +1,8 @@
 """The compiled catalog as small DataFrames that are broadcast and joined to the long-format config rows.
 
-Public API::
-
-    CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL: str
-    check_rule_rows(rules: CompiledCatalog) -> list[tuple]
-    expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE) -> list[tuple]
-    rule_info_rows(rules: CompiledCatalog) -> list[tuple]
-    judges_defaults(rule: CompiledConstraint) -> bool
-    rule_tables(spark: SparkSession, rules: CompiledCatalog) -> RuleTables
+``rule_tables(spark, rules)`` builds the three tables (shapes ``CHECK_RULES_DDL``, ``EXPR_RULES_DDL`` and
+``RULE_INFO_DDL`` of ``schemas.evaluation``) from the rows of ``check_rule_rows``, ``expr_rule_rows`` and
+``rule_info_rows``; ``judges_defaults`` says whether a rule judges values nobody set.
 
 Design: a single-key rule is one row of ``check_rules`` keyed by ``(resource_type, config_name)`` with its
 parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lower/upper bound,
@@ -25,32 +20,19 @@ everything needed only for violating rows (ids, texts, severity); it is joined a
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from pyspark.sql import DataFrame, SparkSession
 
+from schemas.constraints import CompiledCatalog, CompiledConstraint
+from schemas.evaluation import CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL
 from transforms.constraints.expressions import EXPR_CHUNK_SIZE, paired_by_keys
 from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
-from transforms.constraints.selection import CompiledCatalog, CompiledConstraint
 
-CHECK_RULES_DDL: Final = (
-    "rule_idx int, resource_type string, config_name string, rule_kind string, rule_num_a double, "
-    "rule_num_b double, rule_values array<string>, rule_values_num array<double>, rule_pattern string, "
-    "rule_type string, active_from int, active_to int, judges_defaults boolean"
-)
-EXPR_RULES_DDL: Final = (
-    "rule_idx int, resource_type string, rule_configs array<string>, first_key string, reads_values boolean, "
-    "expr_chunk int, active_from int, active_to int, judges_defaults boolean"
-)
-RULE_INFO_DDL: Final = (
-    "rule_idx int, constraint_id string, constraint_source string, constraint_kind string, "
-    "constraint_level int, constraint_mv string, severity string, sel_key string, rule_bound_a string, "
-    "rule_bound_b string, rule_values array<string>, rule_values_text string, rule_pattern_text string, "
-    "rule_type_text string, expr_text string, reference string, description string, remediation_hint string, "
-    "rule_fix_value string, rule_configs_text string"
-)
+__all__ = ["RuleTables", "check_rule_rows", "expr_rule_rows", "judges_defaults", "rule_info_rows", "rule_tables"]
+
 _PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 
 

@@ -1,9 +1,7 @@
 """KIP-1294 validator selection (``mvValidators`` + ``floorEntry``), pure Python.
 
-Public API::
-
-    compile_catalog(catalogs: Sequence[ConstraintCatalog], mv_table: MetadataVersionTable) -> CompiledCatalog
-    active_at(rules: CompiledCatalog, level: int) -> tuple[CompiledConstraint, ...]
+``compile_catalog(catalogs, mv_table)`` turns the loaded catalogs into a ``CompiledCatalog``
+(``schemas.constraints``); ``active_at(rules, level)`` lists the validators selected at one feature level.
 
 Semantics (CONTRACT §5):
 
@@ -24,55 +22,14 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
-from schemas.constraints import Constraint, ConstraintCatalog, ensure_unique_ids
+from schemas.constraints import CompiledCatalog, CompiledConstraint, Constraint, ConstraintCatalog, ensure_unique_ids
 from schemas.errors import AuditError, ConfigError
 from schemas.metadata_version import MetadataVersionTable
-from transforms.constraints.expr_fixes import ExprFix, derive_fix
+from transforms.constraints.expr_fixes import derive_fix
 from transforms.constraints.expressions import rewrite_casts
 from transforms.metadata_version import parse_metadata_version
 
-
-class CompiledConstraint(BaseModel):
-    """A constraint with its ``since`` resolved and the level interval over which it applies."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    rule_idx: int  # position in the compiled catalog (stable for one catalog)
-    constraint: Constraint
-    source: str  # the catalog file it came from
-    level: int | None  # the feature level of `since`; None for a base validator
-    since_mv: str | None  # the MV name of that level, e.g. "4.4-IV1"
-    active_from: int  # inclusive
-    active_to: int | None  # exclusive; None = no later level replaces it
-    expr_sql: str | None  # the expression as evaluated (casts rewritten to try_cast)
-    expr_fix: ExprFix | None = None  # the structured fix derived from the expression (expr_fixes)
-
-    def applies_at(self, level: int) -> bool:
-        """Whether the validator is selected for a target feature level."""
-        return self.active_from <= level and (self.active_to is None or level < self.active_to)
-
-
-class CompiledCatalog(BaseModel):
-    """Every loaded constraint, selection resolved; what the evaluation functions take."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    sources: tuple[str, ...]
-    rules: tuple[CompiledConstraint, ...]
-    max_level: int  # the highest level of the metadata.version table used to compile
-    fingerprint: str  # sha256 over the validated catalog (for audit_runs)
-
-    @property
-    def checks(self) -> tuple[CompiledConstraint, ...]:
-        """The single-key ``check`` rules."""
-        return tuple(r for r in self.rules if r.constraint.check is not None)
-
-    @property
-    def expressions(self) -> tuple[CompiledConstraint, ...]:
-        """The ``expr`` rules."""
-        return tuple(r for r in self.rules if r.constraint.expr is not None)
+__all__ = ["active_at", "compile_catalog"]
 
 
 def _since_level(constraint: Constraint, source: str, mv_table: MetadataVersionTable) -> tuple[int, str]:

@@ -22,36 +22,11 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from schemas.effective import LAYER_COLUMNS
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_catalog import CLUSTER_LEVEL_LISTENER_CONFIGS, LISTENER_CONFIG_PATTERN
-from transforms.effective.common import (
-    DEFAULT_CONFIG,
-    DEFAULT_LAYER,
-    DYNAMIC_BROKER_CONFIG,
-    DYNAMIC_DEFAULT_BROKER_CONFIG,
-    NODE_LAYER,
-    STATIC_BROKER_CONFIG,
-    STATIC_LAYER,
-    converted,
-    top_layer_only,
-)
-
-# Columns of a broker layer row (intermediate).
-LAYER_COLUMNS = (
-    "cluster_id",
-    "node_id",
-    "catalog_release",
-    "release_rank",
-    "resource_name",
-    "name",
-    "value",
-    "value_hash",
-    "layer",
-    "source",
-    "source_offset",
-    "source_timestamp",
-    "ignored_reason",
-)
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER, converted, top_layer_only
 
 
 def _static_layer(static_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
@@ -68,7 +43,7 @@ def _static_layer(static_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
             "value",
             "value_hash",
             F.lit(STATIC_LAYER).alias("layer"),
-            F.lit(STATIC_BROKER_CONFIG).alias("source"),
+            F.lit(ConfigSource.STATIC_BROKER_CONFIG).alias("source"),
             F.lit(None).cast("long").alias("source_offset"),
             F.lit(None).cast("timestamp").alias("source_timestamp"),
         )
@@ -76,7 +51,7 @@ def _static_layer(static_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
 
 
 def _dynamic_layers(dynamic_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
-    broker_df = dynamic_df.where(F.col("resource_type") == "BROKER")
+    broker_df = dynamic_df.where(F.col("resource_type") == ResourceType.BROKER)
     nodes_named_df = nodes_df.select("*", F.col("node_id").cast("string").alias("resource_name"))
     default_df = broker_df.where(F.col("resource_name") == "").join(
         nodes_named_df.drop("resource_name"), on="cluster_id", how="inner"
@@ -95,14 +70,14 @@ def _dynamic_layers(dynamic_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
     return default_df.select(
         *columns,
         F.lit(DEFAULT_LAYER).alias("layer"),
-        F.lit(DYNAMIC_DEFAULT_BROKER_CONFIG).alias("source"),
+        F.lit(ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG).alias("source"),
         "source_offset",
         "source_timestamp",
     ).unionByName(
         node_df.select(
             *columns,
             F.lit(NODE_LAYER).alias("layer"),
-            F.lit(DYNAMIC_BROKER_CONFIG).alias("source"),
+            F.lit(ConfigSource.DYNAMIC_BROKER_CONFIG).alias("source"),
             "source_offset",
             "source_timestamp",
         )
@@ -145,7 +120,7 @@ def to_broker_layers(
         nodes_df: ``(cluster_id, node_id, catalog_release, release_rank)`` (``with_catalog_release``).
         config_keys_df: ``CATALOG_CONFIG_KEYS``.
     """
-    keys_df = config_keys_df.where(F.col("resource_type") == "BROKER").select(
+    keys_df = config_keys_df.where(F.col("resource_type") == ResourceType.BROKER).select(
         F.col("release").alias("catalog_release"), "name", "dynamic_scope", "listener_prefix_required"
     )
     return (
@@ -171,7 +146,7 @@ def to_broker_effective(
     layers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
 ) -> DataFrame:
     """``EFFECTIVE_CONFIGS`` rows of resource type BROKER (one per broker and key)."""
-    members_df = _group_members(synonyms_df, "BROKER")
+    members_df = _group_members(synonyms_df, ResourceType.BROKER)
     surviving_df = (
         layers_df.where(F.col("ignored_reason").isNull())
         .join(members_df.select("catalog_release", "name", "group"), on=["catalog_release", "name"], how="left")
@@ -184,7 +159,7 @@ def to_broker_effective(
             F.struct("value", "value_hash", "source", "source_offset", "source_timestamp").alias("set"),
         )
     )
-    broker_keys_df = config_keys_df.where(F.col("resource_type") == "BROKER").select(
+    broker_keys_df = config_keys_df.where(F.col("resource_type") == ResourceType.BROKER).select(
         F.col("release").alias("catalog_release"), "name", "config_type", "default_value", "is_sensitive", "is_internal"
     )
     catalog_keys_df = nodes_df.join(broker_keys_df, on="catalog_release", how="inner")
@@ -218,7 +193,7 @@ def to_broker_effective(
         )
         .select(
             F.col("cluster_id"),
-            F.lit("BROKER").alias("resource_type"),
+            F.lit(ResourceType.BROKER).alias("resource_type"),
             F.col("node_id").cast("string").alias("resource_name"),
             F.col("node_id"),
             F.col("name").alias("config_name"),
@@ -255,7 +230,12 @@ def _broker_value_columns() -> list[Column]:
         pick(bs["set"]["value_hash"], null_str, F.col("set.value_hash"), null_str).alias("value_hash"),
         F.coalesce(F.col("is_sensitive"), F.lit(True)).alias("is_sensitive"),
         F.col("config_type"),
-        pick(bs["set"]["source"], F.lit(DEFAULT_CONFIG), F.col("set.source"), F.lit(DEFAULT_CONFIG)).alias("source"),
+        pick(
+            bs["set"]["source"],
+            F.lit(ConfigSource.DEFAULT_CONFIG),
+            F.col("set.source"),
+            F.lit(ConfigSource.DEFAULT_CONFIG),
+        ).alias("source"),
         pick(bs["member"], F.coalesce(bd["member"], F.col("name")), F.col("name"), F.col("name")).alias("synonym"),
         pick(bs["set"]["source_offset"], null_long, F.col("set.source_offset"), null_long).alias("source_offset"),
         pick(bs["set"]["source_timestamp"], null_ts, F.col("set.source_timestamp"), null_ts).alias("source_timestamp"),

@@ -22,13 +22,7 @@ from schemas.kafka_catalog import (
     ReleaseCatalog,
     release_rank,
 )
-
-_KINDS: tuple[tuple[str, str], ...] = (
-    ("BROKER", "broker"),
-    ("TOPIC", "topic"),
-    ("GROUP", "group"),
-    ("CLIENT_METRICS", "client_metrics"),
-)
+from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES, ResourceType
 
 
 @dataclass(frozen=True)
@@ -40,9 +34,9 @@ class CatalogFrames:
     releases_df: DataFrame
 
 
-def _key_row(release: str, resource_type: str, key: ConfigKey) -> tuple[object, ...]:
-    scope = key.dynamic if resource_type == "BROKER" else None
-    prefix_required = key.listener_prefix_required and resource_type == "BROKER"
+def _key_row(release: str, resource_type: ResourceType, key: ConfigKey) -> tuple[object, ...]:
+    scope = key.dynamic if resource_type == ResourceType.BROKER else None
+    prefix_required = key.listener_prefix_required and resource_type == ResourceType.BROKER
     return (
         release,
         resource_type,
@@ -61,7 +55,7 @@ def _synonym_rows(rel: ReleaseCatalog) -> list[tuple[object, ...]]:
     for group in rel.broker_synonym_groups:
         unlimited = group.primary in NEGATIVE_MEANS_UNLIMITED
         rows.extend(
-            (rel.release, "BROKER", group.primary, member.name, i, member.converter, unlimited)
+            (rel.release, ResourceType.BROKER, group.primary, member.name, i, member.converter, unlimited)
             for i, member in enumerate(group.members)
         )
     no_server_default = set(rel.topic_configs_without_server_default)
@@ -70,10 +64,12 @@ def _synonym_rows(rel: ReleaseCatalog) -> list[tuple[object, ...]]:
             continue
         unlimited = topic.topic_config in NEGATIVE_MEANS_UNLIMITED
         rows.extend(
-            (rel.release, "TOPIC", topic.topic_config, syn.name, i, syn.converter, unlimited)
+            (rel.release, ResourceType.TOPIC, topic.topic_config, syn.name, i, syn.converter, unlimited)
             for i, syn in enumerate(topic.synonyms)
         )
-    rows.extend((rel.release, "GROUP", g.group_config, g.broker_config, 0, "NONE", False) for g in rel.group_synonyms)
+    rows.extend(
+        (rel.release, ResourceType.GROUP, g.group_config, g.broker_config, 0, "NONE", False) for g in rel.group_synonyms
+    )
     return rows
 
 
@@ -88,8 +84,8 @@ def to_catalog_frames(spark: SparkSession, catalog: KafkaCatalog) -> CatalogFram
     key_rows = [
         _key_row(rel.release, resource_type, key)
         for rel in catalog.releases
-        for resource_type, attr in _KINDS
-        for key in getattr(rel, attr)
+        for resource_type in CONFIG_RESOURCE_TYPES
+        for key in getattr(rel, resource_type.kind)  # ReleaseCatalog names its key lists by kind
     ]
     synonym_rows = [row for rel in catalog.releases for row in _synonym_rows(rel)]
     release_rows = [(rel.release, release_rank(rel.release)) for rel in catalog.releases]

@@ -26,7 +26,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.gold import EFFECTIVE_CONFIGS
-from transforms.effective.common import DYNAMIC_CLIENT_CONFIG
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
 
 DEFAULT: Final = "<default>"
 
@@ -130,7 +130,7 @@ def to_client_effective(client_entity_configs_df: DataFrame) -> DataFrame:
     is_quota = F.col("b.kind") == "QUOTA"
     return best_df.select(
         F.col("cluster_id"),
-        F.lit("CLIENT").alias("resource_type"),
+        F.lit(ResourceType.CLIENT).alias("resource_type"),
         _resource_name(F.col("t_user"), F.col("t_client"), F.col("t_ip")).alias("resource_name"),
         F.lit(None).cast("int").alias("node_id"),
         F.col("name").alias("config_name"),
@@ -138,7 +138,7 @@ def to_client_effective(client_entity_configs_df: DataFrame) -> DataFrame:
         F.col("b.value_hash").alias("value_hash"),
         (~is_quota & F.col("b.value_hash").isNotNull()).alias("is_sensitive"),
         F.when(is_quota, F.lit("DOUBLE")).alias("config_type"),
-        F.lit(DYNAMIC_CLIENT_CONFIG).alias("source"),
+        F.lit(ConfigSource.DYNAMIC_CLIENT_CONFIG).alias("source"),
         F.col("name").alias("synonym"),
         F.col("b.source_offset").alias("source_offset"),
         F.col("b.source_timestamp").alias("source_timestamp"),

@@ -7,17 +7,9 @@ from typing import Final
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from schemas.effective import COMPARED_FIELDS, RESOLVED_FIELDS, RESOLVED_TYPES
 from schemas.kafka_catalog import normalize_release, release_rank
-
-# Kafka ConfigEntry.ConfigSource names.
-DYNAMIC_TOPIC_CONFIG: Final = "DYNAMIC_TOPIC_CONFIG"
-DYNAMIC_BROKER_CONFIG: Final = "DYNAMIC_BROKER_CONFIG"
-DYNAMIC_DEFAULT_BROKER_CONFIG: Final = "DYNAMIC_DEFAULT_BROKER_CONFIG"
-STATIC_BROKER_CONFIG: Final = "STATIC_BROKER_CONFIG"
-DEFAULT_CONFIG: Final = "DEFAULT_CONFIG"
-DYNAMIC_GROUP_CONFIG: Final = "DYNAMIC_GROUP_CONFIG"
-DYNAMIC_CLIENT_METRICS_CONFIG: Final = "DYNAMIC_CLIENT_METRICS_CONFIG"
-DYNAMIC_CLIENT_CONFIG: Final = "DYNAMIC_CLIENT_CONFIG"
+from transforms.releases import release_rank_column
 
 # Broker layers, lowest first (DynamicBrokerConfig.updateCurrentConfig order).
 STATIC_LAYER: Final = 1
@@ -26,23 +18,6 @@ NODE_LAYER: Final = 3
 
 _MS_PER_HOUR: Final = 3_600_000
 _MS_PER_MINUTE: Final = 60_000
-
-# The fields every resolved value carries, in this order, with their types (see ``resolved``).
-RESOLVED_TYPES: Final = {
-    "value": "string",
-    "value_hash": "string",
-    "source": "string",
-    "synonym": "string",
-    "source_offset": "long",
-    "source_timestamp": "timestamp",
-    "config_type": "string",
-    "is_sensitive": "boolean",
-    "kafka_release": "string",
-    "release_rank": "int",
-}
-RESOLVED_FIELDS: Final = tuple(RESOLVED_TYPES)
-# The fields two broker views must agree on for a topic or group row to be shared (types and releases aside).
-COMPARED_FIELDS: Final = ("value", "value_hash", "source", "synonym", "source_offset", "source_timestamp")
 
 
 def converted(value: Column, converter: Column, negative_means_unlimited: Column) -> Column:
@@ -65,14 +40,6 @@ def converted(value: Column, converter: Column, negative_means_unlimited: Column
     return F.when(is_negative, F.lit("-1")).otherwise(in_unit)
 
 
-def rank_of(release: Column) -> Column:
-    """``"4.2"`` → 4002 (``major * 1000 + minor``); NULL when not a release."""
-    parts = F.split(release, r"\.")
-    major = F.try_element_at(parts, F.lit(1)).try_cast("int")
-    minor = F.try_element_at(parts, F.lit(2)).try_cast("int")
-    return major * 1000 + minor
-
-
 def with_catalog_release(brokers_df: DataFrame, releases_df: DataFrame, *, kafka_version: str | None) -> DataFrame:
     """``(cluster_id, node_id, catalog_release, release_rank)`` for every broker in silver ``BROKERS``.
 
@@ -84,7 +51,11 @@ def with_catalog_release(brokers_df: DataFrame, releases_df: DataFrame, *, kafka
     Raises:
         ConfigError: when ``kafka_version`` is not a release.
     """
-    wanted = F.lit(release_rank(normalize_release(kafka_version))) if kafka_version else rank_of(F.col("kafka_release"))
+    wanted = (
+        F.lit(release_rank(normalize_release(kafka_version)))
+        if kafka_version
+        else release_rank_column(F.col("kafka_release"))
+    )
     not_newer = F.when(F.col("release_rank") <= F.col("wanted_rank"), F.col("release_rank"))
     return (
         brokers_df.select("cluster_id", "node_id", wanted.alias("wanted_rank"))
@@ -93,7 +64,12 @@ def with_catalog_release(brokers_df: DataFrame, releases_df: DataFrame, *, kafka
         .agg(
             F.coalesce(F.max_by("release", not_newer), F.min_by("release", "release_rank")).alias("catalog_release"),
         )
-        .select("cluster_id", "node_id", "catalog_release", rank_of(F.col("catalog_release")).alias("release_rank"))
+        .select(
+            "cluster_id",
+            "node_id",
+            "catalog_release",
+            release_rank_column(F.col("catalog_release")).alias("release_rank"),
+        )
     )
 
 
@@ -174,7 +150,7 @@ def latest_key_attributes(config_keys_df: DataFrame, resource_type: str) -> Data
     return (
         config_keys_df.where(F.col("resource_type") == resource_type)
         .groupBy(F.col("name").alias("config_name"))
-        .agg(F.max_by(F.struct("config_type", "is_sensitive"), rank_of(F.col("release"))).alias("k"))
+        .agg(F.max_by(F.struct("config_type", "is_sensitive"), release_rank_column(F.col("release"))).alias("k"))
         .select(
             "config_name", F.col("k.config_type").alias("config_type"), F.col("k.is_sensitive").alias("is_sensitive")
         )

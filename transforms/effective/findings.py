@@ -13,7 +13,8 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from transforms.replay.findings import FINDING_ROWS
+from schemas.gold import FINDING_ROWS
+from schemas.kafka_vocabulary import ResourceType
 
 
 def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
@@ -35,7 +36,7 @@ def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
         .agg(F.min(message).alias("message"))
         .select(
             "cluster_id",
-            F.lit("BROKER").alias("resource_type"),
+            F.lit(ResourceType.BROKER).alias("resource_type"),
             "resource_name",
             F.lit("IGNORED_DYNAMIC_CONFIG").alias("kind"),
             F.col("name").alias("config_name"),
@@ -51,7 +52,9 @@ def to_coverage_findings(brokers_df: DataFrame, nodes_df: DataFrame, config_keys
     """``COVERAGE_GAP`` findings for brokers whose static layer is unknown."""
     read_only_df = (
         config_keys_df.where(
-            (F.col("resource_type") == "BROKER") & (F.col("dynamic_scope") == "read-only") & ~F.col("is_internal")
+            (F.col("resource_type") == ResourceType.BROKER)
+            & (F.col("dynamic_scope") == "read-only")
+            & ~F.col("is_internal")
         )
         .groupBy(F.col("release").alias("catalog_release"))
         .agg(F.array_sort(F.collect_list("name")).alias("keys"))
@@ -74,7 +77,7 @@ def to_coverage_findings(brokers_df: DataFrame, nodes_df: DataFrame, config_keys
         .join(read_only_df, on="catalog_release", how="left")
         .select(
             "cluster_id",
-            F.lit("BROKER").alias("resource_type"),
+            F.lit(ResourceType.BROKER).alias("resource_type"),
             F.col("node_id").cast("string").alias("resource_name"),
             F.lit("COVERAGE_GAP").alias("kind"),
             F.lit(None).cast("string").alias("config_name"),

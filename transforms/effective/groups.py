@@ -16,14 +16,8 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from transforms.effective.common import (
-    DEFAULT_CONFIG,
-    DYNAMIC_CLIENT_METRICS_CONFIG,
-    DYNAMIC_GROUP_CONFIG,
-    collapse_node_views,
-    latest_key_attributes,
-    resolved,
-)
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from transforms.effective.common import collapse_node_views, latest_key_attributes, resolved
 from transforms.effective.topics import to_effective_rows
 
 _ALL_BROKERS = "*"
@@ -32,14 +26,14 @@ _ALL_BROKERS = "*"
 def _group_node_views(
     nodes_df: DataFrame, broker_effective_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
 ) -> DataFrame:
-    group_keys_df = config_keys_df.where((F.col("resource_type") == "GROUP") & ~F.col("is_internal")).select(
+    group_keys_df = config_keys_df.where((F.col("resource_type") == ResourceType.GROUP) & ~F.col("is_internal")).select(
         F.col("release").alias("catalog_release"),
         F.col("name").alias("config_name"),
         "config_type",
         "default_value",
         "is_sensitive",
     )
-    group_synonyms_df = synonyms_df.where(F.col("resource_type") == "GROUP").select(
+    group_synonyms_df = synonyms_df.where(F.col("resource_type") == ResourceType.GROUP).select(
         F.col("release").alias("catalog_release"), "config_name", F.col("synonym").alias("broker_key")
     )
     broker_df = broker_effective_df.select(
@@ -52,7 +46,7 @@ def _group_node_views(
     r = resolved(
         value=F.when(inherits, F.col("b.value")).otherwise(F.col("default_value")),
         value_hash=F.col("b.value_hash"),
-        source=F.when(inherits, F.col("b.source")).otherwise(F.lit(DEFAULT_CONFIG)),
+        source=F.when(inherits, F.col("b.source")).otherwise(F.lit(ConfigSource.DEFAULT_CONFIG)),
         synonym=F.when(inherits, F.col("broker_key")).otherwise(F.col("config_name")),
         source_offset=F.col("b.source_offset"),
         source_timestamp=F.col("b.source_timestamp"),
@@ -101,7 +95,7 @@ def to_group_effective(
     synonyms_df: DataFrame,
 ) -> DataFrame:
     """``EFFECTIVE_CONFIGS`` rows of resource type GROUP."""
-    overrides_df = _overrides(dynamic_df, config_keys_df, "GROUP", DYNAMIC_GROUP_CONFIG)
+    overrides_df = _overrides(dynamic_df, config_keys_df, ResourceType.GROUP, ConfigSource.DYNAMIC_GROUP_CONFIG)
     all_brokers_df = nodes_df.select("cluster_id", F.lit(_ALL_BROKERS).alias("entity"), "node_id")
     cluster_rows_df = collapse_node_views(
         all_brokers_df, _group_node_views(nodes_df, broker_effective_df, config_keys_df, synonyms_df)
@@ -116,10 +110,12 @@ def to_group_effective(
         )
         .select("cluster_id", "entity", "node_id", "config_name", "r")
     )
-    return to_effective_rows(overrides_df.unionByName(inherited_df), resource_type="GROUP")
+    return to_effective_rows(overrides_df.unionByName(inherited_df), resource_type=ResourceType.GROUP)
 
 
 def to_client_metrics_effective(dynamic_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
     """``EFFECTIVE_CONFIGS`` rows of resource type CLIENT_METRICS: the keys set, nothing else."""
-    overrides_df = _overrides(dynamic_df, config_keys_df, "CLIENT_METRICS", DYNAMIC_CLIENT_METRICS_CONFIG)
-    return to_effective_rows(overrides_df, resource_type="CLIENT_METRICS")
+    overrides_df = _overrides(
+        dynamic_df, config_keys_df, ResourceType.CLIENT_METRICS, ConfigSource.DYNAMIC_CLIENT_METRICS_CONFIG
+    )
+    return to_effective_rows(overrides_df, resource_type=ResourceType.CLIENT_METRICS)

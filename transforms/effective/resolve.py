@@ -15,7 +15,7 @@ Rows per resource type (see the module of each for Kafka's rules):
 * GROUP, CLIENT_METRICS (``transforms.effective.groups``), CLIENT (``transforms.effective.clients``).
 
 Shared intermediates (brokers with their catalog release, broker layers, broker rows, topic views) sit behind local
-checkpoints (``transforms.replay.state.truncated``), so each is computed once per call; their shuffle stages run
+checkpoints (``transforms.checkpoints.truncated``), so each is computed once per call; their shuffle stages run
 during the call.
 
 ``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses
@@ -28,11 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from functools import reduce
-from typing import Final
 
 from pyspark.sql import DataFrame
 
-from schemas.gold import EFFECTIVE_CONFIGS
+from schemas.gold import EFFECTIVE_CONFIGS, FINDING_ROWS
+from schemas.kafka_vocabulary import RESOURCE_TYPES, ResourceType
+from transforms.checkpoints import truncated
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clients import to_client_effective
@@ -40,8 +41,7 @@ from transforms.effective.common import with_catalog_release
 from transforms.effective.findings import to_coverage_findings, to_ignored_dynamic_findings
 from transforms.effective.groups import to_client_metrics_effective, to_group_effective
 from transforms.effective.topics import to_topic_effective, to_topic_node_views
-from transforms.replay.findings import FINDING_ROWS
-from transforms.replay.state import ReplayResult, truncated
+from transforms.replay.state import ReplayResult
 
 
 def _nodes_and_layers(
@@ -52,9 +52,6 @@ def _nodes_and_layers(
         to_broker_layers(state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df)
     )
     return nodes_df, layers_df
-
-
-RESOURCE_TYPES: Final = ("BROKER", "TOPIC", "GROUP", "CLIENT_METRICS", "CLIENT")
 
 
 def resolve_effective_configs(
@@ -79,25 +76,26 @@ def resolve_effective_configs(
     """
     wanted = set(resource_types)
     if not wanted or wanted - set(RESOURCE_TYPES):
-        raise ValueError(f"resource_types must be a non-empty subset of {RESOURCE_TYPES}, got {sorted(wanted)}")
+        known = tuple(str(t) for t in RESOURCE_TYPES)  # plain strings: the message shows values, not enum reprs
+        raise ValueError(f"resource_types must be a non-empty subset of {known}, got {sorted(wanted)}")
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version)
     keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
     broker_df = (
         truncated(to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df))
-        if wanted & {"BROKER", "GROUP"}
+        if wanted & {ResourceType.BROKER, ResourceType.GROUP}
         else None
     )
     parts: list[DataFrame] = []
-    if broker_df is not None and "BROKER" in wanted:
+    if broker_df is not None and ResourceType.BROKER in wanted:
         parts.append(broker_df)
-    if "TOPIC" in wanted:
+    if ResourceType.TOPIC in wanted:
         topic_views_df = truncated(to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df))
         parts.append(to_topic_effective(state.topics, state.dynamic_configs, nodes_df, topic_views_df, keys_df))
-    if broker_df is not None and "GROUP" in wanted:
+    if broker_df is not None and ResourceType.GROUP in wanted:
         parts.append(to_group_effective(state.dynamic_configs, nodes_df, broker_df, keys_df, synonyms_df))
-    if "CLIENT_METRICS" in wanted:
+    if ResourceType.CLIENT_METRICS in wanted:
         parts.append(to_client_metrics_effective(state.dynamic_configs, keys_df))
-    if "CLIENT" in wanted:
+    if ResourceType.CLIENT in wanted:
         parts.append(to_client_effective(state.client_entity_configs))
     columns = EFFECTIVE_CONFIGS.fieldNames()
     return reduce(DataFrame.unionByName, [part.select(*columns) for part in parts])

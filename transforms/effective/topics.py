@@ -19,21 +19,15 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from schemas.gold import EFFECTIVE_CONFIGS
-from transforms.effective.common import (
-    DEFAULT_CONFIG,
-    DYNAMIC_TOPIC_CONFIG,
-    collapse_node_views,
-    converted,
-    latest_key_attributes,
-    resolved,
-)
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from transforms.effective.common import collapse_node_views, converted, latest_key_attributes, resolved
 
 
 def to_topic_node_views(
     layers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
 ) -> DataFrame:
     """``(cluster_id, node_id, config_name, r)``: every topic key as each broker resolves it without override."""
-    topic_synonyms_df = synonyms_df.where(F.col("resource_type") == "TOPIC").select(
+    topic_synonyms_df = synonyms_df.where(F.col("resource_type") == ResourceType.TOPIC).select(
         F.col("release").alias("catalog_release"),
         F.col("synonym").alias("name"),
         "config_name",
@@ -62,7 +56,7 @@ def to_topic_node_views(
             ).alias("p")
         )
     )
-    topic_keys_df = config_keys_df.where((F.col("resource_type") == "TOPIC") & ~F.col("is_internal")).select(
+    topic_keys_df = config_keys_df.where((F.col("resource_type") == ResourceType.TOPIC) & ~F.col("is_internal")).select(
         F.col("release").alias("catalog_release"),
         F.col("name").alias("config_name"),
         "config_type",
@@ -75,7 +69,7 @@ def to_topic_node_views(
             is_picked, converted(F.col("p.value"), F.col("p.converter"), F.col("p.negative_means_unlimited"))
         ).otherwise(F.col("default_value")),
         value_hash=F.when(is_picked & (F.col("p.converter") == "NONE"), F.col("p.value_hash")),
-        source=F.when(is_picked, F.col("p.source")).otherwise(F.lit(DEFAULT_CONFIG)),
+        source=F.when(is_picked, F.col("p.source")).otherwise(F.lit(ConfigSource.DEFAULT_CONFIG)),
         synonym=F.when(is_picked, F.col("p.name")).otherwise(F.col("config_name")),
         source_offset=F.col("p.source_offset"),
         source_timestamp=F.col("p.source_timestamp"),
@@ -123,7 +117,7 @@ def to_topic_effective(
     """
     live_df = topics_df.select("cluster_id", F.col("topic_name").alias("entity"))
     overrides_df = (
-        dynamic_df.where(F.col("resource_type") == "TOPIC")
+        dynamic_df.where(F.col("resource_type") == ResourceType.TOPIC)
         .select(
             "cluster_id",
             F.col("resource_name").alias("entity"),
@@ -135,7 +129,7 @@ def to_topic_effective(
         )
         .join(live_df, on=["cluster_id", "entity"], how="inner")
     )
-    attrs_df = latest_key_attributes(config_keys_df, "TOPIC")
+    attrs_df = latest_key_attributes(config_keys_df, ResourceType.TOPIC)
     override_rows_df = overrides_df.join(attrs_df, on="config_name", how="left").select(
         "cluster_id",
         "entity",
@@ -144,7 +138,7 @@ def to_topic_effective(
         resolved(
             value=F.col("value"),
             value_hash=F.col("value_hash"),
-            source=F.lit(DYNAMIC_TOPIC_CONFIG),
+            source=F.lit(ConfigSource.DYNAMIC_TOPIC_CONFIG),
             synonym=F.col("config_name"),
             source_offset=F.col("source_offset"),
             source_timestamp=F.col("source_timestamp"),
@@ -157,7 +151,7 @@ def to_topic_effective(
         on=["cluster_id", "entity", "config_name"],
         how="left_anti",
     )
-    return to_effective_rows(override_rows_df.unionByName(inherited_df), resource_type="TOPIC")
+    return to_effective_rows(override_rows_df.unionByName(inherited_df), resource_type=ResourceType.TOPIC)
 
 
 def to_effective_rows(rows_df: DataFrame, *, resource_type: str) -> DataFrame:

@@ -16,6 +16,7 @@ from functools import reduce
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from schemas.kafka_vocabulary import ConfigSource
 from schemas.record_types import CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES
 from transforms.redact import REDACTED, SENSITIVE_NAME_PATTERN
 
@@ -105,7 +106,7 @@ def effective_secret_hidden() -> Column:
 
     ConfigDef defaults are public (``delegation.token.expiry.time.ms`` defaults to 86400000) and stay visible.
     """
-    is_default = F.col("source") == "DEFAULT_CONFIG"
+    is_default = F.col("source") == ConfigSource.DEFAULT_CONFIG
     is_password = F.coalesce(F.col("config_type") == "PASSWORD", F.lit(False))
     set_with_sensitive_name = is_sensitive_name(F.col("config_name")) & ~F.coalesce(is_default, F.lit(False))
     must_hide = F.col("is_sensitive") | is_password | set_with_sensitive_name | F.col("value_hash").isNotNull()
@@ -114,7 +115,7 @@ def effective_secret_hidden() -> Column:
 
 def violation_secret_hidden() -> Column:
     """VIOLATIONS: a value set under a sensitive-looking name is hidden (defaults are public)."""
-    is_default = F.coalesce(F.col("value_source") == "DEFAULT_CONFIG", F.lit(False))
+    is_default = F.coalesce(F.col("value_source") == ConfigSource.DEFAULT_CONFIG, F.lit(False))
     return ~(is_sensitive_name(F.col("config_name")) & ~is_default) | is_hidden(F.col("value"))
 
 

@@ -21,12 +21,12 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from schemas import bronze, gold, silver
-from schemas.constraints import CHECK_KINDS, RESOURCE_TYPES
+from schemas.constraints import CHECK_KINDS
 from schemas.decoded import INPUT_KINDS
+from schemas.kafka_vocabulary import CONFIG_RESOURCE_IDS, CONFIG_RESOURCE_TYPES, RESOURCE_TYPES, ConfigSource
 from schemas.quality import CRITICAL, DERIVED_PREFIX, WARNING, Criticality, Expectation, Stage
 from schemas.record_types import CLIENT_CONFIG_RECORD, CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES, UNKNOWN_RECORD
 from schemas.violations import VIOLATION_CODES, VIOLATIONS
-from transforms.effective import common
 from transforms.quality import flags as fl
 from transforms.redact import EXCERPT_LIMIT
 
@@ -37,20 +37,12 @@ KNOWN_RECORD_TYPES: Final = (
     UNKNOWN_RECORD,
 )
 # Kafka ConfigEntry.ConfigSource names an effective value can carry (CONTRACT §4).
-CONFIG_SOURCES: Final = (
-    common.DYNAMIC_TOPIC_CONFIG,
-    common.DYNAMIC_BROKER_CONFIG,
-    common.DYNAMIC_DEFAULT_BROKER_CONFIG,
-    common.STATIC_BROKER_CONFIG,
-    common.DEFAULT_CONFIG,
-    common.DYNAMIC_GROUP_CONFIG,
-    common.DYNAMIC_CLIENT_METRICS_CONFIG,
-    common.DYNAMIC_CLIENT_CONFIG,
-)
-EFFECTIVE_RESOURCE_TYPES: Final = tuple(RESOURCE_TYPES.values())
+# plain strings, not enum members: they become Great Expectations arguments, which GX validates and serializes
+CONFIG_SOURCES: Final = tuple(s.value for s in ConfigSource)
+EFFECTIVE_RESOURCE_TYPES: Final = tuple(t.value for t in RESOURCE_TYPES)
 # ConfigRecord resources that can be persisted in the metadata log (BROKER_LOGGER, 8, never is).
-DYNAMIC_RESOURCE_TYPES: Final = ("BROKER", "TOPIC", "GROUP", "CLIENT_METRICS")
-CONFIG_RESOURCE_CODES: Final = (2, 4, 16, 32)
+DYNAMIC_RESOURCE_TYPES: Final = tuple(t.value for t in CONFIG_RESOURCE_TYPES)
+CONFIG_RESOURCE_CODES: Final = tuple(CONFIG_RESOURCE_IDS.values())
 SEVERITIES: Final = ("error", "warning")
 RECORD_TYPE: Final = DERIVED_PREFIX + "record_type"  # record_type of records not flagged unknown
 CONFIG_RESOURCE_TYPE: Final = DERIVED_PREFIX + "config_resource_type"  # resourceType of CONFIG_RECORD payloads

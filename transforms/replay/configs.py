@@ -15,22 +15,19 @@ bootstrap snapshot) and a NULL ``source_timestamp`` (the snapshot does not keep 
 
 from __future__ import annotations
 
-from typing import Final
-
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from schemas.kafka_vocabulary import CONFIG_RESOURCE_IDS, ResourceType
 from schemas.silver import DYNAMIC_CONFIGS
 from transforms.replay.payloads import filter_parsed
 from transforms.replay.topics import to_removed_topic_names
-
-RESOURCE_TYPES: Final[dict[int, str]] = {2: "TOPIC", 4: "BROKER", 16: "CLIENT_METRICS", 32: "GROUP"}
 
 
 def resource_type_name(code: Column) -> Column:
     """ConfigResource type code → name; NULL for codes replay does not keep."""
     expr = F.lit(None).cast("string")
-    for value, name in RESOURCE_TYPES.items():
+    for name, value in CONFIG_RESOURCE_IDS.items():
         expr = F.when(code == value, F.lit(name)).otherwise(expr)
     return expr
 
@@ -58,7 +55,10 @@ def to_dynamic_configs(applied_df: DataFrame) -> DataFrame:
         .agg(F.max_by(F.col("r"), F.col("r.seq")).alias("r"))
     )
     removed_df = to_removed_topic_names(applied_df).select(
-        "cluster_id", F.lit("TOPIC").alias("resource_type"), F.col("topic_name").alias("resource_name"), "removed_seq"
+        "cluster_id",
+        F.lit(ResourceType.TOPIC).alias("resource_type"),
+        F.col("topic_name").alias("resource_name"),
+        "removed_seq",
     )
     survives_removal = F.col("removed_seq").isNull() | (F.col("r.seq") > F.col("removed_seq"))
     return (

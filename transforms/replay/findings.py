@@ -1,6 +1,6 @@
 """Findings replay notices, in the run-independent shape ``FINDING_ROWS``.
 
-``FINDING_ROWS`` is gold ``FINDINGS`` without ``run_id`` / ``run_ts``; the audit job adds those with
+``FINDING_ROWS`` (``schemas.gold``) is gold ``FINDINGS`` without ``run_id`` / ``run_ts``; the audit job adds those with
 :func:`with_run_columns`. Kinds produced here:
 
 * ``REPLICA_CONFLICT`` (blocking): copies of one log or snapshot position differ; names the files and the copy
@@ -13,17 +13,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Final
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import StructType
 
-from schemas.gold import FINDINGS
-from transforms.replay.ordering import BEGIN, TXN_MARKERS, as_utc
-
-RUN_COLUMNS: Final = ("run_id", "run_ts")
-FINDING_ROWS: Final = StructType([f for f in FINDINGS.fields if f.name not in RUN_COLUMNS])
+from schemas.gold import FINDING_ROWS, FINDINGS
+from transforms.replay.ordering import BEGIN, TXN_MARKERS
+from transforms.timestamps import as_utc
 
 
 def with_run_columns(findings_df: DataFrame, *, run_id: str, run_ts: datetime) -> DataFrame:

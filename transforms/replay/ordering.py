@@ -29,21 +29,14 @@ fields parse to NULL) and ``transforms.replay.findings`` reports them.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import (
-    ArrayType,
-    BooleanType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampType,
-)
+
+from schemas.replay import APPLIED_RECORDS
+from transforms.timestamps import as_utc
 
 SNAPSHOT_KINDS: Final = ("SNAPSHOT", "BOOTSTRAP_SNAPSHOT")
 LOG_KINDS: Final = ("LOG_SEGMENT", "DUMP_LOG_TEXT", "JSON_LINES")
@@ -51,60 +44,6 @@ BEGIN: Final = "BEGIN_TRANSACTION_RECORD"
 END: Final = "END_TRANSACTION_RECORD"
 ABORT: Final = "ABORT_TRANSACTION_RECORD"
 TXN_MARKERS: Final = (BEGIN, END, ABORT)
-
-# Per cluster: where replay starts and stops.
-REPLAY_BOUNDS: Final = StructType(
-    [
-        StructField("cluster_id", StringType(), False),
-        StructField("snapshot_end_offset", LongType(), True),  # chosen snapshot (0 = bootstrap); null = none
-        StructField("snapshot_kind", StringType(), True),  # SNAPSHOT or BOOTSTRAP_SNAPSHOT
-        StructField("snapshot_timestamp", TimestampType(), True),  # its lastContainedLogTimestamp
-        StructField("upper_offset", LongType(), True),  # last log offset inside the as-of bound; null = no bound
-    ]
-)
-
-# Every de-duplicated data record in replay order, with what replay decided about it.
-REPLAY_STREAM: Final = StructType(
-    [
-        StructField("cluster_id", StringType(), False),
-        StructField("seq", LongType(), False),  # 1-based replay order within the cluster
-        StructField("from_snapshot", BooleanType(), False),
-        StructField("file_offset", LongType(), False),  # offset as in bronze (inside the file for snapshots)
-        StructField("offset", LongType(), True),  # log position: snapshot records get snapshot end - 1
-        StructField("timestamp", TimestampType(), True),  # null for snapshot records (time of the snapshot)
-        StructField("record_type", StringType(), False),
-        StructField("record_version", IntegerType(), True),
-        StructField("payload", StringType(), False),
-        StructField("is_unknown", BooleanType(), False),
-        StructField("source_file", StringType(), False),  # the copy that was kept
-        StructField("copies", IntegerType(), False),  # copies of this position across source files
-        StructField("is_conflict", BooleanType(), False),  # copies differ
-        StructField("conflict_files", ArrayType(StringType(), False), True),  # sorted, only for conflicts
-        StructField("txn_state", StringType(), False),  # NONE, COMMITTED, ABORTED, UNTERMINATED
-        StructField("txn_begin_offset", LongType(), True),  # file_offset of the BEGIN of its transaction
-        StructField("is_applied", BooleanType(), False),  # changes state (data record, not discarded)
-    ]
-)
-
-# What the state transforms read: the applied records only.
-APPLIED_RECORDS: Final = StructType(
-    [
-        StructField("cluster_id", StringType(), False),
-        StructField("seq", LongType(), False),
-        StructField("from_snapshot", BooleanType(), False),
-        StructField("offset", LongType(), True),
-        StructField("timestamp", TimestampType(), True),
-        StructField("record_type", StringType(), False),
-        StructField("record_version", IntegerType(), True),
-        StructField("payload", StringType(), False),
-        StructField("is_unknown", BooleanType(), False),
-    ]
-)
-
-
-def as_utc(moment: datetime) -> datetime:
-    """A timezone-aware UTC datetime; a naive one is taken as UTC (the sessions run in UTC)."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _snapshot_end(kind: Column, end: Column) -> Column:

@@ -5,9 +5,9 @@ Usage (the audit job)::
     state = replay_state(records_df, static_configs_df, mv_table=mv_table, as_of_offset=None, as_of_time=None)
     write(state.brokers, ...); ...; write(with_run_columns(state.findings, run_id=..., run_ts=...), ...)
 
-The replay stream and every silver frame sit behind a local checkpoint (``truncated``): each is computed once
-and later plans read the stored rows instead of recomputing and re-planning the lineage. Spark runs their shuffle
-stages during the call; callers need not persist anything.
+The replay stream and every silver frame sit behind a local checkpoint (``transforms.checkpoints.truncated``):
+each is computed once and later plans read the stored rows instead of recomputing and re-planning the lineage.
+Spark runs their shuffle stages during the call; callers need not persist anything.
 
 Replaying the same input twice gives identical tables, and byte-identical replica files give the tables of one
 copy. See ``transforms.replay.ordering`` for snapshot choice,
@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 
 from schemas.errors import UsageError
 from schemas.metadata_version import MetadataVersionTable
+from transforms.checkpoints import truncated
 from transforms.replay.brokers import to_broker_static_configs, to_brokers, to_controllers
 from transforms.replay.clients import to_client_entity_configs
 from transforms.replay.cluster import to_cluster_state
@@ -33,22 +33,6 @@ from transforms.replay.features import to_features
 from transforms.replay.findings import to_replay_findings
 from transforms.replay.ordering import filter_applied, to_replay_bounds, to_replay_stream
 from transforms.replay.topics import to_topics
-
-
-def truncated(df: DataFrame) -> DataFrame:
-    """``df`` behind a local checkpoint (executor storage, memory spilling to disk): later plans read its rows
-    instead of carrying its lineage.
-
-    Replay and resolution reuse the same frames many times (every silver table reads the replay stream, every
-    effective resource type reads the brokers and their layers). Without this, Spark expands each reuse into a
-    copy of the whole upstream plan: on a 17,000-record real log the effective-config plan ran the 1 GiB driver
-    out of memory while being planned (also with ``persist``), and replay plus resolution took twice as long.
-
-    The checkpoint is declared lazily (``eager=False``), but with adaptive query execution Spark runs the frame's
-    shuffle stages while planning it, so the caller of ``replay_state`` / ``resolve_effective_configs`` pays for
-    the shuffles at call time; the final stages run when the caller acts.
-    """
-    return df.localCheckpoint(eager=False, storageLevel=StorageLevel.MEMORY_AND_DISK)
 
 
 @dataclass(frozen=True)
@@ -64,9 +48,9 @@ class ReplayResult:
         features: ``FEATURES``.
         controllers: ``CONTROLLERS``.
         cluster_state: ``CLUSTER_STATE``.
-        findings: ``transforms.replay.findings.FINDING_ROWS`` (gold FINDINGS without run_id / run_ts).
-        applied_records: ``transforms.replay.ordering.APPLIED_RECORDS``, what every silver frame is built from.
-        replay_stream: ``transforms.replay.ordering.REPLAY_STREAM`` (all de-duplicated records with decisions).
+        findings: ``schemas.gold.FINDING_ROWS`` (gold FINDINGS without run_id / run_ts).
+        applied_records: ``schemas.replay.APPLIED_RECORDS``, what every silver frame is built from.
+        replay_stream: ``schemas.replay.REPLAY_STREAM`` (all de-duplicated records with decisions).
     """
 
     brokers: DataFrame

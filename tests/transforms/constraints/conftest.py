@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from schemas.constraints import load_catalog_text
+from schemas.constraints import CompiledCatalog, load_catalog_text
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.metadata_version import MetadataVersionTable
-from transforms.constraints.selection import CompiledCatalog, compile_catalog
+from transforms.constraints.selection import compile_catalog
 
 ROOT = Path(__file__).resolve().parents[3]
 

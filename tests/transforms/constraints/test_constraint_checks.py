@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from schemas.constraints import CompiledCatalog
+from schemas.evaluation import CHECK_RULES_DDL
 from transforms.constraints.checks import check_violation, with_parsed_value
-from transforms.constraints.rule_table import CHECK_RULES_DDL, check_rule_rows
-from transforms.constraints.selection import CompiledCatalog
+from transforms.constraints.rule_table import check_rule_rows
 
 pytestmark = pytest.mark.spark
 

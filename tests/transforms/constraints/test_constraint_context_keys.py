@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from schemas.constraints import Constraint
+from schemas.constraints import CompiledConstraint, Constraint
 from transforms.constraints.evaluate import _context_keys
 from transforms.constraints.expressions import cfg_keys_read
-from transforms.constraints.selection import CompiledConstraint
 
 CASES = [
     ("cast(cfg['a'] as int) <= cast(cfg[\"b\"] as int) and cfg [ 'c' ] is null", frozenset({"a", "b", "c"})),

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from pyspark.testing import assertSchemaEqual
 
+from schemas.constraints import CompiledCatalog
 from schemas.metadata_version import MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.constraints import (
@@ -19,7 +20,6 @@ from transforms.constraints import (
     violations_by_level,
 )
 from transforms.constraints.generate import DEFAULT_SOURCE
-from transforms.constraints.selection import CompiledCatalog
 from transforms.metadata_version import parse_metadata_version
 
 pytestmark = pytest.mark.spark

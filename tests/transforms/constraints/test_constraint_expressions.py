@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pyspark.sql import functions as F
 
+from schemas.constraints import CompiledCatalog
 from schemas.errors import ConfigError
 from transforms.constraints.expressions import (
     OUTCOME_FALSE,
@@ -20,7 +21,6 @@ from transforms.constraints.expressions import (
     rewrite_casts,
     validate_with_spark,
 )
-from transforms.constraints.selection import CompiledCatalog
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from transforms.constraints.expr_fixes import ExprFix, derive_fix
+from schemas.constraints import ExprFix
+from transforms.constraints.expr_fixes import derive_fix
 from transforms.constraints.expressions import rewrite_casts
 
 ISR = "min.insync.replicas"

@@ -17,6 +17,7 @@ from pyspark.testing import assertSchemaEqual
 
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.metadata_version import MetadataVersionTable
+from schemas.whatif import FALLBACK_COLUMNS
 from tests.transforms.effective.catalog_fixture import small_catalog
 from tests.transforms.replay.bronze_rows import (
     broker_config,
@@ -33,9 +34,9 @@ from tests.transforms.replay.bronze_rows import (
     topic_config,
     unregister,
 )
-from transforms.constraints.fallbacks import FALLBACK_COLUMNS, resolve_fallbacks
 from transforms.effective import effective_findings, resolve_effective_configs, to_catalog_frames
 from transforms.replay import replay_state
+from transforms.whatif.fallbacks import resolve_fallbacks
 
 pytestmark = pytest.mark.spark
 

@@ -1,15 +1,8 @@
 """What-if: apply a ``ChangeSet`` (schemas/changes.py) to the *layered* configuration state.
 
-Public API::
-
-    ConfigLayers(dynamic_configs, broker_static_configs, client_entity_configs)   # silver frames
-    apply_changes(
-        state: ReplayResult,                       # the silver state (brokers, topics and the three layers)
-        changes: ChangeSet,
-        *,
-        defaults_df: DataFrame,                    # (resource_type, name, default_value): ConfigDef defaults
-        redact: Redactor | None = None,            # (resource_type, key, value) -> (value, value_hash)
-    ) -> ConfigLayers                              # the layers after the changes (behind local checkpoints)
+``apply_changes(state, changes, defaults_df=..., redact=...)`` returns the ``ConfigLayers`` after the changes: the
+three silver layer frames, behind local checkpoints. ``redact`` (a ``Redactor``) maps ``(resource_type, key,
+value)`` to the stored ``(value, value_hash)``.
 
 The changes are written into the layers Kafka stores, then the caller re-runs the effective resolution
 (``transforms.effective.resolve_effective_configs``) on the changed state, so every precedence, synonym and
@@ -52,8 +45,13 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from schemas.changes import ChangeSet
+from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES, AlterConfigOpType, ResourceType
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
-from transforms.replay.state import ReplayResult, truncated
+from schemas.whatif import OPS_DDL, REPLACE_DDL
+from transforms.checkpoints import truncated
+from transforms.replay.state import ReplayResult
+
+__all__ = ["ConfigLayers", "Redactor", "apply_changes"]
 
 Redactor = Callable[[str, str, str | None], tuple[str | None, str | None]]
 
@@ -68,15 +66,6 @@ QUOTA_KEYS: Final = frozenset(
     }
 )
 CHANGED_ORIGIN: Final = "CHANGE"  # BROKER_STATIC_CONFIGS.origin of a simulated server.properties value
-OPS_DDL: Final = (
-    "seq int, explicit boolean, cluster_id string, resource_type string, resource_name string, layer string, "
-    "op string, key string, value string, value_hash string"
-)
-REPLACE_DDL: Final = (
-    "seq int, explicit boolean, cluster_id string, resource_type string, resource_name string, layer string, "
-    "keep_keys array<string>"
-)
-_DYNAMIC_TYPES: Final = ("BROKER", "TOPIC", "GROUP", "CLIENT_METRICS")
 
 
 @dataclass(frozen=True)
@@ -106,7 +95,7 @@ def _rows(changes: ChangeSet, redact: Redactor | None) -> tuple[list[tuple[Any, 
         )
         pairs = [(o.op, o.key, o.value) for o in change.ops or ()]
         if change.replace is not None:
-            pairs = [("SET", k, v) for k, v in change.replace.items()]
+            pairs = [(AlterConfigOpType.SET, k, v) for k, v in change.replace.items()]
             replaces.append((*head, sorted(change.replace)))
         for op, key, value in pairs:
             shown, digest = _redacted(redact, change.resource_type, key, value)
@@ -131,20 +120,22 @@ def _entity_part(name: Column, part: str) -> Column:
 
 def _existing_resources(state: ReplayResult) -> DataFrame:
     """``(cluster_id, resource_type, resource_name)`` of every resource a change may name."""
-    brokers_df = state.brokers.select("cluster_id", F.lit("BROKER").alias("resource_type"))
+    brokers_df = state.brokers.select("cluster_id", F.lit(ResourceType.BROKER).alias("resource_type"))
     nodes_df = state.brokers.select(
-        "cluster_id", F.lit("BROKER").alias("resource_type"), F.col("node_id").cast("string").alias("resource_name")
+        "cluster_id",
+        F.lit(ResourceType.BROKER).alias("resource_type"),
+        F.col("node_id").cast("string").alias("resource_name"),
     )
     defaults_df = brokers_df.select("*", F.lit("").alias("resource_name"))
     topics_df = state.topics.select(
-        "cluster_id", F.lit("TOPIC").alias("resource_type"), F.col("topic_name").alias("resource_name")
+        "cluster_id", F.lit(ResourceType.TOPIC).alias("resource_type"), F.col("topic_name").alias("resource_name")
     )
-    entities_df = state.dynamic_configs.where(F.col("resource_type").isin("GROUP", "CLIENT_METRICS")).select(
-        "cluster_id", "resource_type", "resource_name"
-    )
+    entities_df = state.dynamic_configs.where(
+        F.col("resource_type").isin(ResourceType.GROUP, ResourceType.CLIENT_METRICS)
+    ).select("cluster_id", "resource_type", "resource_name")
     clients_df = state.client_entity_configs.select(
         "cluster_id",
-        F.lit("CLIENT").alias("resource_type"),
+        F.lit(ResourceType.CLIENT).alias("resource_type"),
         client_entity_name(F.col("entity_user"), F.col("entity_client_id"), F.col("entity_ip")).alias("resource_name"),
     )
     return nodes_df.unionByName(defaults_df).unionByName(topics_df).unionByName(entities_df).unionByName(clients_df)
@@ -180,9 +171,9 @@ def _applied(op: Column, value: Column, base: Column) -> Column:
     append = F.concat(_parts(base), F.array_except(_parts(value), _parts(base)))
     subtract = F.filter(_parts(base), lambda part: ~F.array_contains(_parts(value), part))
     return (
-        F.when(op == "SET", value)
-        .when(op == "APPEND", F.array_join(append, ","))
-        .when(op == "SUBTRACT", F.array_join(subtract, ","))
+        F.when(op == AlterConfigOpType.SET, value)
+        .when(op == AlterConfigOpType.APPEND, F.array_join(append, ","))
+        .when(op == AlterConfigOpType.SUBTRACT, F.array_join(subtract, ","))
     )
 
 
@@ -190,19 +181,21 @@ def _changed(ops_df: DataFrame, current_df: DataFrame, keys: list[str], base_def
     """``keys`` + op, new value and hash for every op (DELETE rows have a NULL value)."""
     joined_df = ops_df.join(current_df, on=keys, how="left")
     base = F.coalesce(F.col("_cur_value"), base_default)
-    is_list_op = F.col("op").isin("APPEND", "SUBTRACT")
+    is_list_op = F.col("op").isin(AlterConfigOpType.APPEND, AlterConfigOpType.SUBTRACT)
     secret = F.col("value_hash").isNotNull() | (is_list_op & F.col("_cur_hash").isNotNull())
-    value = F.when(F.col("op") == "DELETE", F.lit(None).cast("string")).when(secret & is_list_op, F.lit("[redacted]"))
+    value = F.when(F.col("op") == AlterConfigOpType.DELETE, F.lit(None).cast("string")).when(
+        secret & is_list_op, F.lit("[redacted]")
+    )
     value = value.otherwise(_applied(F.col("op"), F.col("value"), base))
     value_hash = F.when(
-        F.col("op") != "DELETE", F.coalesce(F.col("value_hash"), F.when(is_list_op, F.col("_cur_hash")))
+        F.col("op") != AlterConfigOpType.DELETE, F.coalesce(F.col("value_hash"), F.when(is_list_op, F.col("_cur_hash")))
     )
     return joined_df.select(*keys, "op", value.alias("_new_value"), value_hash.alias("_new_hash"))
 
 
 def _apply_dynamic(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame, defaults_df: DataFrame) -> DataFrame:
     keys = ["cluster_id", "resource_type", "resource_name", "name"]
-    is_dynamic = (F.col("layer") == "dynamic") & F.col("resource_type").isin(*_DYNAMIC_TYPES)
+    is_dynamic = (F.col("layer") == "dynamic") & F.col("resource_type").isin(*CONFIG_RESOURCE_TYPES)
     dyn_ops_df = _winning(ops_df.where(is_dynamic).select("*", F.col("key").alias("name")), keys)
     current_df = state.dynamic_configs.select(
         *keys, F.col("value").alias("_cur_value"), F.col("value_hash").alias("_cur_hash")
@@ -215,7 +208,7 @@ def _apply_dynamic(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame
         base_default,
     )
     resource = ["cluster_id", "resource_type", "resource_name"]
-    replaced_df = replace_df.where((F.col("layer") == "dynamic") & F.col("resource_type").isin(*_DYNAMIC_TYPES))
+    replaced_df = replace_df.where((F.col("layer") == "dynamic") & F.col("resource_type").isin(*CONFIG_RESOURCE_TYPES))
     implicit_df = (
         state.dynamic_configs.join(replaced_df.select(*resource, "keep_keys"), on=resource, how="inner")
         .where(~F.array_contains(F.col("keep_keys"), F.col("name")))
@@ -223,7 +216,7 @@ def _apply_dynamic(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame
     )
     touched_df = changed_df.select(*keys).unionByName(implicit_df)
     kept_df = state.dynamic_configs.join(touched_df, on=keys, how="left_anti")
-    new_df = changed_df.where(F.col("op") != "DELETE").select(
+    new_df = changed_df.where(F.col("op") != AlterConfigOpType.DELETE).select(
         *keys,
         F.col("_new_value").alias("value"),
         F.col("_new_hash").alias("value_hash"),
@@ -244,12 +237,12 @@ def _on_nodes(df: DataFrame, state: ReplayResult) -> DataFrame:
 
 def _apply_static(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame, defaults_df: DataFrame) -> DataFrame:
     keys = ["cluster_id", "node_id", "name"]
-    is_static = (F.col("layer") == "static") & (F.col("resource_type") == "BROKER")
+    is_static = (F.col("layer") == "static") & (F.col("resource_type") == ResourceType.BROKER)
     static_ops_df = _winning(_on_nodes(ops_df.where(is_static), state).select("*", F.col("key").alias("name")), keys)
     current_df = state.broker_static_configs.where(F.col("value").isNotNull()).select(
         *keys, F.col("value").alias("_cur_value"), F.col("value_hash").alias("_cur_hash")
     )
-    broker_defaults_df = defaults_df.where(F.col("resource_type") == "BROKER").drop("resource_type")
+    broker_defaults_df = defaults_df.where(F.col("resource_type") == ResourceType.BROKER).drop("resource_type")
     changed_df = _changed(
         static_ops_df.join(F.broadcast(broker_defaults_df), on="name", how="left"),
         current_df,
@@ -264,7 +257,7 @@ def _apply_static(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame,
     )
     touched_df = changed_df.select(*keys).unionByName(implicit_df)
     kept_df = state.broker_static_configs.join(touched_df, on=keys, how="left_anti")
-    new_df = changed_df.where(F.col("op") != "DELETE").select(
+    new_df = changed_df.where(F.col("op") != AlterConfigOpType.DELETE).select(
         *keys,
         F.col("_new_value").alias("value"),
         F.col("_new_hash").alias("value_hash"),
@@ -282,7 +275,7 @@ def _apply_client(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame)
     )
     keys = ["cluster_id", "_entity", "name"]
     client_ops_df = _winning(
-        ops_df.where(F.col("resource_type") == "CLIENT").select(
+        ops_df.where(F.col("resource_type") == ResourceType.CLIENT).select(
             "*", F.col("resource_name").alias("_entity"), F.col("key").alias("name")
         ),
         keys,
@@ -293,7 +286,7 @@ def _apply_client(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame)
     changed_df = _changed(client_ops_df, current_df.drop("_kind"), keys, F.lit(None).cast("string")).join(
         current_df.select(*keys, "_kind"), on=keys, how="left"
     )
-    replaced_df = replace_df.where(F.col("resource_type") == "CLIENT").select(
+    replaced_df = replace_df.where(F.col("resource_type") == ResourceType.CLIENT).select(
         "cluster_id", F.col("resource_name").alias("_entity"), "keep_keys"
     )
     implicit_df = (
@@ -310,7 +303,7 @@ def _apply_client(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame)
     as_double = F.col("_new_value").try_cast("double").cast("string")
     value = F.when(kind == "QUOTA", F.coalesce(as_double, F.col("_new_value"))).otherwise(F.col("_new_value"))
     entity = F.col("_entity")
-    new_df = changed_df.where(F.col("op") != "DELETE").select(
+    new_df = changed_df.where(F.col("op") != AlterConfigOpType.DELETE).select(
         "cluster_id",
         _entity_part(entity, "user").alias("entity_user"),
         _entity_part(entity, "client-id").alias("entity_client_id"),

@@ -1,24 +1,19 @@
 """What an override falls back to when it is deleted: the input of DELETE remediations.
 
-Public API::
-
-    FALLBACK_SOURCES: tuple[str, ...]          # the value sources a DELETE can remove
-    FallbackResolver = Callable[[DataFrame], DataFrame]        # needed_df -> fallback rows
-    override_sources(failures_df: DataFrame) -> DataFrame   # (value_source): the layers a DELETE may remove
-    resolve_fallbacks(state: ReplayResult, frames: CatalogFrames, needed_df: DataFrame, *, layers: Collection[str],
-                      kafka_version: str | None = None) -> DataFrame          # FALLBACK_COLUMNS rows
+``resolve_fallbacks`` gives the ``FALLBACK_COLUMNS`` rows (``schemas.whatif``) of the overrides in ``needed_df``;
+``override_sources`` names the layers (``schemas.whatif.FALLBACK_SOURCES``) it has to plan.
 
 The audit collects ``override_sources(failures_df)`` (a handful of rows) and passes
 ``functools.partial(resolve_fallbacks, state, frames, layers=..., kafka_version=...)`` to
 ``evaluate_constraints(fallback_resolver=...)``, which calls it with the violations that come from an override.
 
 A remediation may delete the offending override instead of overriding it again, when the value below it passes
-(``evaluate.evaluate_constraints(fallback_df=...)``). What is below is found the same way ``simulate`` finds it:
-the state is changed and resolved again with ``resolve_effective_configs``, so every precedence and synonym rule
-applies. The variants of the state for the ``layers`` the caller names are resolved in one call (``scenarios``),
-for those layers' resource types only (nothing at all when no layer is named), each one removing a whole layer —
-the layers resolve independently per broker and synonym group, so removing a layer gives, for every value that
-came from it, exactly what deleting that one key gives:
+(``transforms.constraints.evaluate``). What is below is found the same way ``simulate`` finds it: the state is
+changed and resolved again with ``resolve_effective_configs``, so every precedence and synonym rule applies. The
+variants of the state for the ``layers`` the caller names are resolved in one call (``scenarios``), for those
+layers' resource types only (nothing at all when no layer is named), each one removing a whole layer — the layers
+resolve independently per broker and synonym group, so removing a layer gives, for every value that came from it,
+exactly what deleting that one key gives:
 
 ==========================  =====================================================  ===========================
 deleted layer               variant                                                rows kept
@@ -51,50 +46,33 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from schemas.gold import EFFECTIVE_CONFIGS
-from transforms.constraints.scenarios import SCENARIO_SEPARATOR, union_scenarios
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from schemas.whatif import FALLBACK_COLUMNS, FALLBACK_SOURCES
 from transforms.effective import resolve_effective_configs
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.replay.state import ReplayResult
+from transforms.whatif.scenarios import SCENARIO_SEPARATOR, union_scenarios
 
-FALLBACK_SOURCES: Final = (
-    "DYNAMIC_BROKER_CONFIG",
-    "DYNAMIC_DEFAULT_BROKER_CONFIG",
-    "DYNAMIC_TOPIC_CONFIG",
-    "DYNAMIC_GROUP_CONFIG",
-)
-FALLBACK_COLUMNS: Final = (
-    "cluster_id",
-    "resource_type",
-    "resource_name",
-    "node_id",
-    "config_name",
-    "deleted_source",
-    "value",
-    "value_hash",
-    "is_sensitive",
-    "config_type",
-    "source",
-    "synonym",
-)
-FallbackResolver = Callable[[DataFrame], DataFrame]
+__all__ = ["override_sources", "resolve_fallbacks"]
+
 # A key no catalog defines: keeps a group alive in the variant without its overrides; dropped from the output.
 GROUP_PLACEHOLDER_KEY: Final = "\u0000kraft-audit.group-placeholder"
 _NODE, _DEFAULT, _ENTITY = "no-node-layer", "no-default-layer", "no-entity-overrides"
 
 
 # deleted layer -> (the variant removing it, the resource type its values belong to)
-_VARIANT_OF: Final = {
-    "DYNAMIC_BROKER_CONFIG": (_NODE, "BROKER"),
-    "DYNAMIC_DEFAULT_BROKER_CONFIG": (_DEFAULT, "BROKER"),
-    "DYNAMIC_TOPIC_CONFIG": (_ENTITY, "TOPIC"),
-    "DYNAMIC_GROUP_CONFIG": (_ENTITY, "GROUP"),
+_VARIANT_OF: Final[dict[str, tuple[str, ResourceType]]] = {
+    ConfigSource.DYNAMIC_BROKER_CONFIG: (_NODE, ResourceType.BROKER),
+    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG: (_DEFAULT, ResourceType.BROKER),
+    ConfigSource.DYNAMIC_TOPIC_CONFIG: (_ENTITY, ResourceType.TOPIC),
+    ConfigSource.DYNAMIC_GROUP_CONFIG: (_ENTITY, ResourceType.GROUP),
 }
 
 
 def _variants(state: ReplayResult, needed_df: DataFrame, wanted: set[str]) -> dict[str, ReplayResult]:
     """The variants named in ``wanted`` (``_NODE``, ``_DEFAULT``, ``_ENTITY``)."""
     dynamic_df = state.dynamic_configs
-    broker_rows = F.col("resource_type") == "BROKER"
+    broker_rows = F.col("resource_type") == ResourceType.BROKER
     is_default = broker_rows & (F.col("resource_name") == "")
     is_node = broker_rows & (F.col("resource_name") != "")
     no_topics = state.topics.where(F.lit(False))
@@ -105,13 +83,15 @@ def _variants(state: ReplayResult, needed_df: DataFrame, wanted: set[str]) -> di
         return needed_df.where(wanted).select("cluster_id", "resource_name").distinct()
 
     def needed_nodes(source: str) -> DataFrame:
-        return needed("BROKER", source).select("cluster_id", F.col("resource_name").try_cast("int").alias("node_id"))
+        return needed(ResourceType.BROKER, source).select(
+            "cluster_id", F.col("resource_name").try_cast("int").alias("node_id")
+        )
 
     variants: dict[str, ReplayResult] = {}
     # a broker variant: the brokers whose values come from the removed layer, with only the other dynamic layer
     for tag, removed, kept in (
-        (_NODE, "DYNAMIC_BROKER_CONFIG", is_default),
-        (_DEFAULT, "DYNAMIC_DEFAULT_BROKER_CONFIG", is_node),
+        (_NODE, ConfigSource.DYNAMIC_BROKER_CONFIG, is_default),
+        (_DEFAULT, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, is_node),
     ):
         if tag in wanted:
             variants[tag] = dataclasses.replace(
@@ -128,11 +108,13 @@ def _variants(state: ReplayResult, needed_df: DataFrame, wanted: set[str]) -> di
 
 def _entity_variant(state: ReplayResult, needed: Callable[[str, str], DataFrame]) -> ReplayResult:
     dynamic_df = state.dynamic_configs
-    topics_df = needed("TOPIC", "DYNAMIC_TOPIC_CONFIG").select("cluster_id", F.col("resource_name").alias("topic_name"))
-    groups_df = needed("GROUP", "DYNAMIC_GROUP_CONFIG")
+    topics_df = needed(ResourceType.TOPIC, ConfigSource.DYNAMIC_TOPIC_CONFIG).select(
+        "cluster_id", F.col("resource_name").alias("topic_name")
+    )
+    groups_df = needed(ResourceType.GROUP, ConfigSource.DYNAMIC_GROUP_CONFIG)
     placeholders_df = groups_df.select(
         "cluster_id",
-        F.lit("GROUP").alias("resource_type"),
+        F.lit(ResourceType.GROUP).alias("resource_type"),
         "resource_name",
         F.lit(GROUP_PLACEHOLDER_KEY).alias("name"),
         F.lit("").alias("value"),
@@ -147,7 +129,7 @@ def _entity_variant(state: ReplayResult, needed: Callable[[str, str], DataFrame]
         state,
         brokers=state.brokers.join(clusters_df, on="cluster_id", how="left_semi"),
         topics=state.topics.join(topics_df, on=["cluster_id", "topic_name"], how="left_semi"),
-        dynamic_configs=dynamic_df.where(F.col("resource_type") == "BROKER").unionByName(
+        dynamic_configs=dynamic_df.where(F.col("resource_type") == ResourceType.BROKER).unionByName(
             placeholders_df.select(*dynamic_df.columns)
         ),
         client_entity_configs=state.client_entity_configs.where(F.lit(False)),
@@ -191,7 +173,8 @@ def resolve_fallbacks(
     """
     unknown = set(layers) - set(_VARIANT_OF)
     if unknown:
-        raise ValueError(f"layers must be among {FALLBACK_SOURCES}, got {sorted(unknown)}")
+        known = tuple(str(s) for s in FALLBACK_SOURCES)  # plain strings: the message shows values, not enum reprs
+        raise ValueError(f"layers must be among {known}, got {sorted(unknown)}")
     if not layers:
         return _empty(needed_df)
     wanted = {_VARIANT_OF[layer][0] for layer in layers}
@@ -203,10 +186,10 @@ def resolve_fallbacks(
     tag = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, -1)
     rtype = F.col("resource_type")
     deleted_source = (
-        F.when((tag == _NODE) & (rtype == "BROKER"), F.lit("DYNAMIC_BROKER_CONFIG"))
-        .when((tag == _DEFAULT) & (rtype == "BROKER"), F.lit("DYNAMIC_DEFAULT_BROKER_CONFIG"))
-        .when((tag == _ENTITY) & (rtype == "TOPIC"), F.lit("DYNAMIC_TOPIC_CONFIG"))
-        .when((tag == _ENTITY) & (rtype == "GROUP"), F.lit("DYNAMIC_GROUP_CONFIG"))
+        F.when((tag == _NODE) & (rtype == ResourceType.BROKER), F.lit(ConfigSource.DYNAMIC_BROKER_CONFIG))
+        .when((tag == _DEFAULT) & (rtype == ResourceType.BROKER), F.lit(ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG))
+        .when((tag == _ENTITY) & (rtype == ResourceType.TOPIC), F.lit(ConfigSource.DYNAMIC_TOPIC_CONFIG))
+        .when((tag == _ENTITY) & (rtype == ResourceType.GROUP), F.lit(ConfigSource.DYNAMIC_GROUP_CONFIG))
     )
     original = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, 1)
     return (

@@ -32,10 +32,10 @@ from tests.transforms.replay.bronze_rows import (
     topic_config,
 )
 from tests.transforms.replay.fixtures import interpreted_spark
-from transforms.constraints.changes import apply_changes
-from transforms.constraints.scenarios import union_scenarios, untagged, with_layers
 from transforms.effective import resolve_effective_configs, to_catalog_frames
 from transforms.replay import replay_state
+from transforms.whatif.changes import apply_changes
+from transforms.whatif.scenarios import union_scenarios, untagged, with_layers
 
 pytestmark = pytest.mark.spark
 __all__ = ["interpreted_spark"]

@@ -1,14 +1,9 @@
 """Variants of the cluster state resolved together: the what-if of ``simulate`` and the remediation fallbacks.
 
-Public API::
-
-    SCENARIO_SEPARATOR: str
-    resolution_state(spark, *, brokers, broker_static_configs, topics, dynamic_configs, client_entity_configs,
-                     cluster_state=None) -> ReplayResult    # a state to resolve, e.g. from the stored silver tables
-    with_layers(state, layers: ConfigLayers) -> ReplayResult
-    union_scenarios(scenarios: Mapping[str, ReplayResult]) -> ReplayResult
-    tagged(df, tag) -> DataFrame                       # cluster_id "c1" -> "c1<sep><tag>"
-    untagged(df, tag) -> DataFrame                     # the rows of one scenario, cluster ids restored
+``resolution_state`` builds a state to resolve from its frames (e.g. the stored silver tables), ``with_layers``
+swaps its configuration layers (``changes.apply_changes``), ``union_scenarios`` combines tagged variants into one
+state; ``tagged`` / ``untagged`` add and remove a scenario tag on ``cluster_id`` (``c1`` → ``c1`` +
+``SCENARIO_SEPARATOR`` + tag).
 
 Effective resolution (``transforms.effective.resolve_effective_configs``) works per cluster. Several variants of
 one state are resolved in a single call by giving each variant's clusters a tagged id (``c1`` + U+001F +
@@ -27,11 +22,13 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from schemas.gold import FINDING_ROWS
+from schemas.replay import APPLIED_RECORDS, REPLAY_STREAM
 from schemas.silver import CLUSTER_STATE, CONTROLLERS, FEATURES
-from transforms.constraints.changes import ConfigLayers
-from transforms.replay.findings import FINDING_ROWS
-from transforms.replay.ordering import APPLIED_RECORDS, REPLAY_STREAM
 from transforms.replay.state import ReplayResult
+from transforms.whatif.changes import ConfigLayers
+
+__all__ = ["SCENARIO_SEPARATOR", "resolution_state", "tagged", "union_scenarios", "untagged", "with_layers"]
 
 SCENARIO_SEPARATOR: Final = "\u001f"
 # The ReplayResult frames the effective resolution reads (all keyed by cluster_id).
