@@ -436,7 +436,7 @@ class DumpLogParser:
                     line_number, line, "DUMP_BAD_JSON", f"control record JSON is not usable: {reason}", offset
                 )
             version = parsed.get("version") if isinstance(parsed, dict) else None
-            if not isinstance(parsed, dict) or (is_int(version) and not 0 <= version <= VERSION_MAX):
+            if not isinstance(parsed, dict) or (isinstance(version, int) and not 0 <= version <= VERSION_MAX):
                 return _quarantine(
                     line_number,
                     line,

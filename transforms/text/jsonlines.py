@@ -218,7 +218,8 @@ def _json_kind(value: object) -> str:
         return "boolean"
     if isinstance(value, int | float):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    kinds: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def _parse_object(line_number: int, line: str, obj: dict[str, Any]) -> DecodedRecord | QuarantineItem:
