@@ -18,12 +18,21 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from schemas.bronze import DECODED_ROWS
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.bounds import fits_int32, fits_int64, fits_timestamp_ms, is_utf8_encodable, storable_text
+from transforms.bounds import (
+    TIMESTAMP_MS_MAX,
+    TIMESTAMP_MS_MIN,
+    fits_int32,
+    fits_int64,
+    fits_timestamp_ms,
+    is_utf8_encodable,
+    storable_text,
+)
 from transforms.redact import SensitivityRules, keyed_hash_bytes, redact_record, redact_text
 from transforms.text.lines import split_lines
 
@@ -39,6 +48,7 @@ _FLUSH_ROWS = 20_000
 _REASON_CHARS = 500
 # DECODED_ROWS positions used below.
 _POSITION, _LINE_NUMBER, _OFFSET = 6, 8, 10
+_TIMESTAMP_US_MIN, _TIMESTAMP_US_MAX = TIMESTAMP_MS_MIN * 1000, TIMESTAMP_MS_MAX * 1000 + 999
 
 
 @dataclass(frozen=True)
@@ -255,6 +265,12 @@ def to_batch(rows: list[Row], schema: pa.Schema) -> pa.RecordBatch:
 def _arrow(rows: list[Row], schema: pa.Schema) -> pa.RecordBatch:
     columns = zip(*rows, strict=True)
     arrays = [pa.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)]
+    for array in arrays:
+        # Arrow takes any int64 of microseconds; Spark and Python only years 1-9999 (a vectorised check).
+        if pa.types.is_timestamp(array.type) and array.null_count < len(array):
+            bounds = pc.min_max(array.cast(pa.int64())).as_py()
+            if bounds["min"] < _TIMESTAMP_US_MIN or bounds["max"] > _TIMESTAMP_US_MAX:
+                raise ValueError("timestamp outside the years 1-9999")
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
@@ -292,7 +308,7 @@ def _fits(value: Any, field: pa.Field) -> bool:
     if pa.types.is_int32(kind):
         return fits_int32(value)
     if pa.types.is_timestamp(kind):  # microseconds
-        return fits_timestamp_ms(value // 1000)
+        return _TIMESTAMP_US_MIN <= value <= _TIMESTAMP_US_MAX
     return fits_int64(value)
 
 
