@@ -33,7 +33,7 @@ from jobs.storage import DeltaStore, open_store
 from schemas import bronze
 from schemas.errors import InputError, UsageError
 from transforms.decode_files import FileDescriptor, decode_files
-from transforms.redact import SensitivityRules, redact_text, redact_value
+from transforms.redact import SensitivityRules, redact_text, redact_value, safe_config_name
 from transforms.text.properties import parse_server_properties
 
 log = logging.getLogger("kraft_audit")
@@ -414,7 +414,8 @@ def _ingest_static_configs(
         digest = hashlib.sha256(raw).hexdigest()
         for name, value in sorted(props.items()):
             shown, value_hash = redact_value(name, value, "broker", rules, key)
-            rows.append((cluster, node_id, path, digest, name, shown, value_hash, result.ingest_id, now))
+            shown_name = safe_config_name(name, key)  # a mangled line can make a value part of the name
+            rows.append((cluster, node_id, path, digest, shown_name, shown, value_hash, result.ingest_id, now))
         for problem in problems:
             quarantine_rows.append(
                 (

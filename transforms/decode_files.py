@@ -263,6 +263,8 @@ def to_batch(rows: list[Row], schema: pa.Schema) -> pa.RecordBatch:
 
 
 def _arrow(rows: list[Row], schema: pa.Schema) -> pa.RecordBatch:
+    if not rows:
+        return pa.RecordBatch.from_pylist([], schema=schema)
     columns = zip(*rows, strict=True)
     arrays = [pa.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)]
     for array in arrays:

@@ -36,6 +36,7 @@ EXCERPT_LIMIT: Final = 120  # characters of a quarantined input kept as its exce
 # Case-insensitive; also used by the data-quality checks (as a Java regex with ``(?i)``).
 SENSITIVE_NAME_PATTERN = r"(password|secret|jaas|credential|private\.key|\.key$|token)"
 _SENSITIVE_NAME = re.compile(SENSITIVE_NAME_PATTERN, re.IGNORECASE)
+_CONFIG_NAME = re.compile(r"[A-Za-z0-9._\-]{1,256}")
 # listener.name.<listener>.[<sasl mechanism>.]<config> overrides a base config for one listener.
 _LISTENER_PREFIX = re.compile(
     r"^listener\.name\.[^.]+\.(?:(?:plain|scram-sha-256|scram-sha-512|gssapi|oauthbearer)\.)?"
@@ -93,6 +94,16 @@ def keyed_hash(value: str, key: bytes) -> str:
 def keyed_hash_bytes(value: bytes | memoryview, key: bytes) -> str:
     """``keyed_hash`` of raw bytes."""
     return "hmac-sha256:" + hmac.new(key, value, hashlib.sha256).hexdigest()[:32]
+
+
+def safe_config_name(name: str, key: bytes) -> str:
+    """``name`` when it is shaped like a config name (letters, digits, ``.``, ``_``, ``-``), else its keyed hash.
+
+    A malformed line can turn a value into a name: ``password="x";`` after a jaas line that lost its trailing
+    backslash is a key for ``Properties.load``, and ``ssl.key.password\\=x`` escapes the separator. No Kafka config
+    name has quotes, blanks, ``=`` or ``;``, so such a name is not known to be safe.
+    """
+    return name if _CONFIG_NAME.fullmatch(name) else f"{REDACTED} {keyed_hash(name, key)}"
 
 
 def redact_value(
@@ -176,9 +187,12 @@ def redact_record(
 def _redact_pair(
     entry: dict[str, Any], name_key: str, value_key: str, resource: str | None, rules: SensitivityRules, key: bytes
 ) -> None:
+    name = entry.get(name_key)
+    if isinstance(name, str) and not _CONFIG_NAME.fullmatch(name):
+        entry[name_key] = safe_config_name(name, key)
     if value_key not in entry:
         return  # nothing to redact (and no key to add: an undecodable body has only its fingerprint)
-    value, digest = redact_value(entry.get(name_key), entry[value_key], resource, rules, key)
+    value, digest = redact_value(name, entry[value_key], resource, rules, key)
     entry[value_key] = value
     if digest is not None:
         entry["valueHash"] = digest
