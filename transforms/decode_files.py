@@ -125,16 +125,17 @@ def decode_rows(
             where = base if snapshot_end is None else (*base[:4], snapshot_end)
             try:
                 if type(item) is DecodedRecord:
-                    yield _record_row(where, item, rules, key, binary)
+                    row = _record_row(where, item, rules, key, binary)
                 else:
                     assert isinstance(item, QuarantineItem)
-                    yield _quarantine_row(where, item, rules, _excerpt(item, content, rules, key, binary))
+                    row = _quarantine_row(where, item, _excerpt(item, content, rules, key, binary))
             except Exception as error:  # one record that cannot be redacted or encoded costs that record only
-                yield _unstorable(where, item, f"record could not be stored ({type(error).__name__})")
+                row = _unstorable(where, item, f"record could not be stored ({type(error).__name__})")
+            yield row
     except Exception as error:  # a decoder bug must not lose the file silently: quarantine it whole
         # The exception's message may quote the input: only its type is kept.
         failure = QuarantineItem(reason=f"decoder failed: {type(error).__name__}", position=0, length=len(content))
-        yield _quarantine_row(base, failure, rules, None)
+        yield _quarantine_row(base, failure, None)
 
 
 def _items(desc: FileDescriptor, content: bytes) -> Iterator[tuple[DecodedRecord | QuarantineItem, int | None]]:
@@ -209,7 +210,7 @@ def _excerpt(item: QuarantineItem, content: bytes, rules: SensitivityRules, key:
     return None
 
 
-def _quarantine_row(base: Base, item: QuarantineItem, rules: SensitivityRules, excerpt: str | None) -> Row:
+def _quarantine_row(base: Base, item: QuarantineItem, excerpt: str | None) -> Row:
     return (
         "QUARANTINE",
         *base,
@@ -235,14 +236,12 @@ def _unstorable(base: Base, item: DecodedRecord | QuarantineItem, reason: str) -
     """A quarantine row for a record (or item) that cannot be stored as it is: where it was and why."""
     offset = item.offset if item.offset is not None and fits_int64(item.offset) else None
     where = QuarantineItem(reason=reason, position=item.position, line_number=item.line_number, offset=offset)
-    return _quarantine_row(base, where, SensitivityRules(), None)
+    return _quarantine_row(base, where, None)
 
 
 def _orphan(path: str) -> Row:
     base = ("unknown", path, "UNKNOWN", "", None)
-    return _quarantine_row(
-        base, QuarantineItem(reason="file was not among the discovered inputs"), SensitivityRules(), None
-    )
+    return _quarantine_row(base, QuarantineItem(reason="file was not among the discovered inputs"), None)
 
 
 def to_batch(rows: list[Row], schema: pa.Schema) -> pa.RecordBatch:
@@ -294,7 +293,7 @@ def _storable(row: Row, schema: pa.Schema) -> Row:
     where = QuarantineItem(
         reason=reason, position=kept[_POSITION], line_number=kept[_LINE_NUMBER], offset=kept[_OFFSET]
     )
-    return _quarantine_row(base, where, SensitivityRules(), None)
+    return _quarantine_row(base, where, None)
 
 
 def _fits(value: Any, field: pa.Field) -> bool:

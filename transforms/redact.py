@@ -131,6 +131,7 @@ _MAY_HOLD_SECRETS: Final = frozenset(
 RAW_KEY: Final = "_raw"  # an undecodable body, base64 (binary decoder)
 UNKNOWN_TAGS_KEY: Final = "_unknownTaggedFields"  # tag -> base64 (binary decoder), at any struct level
 _SCALARS: Final = (str, int, float, bool)
+_PLAIN: Final = frozenset({str, int, float, bool, type(None)})  # exact types json.loads and the decoders produce
 _OPAQUE_JSON: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, check_circular=False)
 
 
@@ -222,13 +223,19 @@ def _clean(data: Mapping[str, Any], shape: Shape, key: bytes) -> dict[str, Any]:
     bytes; every other field's value becomes ``[redacted]``."""
     out: dict[str, Any] = {}
     for name, value in data.items():
-        if name == RAW_KEY:
+        kind = shape.get(name)
+        # Hot path first (every text record walks here): a plain scalar in a scalar field.
+        if kind is Scalar.ONE and type(value) in _PLAIN:
+            out[name] = value
+        elif kind is Scalar.ARRAY and type(value) is list and _PLAIN.issuperset(map(type, value)):
+            out[name] = value  # replicas, isr, directories...: checked in C
+        elif name == RAW_KEY:
             fingerprint = _fingerprint(value, key)
             out["_rawLength"], out["_rawHash"] = fingerprint["length"], fingerprint["hash"]
         elif name == UNKNOWN_TAGS_KEY and isinstance(value, Mapping):
             out[name] = {str(tag): _fingerprint(raw, key) for tag, raw in value.items()}
         else:
-            out[name] = _clean_value(value, shape.get(name), key)
+            out[name] = _clean_value(value, kind, key)
     return out
 
 
@@ -238,7 +245,7 @@ def _clean_value(value: Any, field_shape: Scalar | Struct | None, key: bytes) ->
     if field_shape is Scalar.ONE:
         return value if isinstance(value, _SCALARS) else REDACTED
     if field_shape is Scalar.ARRAY:
-        ok = isinstance(value, list) and all(item is None or isinstance(item, _SCALARS) for item in value)
+        ok = type(value) is list and all(type(item) in _PLAIN or isinstance(item, _SCALARS) for item in value)
         return value if ok else REDACTED
     if isinstance(field_shape, Struct):
         if not field_shape.repeated:
