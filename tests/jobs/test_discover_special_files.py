@@ -80,3 +80,13 @@ def test_ingest_quarantines_a_fifo_and_a_dangling_symlink_with_their_reason_and_
         ("00000000000000000100.log", "not a recognised KRaft input: dangling symbolic link"),
     ]
     assert (result.records, result.quarantined) == (1, 2)  # type: ignore[attr-defined]
+
+
+def test_the_cluster_id_in_meta_properties_is_read_with_properties_line_ends(tmp_path: Path) -> None:
+    root = tmp_path / "c1"
+    (root / "__cluster_metadata-0").mkdir(parents=True)
+    (root / "meta.properties").write_text("version=1\ncluster.id=abc\u2028def\r\nnode.id=1\n", encoding="utf-8")
+    (root / "__cluster_metadata-0" / "export.jsonl").write_text("{}\n")
+
+    (only,) = discover_without_blocking([str(root)]).files
+    assert only.cluster_id == "abc\u2028def"  # U+2028 does not end a line for Properties.load

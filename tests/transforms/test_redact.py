@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 
-from transforms.redact import REDACTED, SensitivityRules, keyed_hash, keyed_hash_bytes, redact_record, redact_text
+from transforms.redact import (
+    REDACTED,
+    SensitivityRules,
+    keyed_hash,
+    keyed_hash_bytes,
+    redact_record,
+    redact_text,
+    safe_config_name,
+)
 
 RULES = SensitivityRules(password_keys=frozenset({"ssl.keystore.password"}))
 # With a catalog: names outside it are unknown, hence sensitive (as in Kafka).
@@ -158,3 +166,25 @@ def test_a_known_name_of_a_known_resource_keeps_its_value() -> None:
 )
 def test_an_excerpt_keeps_the_shape_of_a_line_never_its_values(text: str, expected: str) -> None:
     assert redact_text(text, CATALOG) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("log.retention.ms", "log.retention.ms"),
+        (
+            "listener.name.INTERNAL.scram-sha-512.sasl.jaas.config",
+            "listener.name.INTERNAL.scram-sha-512.sasl.jaas.config",
+        ),
+        ('password="s3";', None),
+        ("ssl.key.password=s3", None),
+        ("a b", None),
+    ],
+    ids=["plain", "listener-prefixed", "jaas-line-without-continuation", "escaped-separator", "blank"],
+)
+def test_a_name_not_shaped_like_a_config_name_is_shown_as_its_keyed_hash(name: str, shown: str | None) -> None:
+    assert safe_config_name(name, KEY) == (shown or f"{REDACTED} {keyed_hash(name, KEY)}")
+    out = redact_record(
+        "CONFIG_RECORD", {"resourceType": 2, "resourceName": "t", "name": name, "value": "1"}, CATALOG, KEY
+    )
+    assert out["name"] == safe_config_name(name, KEY)
