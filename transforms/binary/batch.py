@@ -33,8 +33,9 @@ MAX_CODEC: Final = 4
 # Resynchronisation verifies each plausible candidate's CRC over its whole declared length. A crafted file can
 # make every 32nd position plausible with a length reaching the end of the file, so unbounded verification is
 # quadratic (16 MiB: minutes). The bytes verified while resynchronising are therefore capped over the whole file
-# at this many per byte of the file, plus one maximal batch; a candidate that no longer fits the budget is not
-# verified and stays inside the quarantined region (which still accounts for its bytes).
+# at this many per byte of the file plus an allowance (a real batch is never larger than its file, so only
+# hostile candidates can spend the budget); a candidate that no longer fits it is not verified and stays inside
+# the quarantined region (which still accounts for its bytes, and its reason says so).
 RESYNC_CRC_BYTES_PER_BYTE: Final = 8
 RESYNC_CRC_ALLOWANCE: Final = 64 << 20
 
@@ -205,8 +206,11 @@ def iter_regions(data: bytes) -> Iterator[tuple[int, BatchHeader] | BadRegion]:
             pos += checked.length + 12
             continue
         assert isinstance(checked, str)
+        skipped = budget.skipped
         following = find_next_batch(data, pos + 1, budget)
         stop = end if following is None else following
+        if budget.skipped > skipped:
+            checked += f"; {budget.skipped - skipped} later plausible header(s) left unverified (resync budget spent)"
         yield BadRegion(pos, stop - pos, checked)
         pos = stop
 

@@ -159,6 +159,8 @@ def test_resynchronisation_over_crafted_plausible_headers_verifies_a_bounded_num
     assert sum(verified) <= budget + len(data)
     good_positions = [position for position, _header in iter_regions(GOOD)]
     assert [r[0] for r in regions if isinstance(r, tuple)] == [size + p for p in good_positions]
+    (bad,) = [r for r in regions if not isinstance(r, tuple)]
+    assert (bad.position, bad.length) == (0, size) and "resync budget spent" in bad.reason
 
 
 def test_resynchronisation_still_finds_the_good_batches_after_a_crafted_pattern() -> None:
