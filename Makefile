@@ -4,7 +4,7 @@ SPARK_QUIET := SPARK_LOCAL_IP=127.0.0.1
 # pytest workers for `make test` (each has its own local Spark); a module's tests stay on one worker.
 TEST_WORKERS ?= 2
 
-.PHONY: setup demo notebook test test-unit test-integration test-system test-fast lint fmt typecheck bench bench-all package clean
+.PHONY: setup demo notebook test test-unit test-integration test-system test-fast lint fmt typecheck bench bench-all fuzz package clean
 
 setup:
 	@./scripts/setup.sh
@@ -48,6 +48,13 @@ bench: setup
 
 bench-all: setup
 	$(SPARK_QUIET) $(PY) -m benchmarks.run --sizes S,M,L
+
+# The full fuzz campaign over every decoder (tests/fuzz): FUZZ_COUNT inputs per target, replayable from FUZZ_SEED.
+# The suite runs a bounded form of it (tests/transforms/test_fuzz_bounded.py).
+FUZZ_COUNT ?= 20000
+FUZZ_SEED ?= 16
+fuzz: setup
+	$(PY) -m tests.fuzz --count $(FUZZ_COUNT) --seed $(FUZZ_SEED)
 
 # dist/kraft_audit-<version>-py3-none-any.whl and dist/kraft_audit.zip (the same files, for spark-submit --py-files):
 # jobs, transforms, schemas, synthetic, with conf/ inside as jobs/conf. Offline: uses what `make setup` installed.

@@ -1,14 +1,23 @@
-"""Finding input files, their kind and their cluster (CONTRACT §3)."""
+"""Finding input files, their kind and their cluster (CONTRACT §3).
+
+Only regular files are ever opened, and without blocking: a FIFO named like a segment would block the run
+forever on ``open``, and a dangling symlink cannot be read at all. Such paths are kept as unrecognised inputs
+with a ``skip_reason`` (the ingest job quarantines them with that reason), so they are counted and reported,
+never skipped silently.
+"""
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from schemas.errors import InputError, UsageError
 from transforms.text.detect import detect_input_kind, is_ignored_file, snapshot_end_offset_from_name
+from transforms.text.properties import parse_server_properties
 
 _HEAD_BYTES = 4096
 METADATA_DIR_PREFIX = "__cluster_metadata"
@@ -23,6 +32,8 @@ class InputFile:
     cluster_id: str
     size_bytes: int
     snapshot_end_offset: int | None
+    # Why the path was not read: it is not a regular file (FIFO, socket, device) or a dangling symbolic link.
+    skip_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -32,6 +43,11 @@ class Discovery:
     files: tuple[InputFile, ...]
     ignored: tuple[str, ...]  # known side files (indexes, quorum-state, ...) that hold nothing to decode
 
+    @property
+    def skipped(self) -> tuple[InputFile, ...]:
+        """Paths that are not regular files (reported as unrecognised inputs with their reason, never read)."""
+        return tuple(f for f in self.files if f.skip_reason)
+
 
 def discover_inputs(inputs: list[str], *, cluster_id: str | None = None, cluster_per_input: bool = False) -> Discovery:
     """Expand files, directories (recursively) and globs into input files with kind and cluster id.
@@ -39,8 +55,11 @@ def discover_inputs(inputs: list[str], *, cluster_id: str | None = None, cluster
     ``cluster_per_input`` names each input's cluster after the input directory itself, ignoring meta.properties:
     for collections of unrelated clusters that share a default ``cluster.id`` (copied from the docs).
 
+    A path that is not a regular file (FIFO, socket, device, dangling symlink) becomes an ``InputFile`` without
+    kind and with a ``skip_reason``; it is never opened for reading.
+
     Raises:
-        InputError: when an input matches nothing.
+        InputError: when an input matches nothing, or a regular file cannot be read.
     """
     files: dict[str, InputFile] = {}
     ignored: list[str] = []
@@ -50,7 +69,8 @@ def discover_inputs(inputs: list[str], *, cluster_id: str | None = None, cluster
             raise InputError(f"input {raw!r} does not exist")
         for match in matches:
             root = Path(match).resolve()
-            candidates = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+            # Everything but directories: FIFOs, sockets and dangling symlinks are reported, not dropped.
+            candidates = [root] if not root.is_dir() else sorted(p for p in root.rglob("*") if not p.is_dir())
             for path in candidates:
                 if path.name.startswith(".") or is_ignored_file(path.name):
                     ignored.append(str(path))
@@ -58,29 +78,77 @@ def discover_inputs(inputs: list[str], *, cluster_id: str | None = None, cluster
                 key = str(path)
                 if key in files:
                     continue
-                kind = _kind(path)
+                probed = _probe(path)
+                cluster = (
+                    cluster_id
+                    or (root.name if cluster_per_input and root.is_dir() else None)
+                    or resolve_cluster_id(path, given_root=root)
+                )
+                if isinstance(probed, str):
+                    files[key] = InputFile(key, None, cluster, 0, None, skip_reason=probed)
+                    continue
+                head, size = probed
+                kind = detect_input_kind(str(path), head)
                 end = snapshot_end_offset_from_name(path.name) if kind == "SNAPSHOT" else None
                 if kind == "BOOTSTRAP_SNAPSHOT":
                     end = 0
                 files[key] = InputFile(
-                    path=key,
-                    input_kind=kind,
-                    cluster_id=cluster_id
-                    or (root.name if cluster_per_input and root.is_dir() else None)
-                    or resolve_cluster_id(path, given_root=root),
-                    size_bytes=path.stat().st_size,
-                    snapshot_end_offset=end,
+                    path=key, input_kind=kind, cluster_id=cluster, size_bytes=size, snapshot_end_offset=end
                 )
     return Discovery(files=tuple(files.values()), ignored=tuple(ignored))
 
 
-def _kind(path: Path) -> str | None:
+def _probe(path: Path, head_bytes: int = _HEAD_BYTES) -> tuple[bytes, int] | str:
+    """``(first bytes, size)`` of a regular file, or why the path is not one (then nothing was read).
+
+    The file is opened non-blocking and checked with ``fstat`` on the open descriptor, so a FIFO (which would
+    block an ordinary ``open`` until a writer appears) is never waited on, even if it replaced a regular file
+    after the directory was listed.
+    """
     try:
-        with path.open("rb") as handle:
-            head = handle.read(_HEAD_BYTES)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        return "dangling symbolic link" if path.is_symlink() else "vanished while the inputs were listed"
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "symbolic link loop"
+        raise InputError(f"cannot read {path}: {error.strerror}") from error
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return _not_regular(info.st_mode)
+        return os.read(fd, head_bytes), info.st_size
     except OSError as error:
         raise InputError(f"cannot read {path}: {error.strerror}") from error
-    return detect_input_kind(str(path), head)
+    finally:
+        os.close(fd)
+
+
+def _not_regular(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "not a regular file: a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "not a regular file: a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "not a regular file: a device"
+    return "not a regular file"
+
+
+def read_head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file; empty for anything else (never blocks on a FIFO).
+
+    Args:
+        path: A local path.
+        size: How many bytes at most.
+
+    Returns:
+        The bytes, or ``b""`` when the path is not a readable regular file.
+    """
+    try:
+        probed = _probe(Path(path), size)
+    except InputError:
+        return b""
+    return b"" if isinstance(probed, str) else probed[0]
 
 
 def resolve_cluster_id(path: Path, *, given_root: Path) -> str:
@@ -106,13 +174,12 @@ def _cluster_id_from_meta(path: Path) -> str | None:
     if not path.is_file():
         return None
     try:
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            key, sep, value = line.partition("=")
-            if sep and key.strip() == "cluster.id" and value.strip():
-                return value.strip()
+        text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return None
+    # Kafka reads meta.properties with Properties.load: lines end at \n, \r or \r\n only (not at U+2028, ...).
+    properties, _problems = parse_server_properties(text)
+    return properties.get("cluster.id", "").strip() or None
 
 
 def parse_static_config_args(values: list[str]) -> list[tuple[int | None, str]]:

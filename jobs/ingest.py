@@ -25,7 +25,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import conf_loader
-from jobs.discover import Discovery, InputFile, discover_inputs, parse_static_config_args
+from jobs.discover import Discovery, InputFile, discover_inputs, parse_static_config_args, read_head
 from jobs.progress import stage
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
@@ -34,7 +34,7 @@ from schemas import bronze
 from schemas.errors import InputError, UsageError
 from schemas.kafka_vocabulary import ResourceType
 from transforms.decode_files import FileDescriptor, decode_files
-from transforms.redact import SensitivityRules, redact_text, redact_value
+from transforms.redact import SensitivityRules, redact_text, redact_value, safe_config_name
 from transforms.text.properties import parse_server_properties
 
 log = logging.getLogger("kraft_audit")
@@ -188,10 +188,11 @@ def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs |
         todo.append((item, digest))
     unrecognised = [f for f in discovery.files if not f.input_kind and (f.cluster_id, f.path) not in previous]
     log.info(
-        "  %d new or changed, %d unchanged, %d unrecognised, %d side files ignored",
+        "  %d new or changed, %d unchanged, %d unrecognised (%d not regular files), %d side files ignored",
         len(todo),
         result.files_unchanged,
         len(unrecognised),
+        len(discovery.skipped),
         len(discovery.ignored),
     )
 
@@ -327,10 +328,8 @@ def _unrecognised_rows(
 ) -> DataFrame:
     rows = []
     for item in files:
-        try:
-            head = Path(item.path).read_bytes()[:80].decode("utf-8", errors="replace")
-        except OSError:
-            head = ""
+        # Never opens a FIFO or a dangling symlink (skip_reason): read_head reads regular files only.
+        head = "" if item.skip_reason else read_head(item.path, 80).decode("utf-8", errors="replace")
         rows.append(
             (
                 item.cluster_id,
@@ -341,8 +340,10 @@ def _unrecognised_rows(
                 item.size_bytes,
                 None,
                 None,
-                "not a recognised KRaft input (segment, snapshot, dump-log text or JSON lines)",
-                redact_text(head, rules),
+                f"not a recognised KRaft input: {item.skip_reason}"
+                if item.skip_reason
+                else "not a recognised KRaft input (segment, snapshot, dump-log text or JSON lines)",
+                redact_text(head, rules) if head else None,
                 result.ingest_id,
                 now,
             )
@@ -414,7 +415,8 @@ def _ingest_static_configs(
         digest = hashlib.sha256(raw).hexdigest()
         for name, value in sorted(props.items()):
             shown, value_hash = redact_value(name, value, ResourceType.BROKER.kind, rules, key)
-            rows.append((cluster, node_id, path, digest, name, shown, value_hash, result.ingest_id, now))
+            shown_name = safe_config_name(name, key)  # a mangled line can make a value part of the name
+            rows.append((cluster, node_id, path, digest, shown_name, shown, value_hash, result.ingest_id, now))
         for problem in problems:
             quarantine_rows.append(
                 (

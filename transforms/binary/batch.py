@@ -30,6 +30,14 @@ MIN_LENGTH: Final = HEADER_SIZE - 12  # Length of a batch with no records
 # Kafka caps a batch at message.max.bytes (~1 MiB default, 8 MiB for metadata); stay generous but sane.
 MAX_LENGTH: Final = 1 << 30
 MAX_CODEC: Final = 4
+# Resynchronisation verifies each plausible candidate's CRC over its whole declared length. A crafted file can
+# make every 32nd position plausible with a length reaching the end of the file, so unbounded verification is
+# quadratic (16 MiB: minutes). The bytes verified while resynchronising are therefore capped over the whole file
+# at this many per byte of the file plus an allowance (a real batch is never larger than its file, so only
+# hostile candidates can spend the budget); a candidate that no longer fits it is not verified and stays inside
+# the quarantined region (which still accounts for its bytes, and its reason says so).
+RESYNC_CRC_BYTES_PER_BYTE: Final = 8
+RESYNC_CRC_ALLOWANCE: Final = 64 << 20
 
 ATTR_COMPRESSION_MASK: Final = 0x07
 ATTR_LOG_APPEND_TIME: Final = 0x08
@@ -120,8 +128,20 @@ def check_batch(data: bytes, pos: int) -> BatchHeader | str:
     return header
 
 
-def _is_plausible(data: bytes, pos: int) -> bool:
-    """Cheap checks before the CRC: sane length that fits, known codec, non-negative count."""
+class ResyncBudget:
+    """How many more bytes resynchronisation may CRC-verify in one file (see ``RESYNC_CRC_BYTES_PER_BYTE``)."""
+
+    __slots__ = ("remaining", "skipped")
+
+    def __init__(self, file_size: int) -> None:
+        """A budget proportional to the file's size."""
+        self.remaining = RESYNC_CRC_BYTES_PER_BYTE * file_size + RESYNC_CRC_ALLOWANCE
+        self.skipped = 0  # candidates left unverified because the budget ran out
+
+
+def _is_plausible(data: bytes, pos: int, budget: ResyncBudget) -> bool:
+    """Cheap checks before the CRC: sane length that fits, known codec, non-negative count; then the CRC, when
+    the budget still covers it."""
     if len(data) - pos < HEADER_SIZE:
         return False
     (length,) = _LENGTH.unpack_from(data, pos + 8)
@@ -131,25 +151,33 @@ def _is_plausible(data: bytes, pos: int) -> bool:
     (count,) = _LENGTH.unpack_from(data, pos + 57)
     if attributes & ATTR_COMPRESSION_MASK > MAX_CODEC or not 0 <= count <= length:
         return False
+    covered = length + 12 - CRC_START
+    if covered > budget.remaining:
+        budget.skipped += 1
+        return False
+    budget.remaining -= covered
     (stored,) = _CRC.unpack_from(data, pos + 17)
-    return bool(crc32c.crc32c(memoryview(data)[pos + CRC_START : pos + length + 12]) == stored)
+    return bool(_crc32c(memoryview(data)[pos + CRC_START : pos + length + 12]) == stored)
 
 
-def find_next_batch(data: bytes, start: int) -> int | None:
+def find_next_batch(data: bytes, start: int, budget: ResyncBudget | None = None) -> int | None:
     """Scan forward for the next position holding a plausible batch whose CRC-32C verifies.
 
     Args:
         data: The whole file.
         start: First candidate position.
+        budget: The file's remaining verification budget, shared by every resynchronisation in the file (a
+            fresh one for this file when None).
 
     Returns:
-        The position, or None when no valid batch follows.
+        The position, or None when no valid batch follows (within the budget).
     """
+    budget = budget or ResyncBudget(len(data))
     # Candidates are positions whose byte at +16 is the magic 2; find() keeps the scan in C.
     probe = data.find(b"\x02", start + MAGIC_OFFSET)
     while probe != -1:
         candidate = probe - MAGIC_OFFSET
-        if _is_plausible(data, candidate):
+        if _is_plausible(data, candidate, budget):
             return candidate
         probe = data.find(b"\x02", probe + 1)
     return None
@@ -159,7 +187,8 @@ def iter_regions(data: bytes) -> Iterator[tuple[int, BatchHeader] | BadRegion]:
     """Split a file into valid batches and bad regions that together cover every byte exactly once.
 
     A bad batch (bad magic, length out of range, truncated, CRC mismatch) starts a bad region that extends to
-    the next plausible batch (found by ``find_next_batch``) or to the end of the file.
+    the next plausible batch (found by ``find_next_batch``) or to the end of the file. Time is linear in the file
+    size: sequential batches are verified once each, resynchronisation within a ``ResyncBudget``.
 
     Args:
         data: The whole file.
@@ -169,6 +198,7 @@ def iter_regions(data: bytes) -> Iterator[tuple[int, BatchHeader] | BadRegion]:
     """
     pos = 0
     end = len(data)
+    budget = ResyncBudget(end)
     while pos < end:
         checked = check_batch(data, pos)
         if type(checked) is BatchHeader:
@@ -176,8 +206,11 @@ def iter_regions(data: bytes) -> Iterator[tuple[int, BatchHeader] | BadRegion]:
             pos += checked.length + 12
             continue
         assert isinstance(checked, str)
-        following = find_next_batch(data, pos + 1)
+        skipped = budget.skipped
+        following = find_next_batch(data, pos + 1, budget)
         stop = end if following is None else following
+        if budget.skipped > skipped:
+            checked += f"; {budget.skipped - skipped} later plausible header(s) left unverified (resync budget spent)"
         yield BadRegion(pos, stop - pos, checked)
         pos = stop
 

@@ -3,7 +3,13 @@
 A ``.log`` segment, a ``<offset>-<epoch>.checkpoint`` snapshot and ``bootstrap.checkpoint`` share one format: a
 plain concatenation of v2 record batches. Every byte ends up either in a decoded batch or in a quarantined
 region; after a bad region the decoder resynchronises on the next batch whose CRC-32C verifies, so one corrupt
-batch never hides the good batches after it. Decoding never raises on any input bytes.
+batch never hides the good batches after it. Decoding never raises on any input bytes, takes time linear in the
+file size and memory bounded per batch (decompression is capped, see ``compression``).
+
+A record whose offset or timestamp no bronze column can hold (``transforms.bounds``: a base offset of 2^63-1
+with a second record, a base timestamp of 10^16 ms) is quarantined on its own. Quarantine excerpts are hex of the
+first bytes of a CRC-verified batch header only: a region that failed the checks may start anywhere, e.g. inside
+a record value after a head truncation, so its bytes are never copied (position and length locate it).
 """
 
 from __future__ import annotations
@@ -31,10 +37,11 @@ from transforms.binary.compression import CODEC_NAMES, DecompressionError, decom
 from transforms.binary.fields import version_bounds
 from transforms.binary.message import CONTROL_BODIES, METADATA_BODIES, BodyError
 from transforms.binary.varint import read_uvarint
+from transforms.bounds import INT64_MAX, INT64_MIN, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN
 
 BINARY_KINDS: Final = ("LOG_SEGMENT", "SNAPSHOT", "BOOTSTRAP_SNAPSHOT")
 SNAPSHOT_KINDS: Final = ("SNAPSHOT", "BOOTSTRAP_SNAPSHOT")
-EXCERPT_BYTES: Final = 32  # only ever taken from a batch header, never from record values (secrets)
+EXCERPT_BYTES: Final = 32  # only ever taken from a CRC-verified batch header, never from record values (secrets)
 FRAME_VERSION: Final = 1  # 0 was KRaft's 2.8 preview format, which Kafka refuses to read
 MAX_API_KEY_OR_VERSION: Final = 0x7FFF
 
@@ -50,8 +57,18 @@ def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
-def _header_excerpt(data: bytes, position: int, length: int = EXCERPT_BYTES) -> str:
-    return data[position : position + min(EXCERPT_BYTES, length)].hex()
+def _header_excerpt(data: bytes, position: int) -> str:
+    """Hex of the start of the batch header at ``position``; call only for a batch whose CRC-32C verified."""
+    return data[position : position + EXCERPT_BYTES].hex()
+
+
+def _range_problem(offset: int, timestamp: int) -> str | None:
+    """Why a record's offset or timestamp fits no bronze column, or None (the usual case, two comparisons)."""
+    if not INT64_MIN <= offset <= INT64_MAX:
+        return "record offset is outside the 64-bit range"
+    if not TIMESTAMP_MS_MIN <= timestamp <= TIMESTAMP_MS_MAX:
+        return f"record timestamp {timestamp} ms is outside the years 1-9999"
+    return None
 
 
 def decode_file(
@@ -90,7 +107,6 @@ def decode_file(
         if type(region) is BadRegion:
             yield QuarantineItem(
                 reason=region.reason,
-                excerpt=_header_excerpt(data, region.position, region.length),
                 position=region.position,
                 length=region.length,
                 extra={"region": "batch"},
@@ -119,10 +135,10 @@ Items = list[DecodedRecord | QuarantineItem]
 def _record_quarantine(data: bytes, position: int, reason: str, offset: int | None) -> QuarantineItem:
     return QuarantineItem(
         reason=reason,
-        excerpt=_header_excerpt(data, position, HEADER_SIZE),
+        excerpt=_header_excerpt(data, position),
         position=position,
         length=None,
-        offset=offset,
+        offset=offset if offset is None or INT64_MIN <= offset <= INT64_MAX else None,
         extra={"region": "record"},
     )
 
@@ -141,7 +157,7 @@ def _decode_batch(data: bytes, position: int, header: BatchHeader) -> Items:
             return [
                 QuarantineItem(
                     reason=f"decompression failed: {exc}",
-                    excerpt=_header_excerpt(data, position, HEADER_SIZE),
+                    excerpt=_header_excerpt(data, position),
                     position=position,
                     length=header.length + 12,
                     offset=header.base_offset,
@@ -177,6 +193,9 @@ def _data_records(data: bytes, position: int, header: BatchHeader, records: list
         offset = base_offset + offset_delta
         # LogAppendTime batches stamp every record with the batch's max timestamp.
         timestamp = header.max_timestamp if log_append_time else base_timestamp + timestamp_delta
+        if not (INT64_MIN <= offset <= INT64_MAX and TIMESTAMP_MS_MIN <= timestamp <= TIMESTAMP_MS_MAX):
+            append(_record_quarantine(data, position, _range_problem(offset, timestamp) or "", offset))
+            continue
         if key is not None or value is None:
             reason = "metadata record has a key" if key is not None else "metadata record has a null value"
             append(_record_quarantine(data, position, reason, offset))
@@ -236,6 +255,9 @@ def _control_records(data: bytes, position: int, header: BatchHeader, records: l
             if header.attributes & ATTR_LOG_APPEND_TIME
             else header.base_timestamp + timestamp_delta
         )
+        if problem := _range_problem(offset, timestamp):
+            items.append(_record_quarantine(data, position, problem, offset))
+            continue
         if key is None or len(key) != 4 or value is None:
             items.append(_record_quarantine(data, position, "control record without a 4-byte key and a value", offset))
             continue

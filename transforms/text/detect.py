@@ -14,6 +14,8 @@ import re
 from typing import Final
 
 from schemas.decoded import InputKind
+from transforms.bounds import INT32_MAX, INT64_MAX
+from transforms.text.lines import split_lines
 
 _LOG_SEGMENT_NAME: Final = re.compile(r"(\d{20})\.log")
 _SNAPSHOT_NAME: Final = re.compile(r"(\d{20})-(\d{10})\.checkpoint")
@@ -101,7 +103,7 @@ def detect_input_kind(path: str, head: bytes) -> InputKind | None:
     if text.lstrip().startswith("{"):
         return "JSON_LINES"
     # Look past a few leading lines: exports often start with the command line that produced them.
-    for line in text.splitlines()[:_HEAD_LINES_SCANNED]:
+    for line in split_lines(text)[:_HEAD_LINES_SCANNED]:
         if _DUMP_MARKERS.match(line):
             return "DUMP_LOG_TEXT"
     return None
@@ -114,10 +116,11 @@ def base_offset_from_name(path: str) -> int | None:
         path: A local path or URI.
 
     Returns:
-        The 20-digit number of ``NNNNNNNNNNNNNNNNNNNN.log``, or None for any other name.
+        The 20-digit number of ``NNNNNNNNNNNNNNNNNNNN.log``, or None for any other name and for a number above
+        2^63-1 (no Kafka offset; no bronze column holds it).
     """
     match = _LOG_SEGMENT_NAME.fullmatch(_basename(path))
-    return int(match.group(1)) if match else None
+    return _at_most(int(match.group(1)), INT64_MAX) if match else None
 
 
 def snapshot_end_offset_from_name(path: str) -> int | None:
@@ -128,10 +131,10 @@ def snapshot_end_offset_from_name(path: str) -> int | None:
 
     Returns:
         The 20-digit offset of ``OOOOOOOOOOOOOOOOOOOO-EEEEEEEEEE.checkpoint``, or None for any other name
-        (including ``bootstrap.checkpoint`` and ``.checkpoint.part`` files).
+        (including ``bootstrap.checkpoint`` and ``.checkpoint.part`` files) and for an offset above 2^63-1.
     """
     match = _SNAPSHOT_NAME.fullmatch(_basename(path))
-    return int(match.group(1)) if match else None
+    return _at_most(int(match.group(1)), INT64_MAX) if match else None
 
 
 def snapshot_epoch_from_name(path: str) -> int | None:
@@ -141,7 +144,12 @@ def snapshot_epoch_from_name(path: str) -> int | None:
         path: A local path or URI.
 
     Returns:
-        The 10-digit epoch of ``OOOOOOOOOOOOOOOOOOOO-EEEEEEEEEE.checkpoint``, or None for any other name.
+        The 10-digit epoch of ``OOOOOOOOOOOOOOOOOOOO-EEEEEEEEEE.checkpoint``, or None for any other name and
+        for an epoch above 2^31-1.
     """
     match = _SNAPSHOT_NAME.fullmatch(_basename(path))
-    return int(match.group(2)) if match else None
+    return _at_most(int(match.group(2)), INT32_MAX) if match else None
+
+
+def _at_most(value: int, highest: int) -> int | None:
+    return value if value <= highest else None

@@ -27,9 +27,14 @@ timestamp equals the batch timestamp.
 Quarantine: every unusable line gives one ``QuarantineItem`` with ``extra["code"]``: ``DUMP_RECORD_ERROR``
 (``Error at``), ``DUMP_INVALID_BYTES`` (with the byte position where the invalid tail starts and its length),
 ``DUMP_INVALID_BATCH`` (a batch line with ``isvalid: false`` and each of its records: Kafka's log recovery
-truncates at such a batch), ``DUMP_NO_OFFSET``, ``DUMP_BAD_JSON``, ``DUMP_BAD_PAYLOAD``, ``DUMP_NO_PAYLOAD``,
-``DUMP_LEGACY_BATCH``, ``DUMP_MALFORMED_BATCH`` and ``DUMP_UNRECOGNISED_LINE``. An unknown record type in a
-valid payload is kept as a record with ``is_unknown=True``.
+truncates at such a batch), ``DUMP_NO_OFFSET``, ``DUMP_BAD_JSON`` (not JSON, nested too deep, or a lone surrogate),
+``DUMP_BAD_PAYLOAD``, ``DUMP_NO_PAYLOAD``, ``DUMP_LEGACY_BATCH``, ``DUMP_MALFORMED_BATCH`` (also a batch field
+outside its bronze column's range), ``DUMP_OUT_OF_RANGE`` (a record's offset or timestamp, or a header's offset,
+that no bronze column can hold) and ``DUMP_UNRECOGNISED_LINE``. An unknown record type in a valid payload is kept
+as a record with ``is_unknown=True``. Reasons never quote the line (Kafka's ``Error at`` message may quote the
+record it could not read); the raw excerpt is redacted by the ingest transform.
+
+Every pattern is anchored or starts at a word boundary, so each line is matched in time linear in its length.
 
 Sections: ``DumpLogParser.sections`` (filled while parsing) and ``dump_sections`` describe each ``Dumping``
 section with its line range, kind and announced offsets, so a caller can tell which records are offsets inside
@@ -39,7 +44,6 @@ without a ``Dumping`` line, e.g. grep output) belongs to no section.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
@@ -53,22 +57,24 @@ from schemas.record_types import (
     METADATA_RECORD_API_KEYS,
     UNKNOWN_RECORD,
 )
+from transforms.bounds import INT32_MAX, INT32_MIN, INT64_MAX, TIMESTAMP_MS_MAX, VERSION_MAX, fits_int64, is_int
 from transforms.text.detect import (
     base_offset_from_name,
     detect_input_kind,
     snapshot_end_offset_from_name,
     snapshot_epoch_from_name,
 )
+from transforms.text.safejson import load_json
 
 EXCERPT_CHARS: Final = 120
-_MESSAGE_CHARS: Final = 200
 
 _DUMPING: Final = re.compile(r"Dumping (?P<path>.+)")
 _LOG_START: Final = re.compile(r"(?:Log starting|Starting) offset: (?P<offset>\d+)")
 _SNAPSHOT_END: Final = re.compile(r"Snapshot end offset: (?P<offset>\d+), epoch: (?P<epoch>\d+)")
 _BOOTSTRAP: Final = "KRaft bootstrap snapshot"
 _INVALID_BYTES: Final = re.compile(r"Found (?P<count>\d+) invalid bytes at the end of (?P<file>.+)")
-_BATCH_FIELD: Final = re.compile(r"(\w+): (\S+)")
+# \b: a match may only start where a word starts, else findall retries every suffix of a long word (quadratic).
+_BATCH_FIELD: Final = re.compile(r"\b(\w+): (\S+)")
 _LEGACY_BATCH: Final = re.compile(r"offset: -?\d+ position: \d+ ")
 _RECORD: Final = re.compile(
     r"\| ?offset: (?P<offset>-?\d+) (?P<ts_type>\w+): (?P<ts>-?\d+) keySize: -?\d+ valueSize: -?\d+"
@@ -84,11 +90,18 @@ _REST_CONTROL_TYPE: Final = re.compile(r" controlType: (?P<name>\w+)\((?P<id>-?\
 _REST_END_TXN: Final = re.compile(r" endTxnMarker: (?P<name>\w+) coordinatorEpoch: (?P<epoch>-?\d+)\s*")
 _ERROR_PAYLOAD: Final = re.compile(r"Error at (?:offset )?(?P<offset>-?\d+), skipping\.\s?(?P<message>.*)")
 # stderr lines of the tool that end up in the text when it was captured with 2>&1: no records in them.
-# The command line that produced the dump is often pasted above it (``$ bin/kafka-dump-log.sh ...``).
 _TOOL_NOTES: Final = re.compile(
     r"Ignoring unknown file .*|Non-consecutive offsets in .*|\s+-?\d+ is followed by -?\d+\s*"
-    r"|.*\bkafka-dump-log(?:\.sh|\.bat)?\s.*--files\b.*"
 )
+# The command line that produced the dump is often pasted above it (``$ bin/kafka-dump-log.sh ... --files ...``).
+# Two searches, not one ``.*kafka-dump-log\s.*--files.*`` fullmatch, which backtracks quadratically on a long
+# line repeating "kafka-dump-log ".
+_TOOL_COMMAND: Final = re.compile(r"\bkafka-dump-log(?:\.sh|\.bat)?\s")
+_FILES_OPTION: Final = re.compile(r"--files\b")
+# Kafka's own messages after "Error at N, skipping." that quote nothing of the record; any other message is
+# dropped (it may quote the bytes Kafka could not read).
+_SAFE_ERROR_MESSAGE: Final = re.compile(r"Unknown metadata id -?\d{1,10}")
+_INT64_FIELDS: Final = ("baseOffset", "lastOffset", "position", "size")
 
 _CONTROL_LABELS: Final[dict[str, str]] = {
     "LeaderChange:": "LEADER_CHANGE",
@@ -141,8 +154,21 @@ def _as_int(text: str | None) -> int | None:
         return None
     try:
         return int(text)
-    except ValueError:
+    except ValueError:  # not a number, or more than 4300 digits (Python's int-parsing limit)
         return None
+
+
+def _int_in(text: str | None, low: int, high: int) -> int | None:
+    """The integer ``text`` spells when it lies in ``low..high``, else None."""
+    value = _as_int(text)
+    return value if value is not None and low <= value <= high else None
+
+
+def _is_tool_note(line: str) -> bool:
+    if _TOOL_NOTES.fullmatch(line):
+        return True
+    command = _TOOL_COMMAND.search(line)
+    return command is not None and _FILES_OPTION.search(line, command.end()) is not None
 
 
 class DumpLogParser:
@@ -187,12 +213,16 @@ class DumpLogParser:
         elif match := _LOG_START.fullmatch(line):
             section = self._section(line_number)
             section.kind = "LOG_SEGMENT"
-            section.log_start_offset = int(match.group("offset"))
+            section.log_start_offset = _int_in(match.group("offset"), 0, INT64_MAX)
+            if section.log_start_offset is None:
+                yield _out_of_range(line_number, line, "log starting offset")
         elif match := _SNAPSHOT_END.fullmatch(line):
             section = self._section(line_number)
             section.kind = "SNAPSHOT"
-            section.snapshot_end_offset = int(match.group("offset"))
-            section.snapshot_epoch = int(match.group("epoch"))
+            section.snapshot_end_offset = _int_in(match.group("offset"), 0, INT64_MAX)
+            section.snapshot_epoch = _int_in(match.group("epoch"), 0, INT32_MAX)
+            if section.snapshot_end_offset is None or section.snapshot_epoch is None:
+                yield _out_of_range(line_number, line, "snapshot end offset or epoch")
         elif line.strip() == _BOOTSTRAP:
             self._section(line_number).kind = "BOOTSTRAP_SNAPSHOT"
         elif line.startswith("baseOffset: "):
@@ -202,7 +232,9 @@ class DumpLogParser:
         elif match := _PAYLOAD_ONLY.fullmatch(line):
             yield self._parse_bare_payload(line_number, line, match.group("payload"))
         elif match := _INVALID_BYTES.fullmatch(line.strip()):
-            yield self._invalid_bytes(line_number, line, int(match.group("count")), match.group("file"))
+            yield self._invalid_bytes(
+                line_number, line, _int_in(match.group("count"), 0, INT64_MAX), match.group("file")
+            )
         elif _LEGACY_BATCH.match(line):
             yield _quarantine(
                 line_number,
@@ -210,7 +242,7 @@ class DumpLogParser:
                 "DUMP_LEGACY_BATCH",
                 "batch line of message format v0/v1; KRaft metadata is always record batch v2",
             )
-        elif _TOOL_NOTES.fullmatch(line):
+        elif _is_tool_note(line):
             return
         else:
             yield _quarantine(line_number, line, "DUMP_UNRECOGNISED_LINE", "line is not a kafka-dump-log line shape")
@@ -246,6 +278,13 @@ class DumpLogParser:
         timestamp_ms = next((_as_int(fields[name]) for name in _TIMESTAMP_TYPES if name in fields), None)
         position = _as_int(fields.get("position"))
         size = _as_int(fields.get("size"))
+        if problem := _batch_range_problem(fields, timestamp_ms):
+            # Its records would carry values no bronze column holds: drop the batch context, keep the records.
+            self._batch = None
+            yield _quarantine(
+                line_number, line, "DUMP_MALFORMED_BATCH", problem, _int_in(fields["baseOffset"], 0, INT64_MAX)
+            )
+            return
         batch = _Batch(
             base_offset=base_offset,
             last_offset=last_offset,
@@ -278,13 +317,15 @@ class DumpLogParser:
         return None
 
     def _parse_record(self, line_number: int, line: str, match: re.Match[str]) -> DecodedRecord | QuarantineItem:
-        offset = int(match.group("offset"))
+        offset = _int_in(match.group("offset"), -INT64_MAX - 1, INT64_MAX)
+        timestamp = _as_int(match.group("ts"))
+        if offset is None or timestamp is None or timestamp > TIMESTAMP_MS_MAX:
+            return _out_of_range(line_number, line, "record offset or timestamp", offset)
         batch = self._batch_for(offset)
         if batch is not None:
             batch.next_index = offset - batch.base_offset + 1
             if not batch.is_valid:
                 return self._in_invalid_batch(line_number, line, offset, batch)
-        timestamp = int(match.group("ts"))
         timestamp_ms = timestamp if match.group("ts_type") in _TIMESTAMP_TYPES and timestamp >= 0 else None
         rest = match.group("rest")
         if payload := _REST_PAYLOAD.fullmatch(rest):
@@ -299,7 +340,10 @@ class DumpLogParser:
         batch = self._batch
         if batch is None:
             if error := _ERROR_PAYLOAD.match(payload):
-                return self._decode_payload(line_number, line, payload, int(error.group("offset")), None, None)
+                error_offset = _int_in(error.group("offset"), -INT64_MAX - 1, INT64_MAX)
+                if error_offset is None:
+                    return _out_of_range(line_number, line, "offset of the Error at line")
+                return self._decode_payload(line_number, line, payload, error_offset, None, None)
             return _quarantine(
                 line_number,
                 line,
@@ -340,29 +384,30 @@ class DumpLogParser:
         batch: _Batch | None,
     ) -> DecodedRecord | QuarantineItem:
         if error := _ERROR_PAYLOAD.match(payload):
-            message = error.group("message")[:_MESSAGE_CHARS]
+            message = error.group("message")
+            shown = message if _SAFE_ERROR_MESSAGE.fullmatch(message) else f"a message of {len(message)} characters"
             return _quarantine(
                 line_number,
                 line,
                 "DUMP_RECORD_ERROR",
-                f"kafka-dump-log could not decode the record: {message}",
+                f"kafka-dump-log could not decode the record: {shown}",
                 offset=offset,
             )
-        try:
-            parsed = json.loads(payload)
-        except ValueError as exc:
-            return _quarantine(line_number, line, "DUMP_BAD_JSON", f"payload is not valid JSON: {exc}", offset)
+        parsed, _problem, reason = load_json(payload)
+        if reason is not None:
+            return _quarantine(line_number, line, "DUMP_BAD_JSON", f"payload is not usable JSON: {reason}", offset)
         if not (
             isinstance(parsed, dict)
             and isinstance(parsed.get("type"), str)
-            and _is_int(parsed.get("version"))
+            and is_int(parsed.get("version"))
+            and 0 <= parsed["version"] <= VERSION_MAX
             and isinstance(parsed.get("data"), dict)
         ):
             return _quarantine(
                 line_number,
                 line,
                 "DUMP_BAD_PAYLOAD",
-                'payload is not {"type": string, "version": int, "data": object}',
+                'payload is not {"type": string, "version": 0..32767, "data": object}',
                 offset,
             )
         record_type = parsed["type"]
@@ -385,29 +430,34 @@ class DumpLogParser:
         data: dict[str, Any]
         if match := _REST_CONTROL_JSON.fullmatch(rest):
             record_type = _CONTROL_LABELS[match.group("label")]
-            try:
-                parsed = json.loads(match.group("json"))
-            except ValueError as exc:
+            parsed, _problem, reason = load_json(match.group("json"))
+            if reason is not None:
                 return _quarantine(
-                    line_number, line, "DUMP_BAD_JSON", f"control record JSON is not valid: {exc}", offset
+                    line_number, line, "DUMP_BAD_JSON", f"control record JSON is not usable: {reason}", offset
                 )
-            if not isinstance(parsed, dict):
+            version = parsed.get("version") if isinstance(parsed, dict) else None
+            if not isinstance(parsed, dict) or (isinstance(version, int) and not 0 <= version <= VERSION_MAX):
                 return _quarantine(
-                    line_number, line, "DUMP_BAD_PAYLOAD", "control record JSON is not an object", offset
+                    line_number,
+                    line,
+                    "DUMP_BAD_PAYLOAD",
+                    "control record JSON is not an object with a version in 0..32767",
+                    offset,
                 )
             data = parsed
-            version = data.get("version")
             return DecodedRecord(
                 offset=offset,
                 record_type=record_type,
                 api_key=CONTROL_RECORD_IDS[record_type],
-                record_version=version if _is_int(version) else None,
+                record_version=version if is_int(version) else None,
                 data=data,
                 is_control=True,
                 line_number=line_number,
             )
         if match := _REST_CONTROL_TYPE.fullmatch(rest):
-            type_id = int(match.group("id"))
+            type_id = _int_in(match.group("id"), INT32_MIN, INT32_MAX)
+            if type_id is None:
+                return _out_of_range(line_number, line, "control type id", offset)
             known = CONTROL_RECORD_TYPES.get(type_id)
             # Older releases print only the type; the body is not shown, so data stays empty.
             return DecodedRecord(
@@ -422,12 +472,15 @@ class DumpLogParser:
             )
         if match := _REST_END_TXN.fullmatch(rest):
             name = match.group("name")
+            coordinator_epoch = _as_int(match.group("epoch"))
+            if coordinator_epoch is None:
+                return _out_of_range(line_number, line, "coordinator epoch", offset)
             return DecodedRecord(
                 offset=offset,
                 record_type=name if name in CONTROL_RECORD_IDS else UNKNOWN_RECORD,
                 api_key=CONTROL_RECORD_IDS.get(name),
                 record_version=None,
-                data={"coordinatorEpoch": int(match.group("epoch"))},
+                data={"coordinatorEpoch": coordinator_epoch},
                 is_control=True,
                 is_unknown=name not in CONTROL_RECORD_IDS,
                 line_number=line_number,
@@ -442,10 +495,12 @@ class DumpLogParser:
             )
         return _quarantine(line_number, line, "DUMP_UNRECOGNISED_LINE", "record line with an unknown tail", offset)
 
-    def _invalid_bytes(self, line_number: int, line: str, count: int, file: str) -> QuarantineItem:
+    def _invalid_bytes(self, line_number: int, line: str, count: int | None, file: str) -> QuarantineItem:
         self._batch = None
+        # The file name stays in extra (not stored): a reason quotes nothing of the text.
+        shown = "a count out of range of" if count is None else str(count)
         return QuarantineItem(
-            reason=f"{count} invalid bytes at the end of {file.strip()} (not a complete record batch)",
+            reason=f"{shown} invalid bytes at the end of the dumped file (not a complete record batch)",
             excerpt=_excerpt(line),
             position=self._valid_bytes,
             length=count,
@@ -454,8 +509,26 @@ class DumpLogParser:
         )
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _out_of_range(line_number: int, line: str, what: str, offset: int | None = None) -> QuarantineItem:
+    return _quarantine(
+        line_number, line, "DUMP_OUT_OF_RANGE", f"{what} is not a number any bronze column can hold", offset
+    )
+
+
+def _batch_range_problem(fields: dict[str, str], timestamp_ms: int | None) -> str | None:
+    """Why a batch line's numbers do not fit the bronze columns, or None when they do."""
+    for name in _INT64_FIELDS:
+        if name in fields and _int_in(fields[name], -INT64_MAX - 1, INT64_MAX) is None:
+            return f"batch {name} is not a 64-bit integer"
+    epoch = fields.get("partitionLeaderEpoch")
+    if epoch is not None and _int_in(epoch, INT32_MIN, INT32_MAX) is None:
+        return "batch partitionLeaderEpoch is not a 32-bit integer"
+    if timestamp_ms is not None and timestamp_ms > TIMESTAMP_MS_MAX:
+        return "batch timestamp is after the year 9999"
+    position, size = _as_int(fields.get("position")), _as_int(fields.get("size"))
+    if position is not None and size is not None and not fits_int64(position + size):
+        return "batch position + size is not a 64-bit integer"
+    return None
 
 
 def _place(record: DecodedRecord, batch: _Batch | None) -> None:

@@ -7,9 +7,10 @@ One JSON object per line::
 
 Rules (decided here, tested in ``tests/transforms/text``):
 
-* ``offset`` is required: an integer ≥ 0. ``timestamp`` (ms; a negative one, Kafka's "no timestamp", becomes
-  None), ``version`` (0..32767), ``batchBaseOffset`` (integer ≥ 0), ``leaderEpoch`` (integer) and ``isControl``
-  (boolean) are optional; ``null`` means absent.
+* ``offset`` is required: an integer in 0..2^63-1. ``timestamp`` (ms up to the year 9999; a negative one, Kafka's
+  "no timestamp", becomes None), ``version`` (0..32767), ``batchBaseOffset`` (0..2^63-1), ``leaderEpoch``
+  (a 32-bit integer) and ``isControl`` (boolean) are optional; ``null`` means absent. These ranges are the
+  bronze columns' (``transforms.bounds``): a value outside them quarantines the line, never the file.
   ``type`` (string) and ``data`` (object) are required. Other top-level keys are ignored.
 * ``type`` is a metadata record type of ``schemas.record_types``, ``CLIENT_CONFIG_RECORD`` (the seed KIP's
   client configs, no apiKey) or a Raft control type (``LEADER_CHANGE``, ``SNAPSHOT_HEADER``, ...; also
@@ -19,21 +20,33 @@ Rules (decided here, tested in ``tests/transforms/text``):
   never replayed): an export from a newer Kafka may carry record types this build does not know.
 * ``data`` is checked lightly for what replay needs (e.g. a ``CONFIG_RECORD`` needs ``resourceType``,
   ``resourceName``, ``name`` and ``value``, the latter a string or null); other fields pass through untouched.
+* A line is JSON nested at most ``safejson.MAX_DEPTH`` levels whose strings all have a UTF-8 form (no lone
+  ``\\ud800`` surrogate escape).
 * Blank lines are skipped. Anything else that fails a rule becomes a ``QuarantineItem`` with the line number,
-  a reason, a machine-readable ``extra["code"]`` and a short excerpt.
+  a reason, a machine-readable ``extra["code"]`` and a short excerpt. A reason never quotes a value of the
+  line (it may hold a secret); the excerpt is raw here and redacted by the ingest transform.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
 from schemas.decoded import DecodedRecord, QuarantineItem
 from schemas.record_types import CLIENT_CONFIG_RECORD, CONTROL_RECORD_IDS, METADATA_RECORD_API_KEYS
+from transforms.bounds import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, TIMESTAMP_MS_MAX, VERSION_MAX
+from transforms.text.safejson import load_json
 
 EXCERPT_CHARS: Final = 120
-_MAX_VERSION: Final = 32767
+_JSON_BLANKS: Final = " \t\r"  # JSON's whitespace within a line; U+2028, U+0085, ... are not blank
+_LOAD_CODES: Final = {"invalid": "JSON_INVALID", "too_deep": "JSON_TOO_DEEP", "lone_surrogate": "JSON_BAD_TEXT"}
+# Optional top-level integers: name -> (lowest, highest) value the bronze column takes.
+_OPTIONAL_INTS: Final = (
+    ("timestamp", INT64_MIN, INT64_MAX),  # negative: no timestamp; above TIMESTAMP_MS_MAX: checked below
+    ("version", 0, VERSION_MAX),
+    ("batchBaseOffset", 0, INT64_MAX),
+    ("leaderEpoch", INT32_MIN, INT32_MAX),
+)
 
 # kafka-dump-log prints control records under these labels; accept them as aliases of the UPPER_SNAKE names.
 _CONTROL_ALIASES: Final[dict[str, str]] = {
@@ -189,22 +202,32 @@ def _quarantine(line_number: int, line: str, code: str, reason: str, offset: int
     )
 
 
-def _optional_int(obj: Mapping[str, Any], key: str, minimum: int | None) -> tuple[int | None, str | None]:
+def _optional_int(obj: Mapping[str, Any], key: str, low: int, high: int) -> tuple[int | None, str | None]:
     value = obj.get(key)
     if value is None:
         return None, None
-    if not _is_int(value) or (minimum is not None and value < minimum):
-        bound = f" ≥ {minimum}" if minimum is not None else ""
-        return None, f"'{key}' must be an integer{bound} or absent, got {json.dumps(value)[:40]}"
+    if not _is_int(value) or not low <= value <= high:
+        # Name the kind of value, never the value: the line may carry a secret where a number belongs.
+        got = "an integer out of range" if _is_int(value) else f"a JSON {_json_kind(value)}"
+        return None, f"'{key}' must be an integer in {low}..{high} or absent, got {got}"
     return value, None
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    kinds: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def _parse_object(line_number: int, line: str, obj: dict[str, Any]) -> DecodedRecord | QuarantineItem:
     if "offset" not in obj or obj["offset"] is None:
         return _quarantine(line_number, line, "JSON_MISSING_OFFSET", "required field 'offset' is missing")
     offset = obj["offset"]
-    if not _is_int(offset) or offset < 0:
-        return _quarantine(line_number, line, "JSON_BAD_OFFSET", "'offset' must be an integer ≥ 0")
+    if not _is_int(offset) or not 0 <= offset <= INT64_MAX:
+        return _quarantine(line_number, line, "JSON_BAD_OFFSET", f"'offset' must be an integer in 0..{INT64_MAX}")
     record_type = obj.get("type")
     if not isinstance(record_type, str) or not record_type:
         return _quarantine(line_number, line, "JSON_BAD_TYPE", "'type' must be a non-empty string", offset)
@@ -213,13 +236,16 @@ def _parse_object(line_number: int, line: str, obj: dict[str, Any]) -> DecodedRe
         return _quarantine(line_number, line, "JSON_BAD_DATA", "'data' must be a JSON object", offset)
 
     values: dict[str, int | None] = {}
-    for key, minimum in (("timestamp", None), ("version", 0), ("batchBaseOffset", 0), ("leaderEpoch", None)):
-        values[key], problem = _optional_int(obj, key, minimum)
+    for key, low, high in _OPTIONAL_INTS:
+        values[key], problem = _optional_int(obj, key, low, high)
         if problem:
             return _quarantine(line_number, line, "JSON_BAD_FIELD", problem, offset)
+    timestamp = values["timestamp"]
+    if timestamp is not None and timestamp > TIMESTAMP_MS_MAX:
+        return _quarantine(
+            line_number, line, "JSON_BAD_FIELD", f"'timestamp' is after the year 9999 (> {TIMESTAMP_MS_MAX} ms)", offset
+        )
     version = values["version"]
-    if version is not None and version > _MAX_VERSION:
-        return _quarantine(line_number, line, "JSON_BAD_FIELD", f"'version' must be ≤ {_MAX_VERSION}", offset)
     is_control_flag = obj.get("isControl")
     if is_control_flag is not None and not isinstance(is_control_flag, bool):
         return _quarantine(line_number, line, "JSON_BAD_FIELD", "'isControl' must be a boolean or absent", offset)
@@ -264,7 +290,7 @@ def _parse_object(line_number: int, line: str, obj: dict[str, Any]) -> DecodedRe
         is_unknown=not (is_control_type or is_metadata_type),
         batch_base_offset=values["batchBaseOffset"],
         leader_epoch=values["leaderEpoch"],
-        timestamp_ms=timestamp if (timestamp := values["timestamp"]) is not None and timestamp >= 0 else None,
+        timestamp_ms=timestamp if timestamp is not None and timestamp >= 0 else None,
         line_number=line_number,
     )
 
@@ -285,12 +311,11 @@ def parse_json_lines(lines: Iterable[str]) -> Iterator[DecodedRecord | Quarantin
         line = raw.rstrip("\r\n")
         if line_number == 1:
             line = line.lstrip("\ufeff")
-        if not line.strip():
+        if not line.strip(_JSON_BLANKS):
             continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            yield _quarantine(line_number, line, "JSON_INVALID", f"line is not valid JSON: {exc}")
+        obj, problem, reason = load_json(line)
+        if problem is not None:
+            yield _quarantine(line_number, line, _LOAD_CODES[problem], f"line is not usable JSON: {reason}")
             continue
         if not isinstance(obj, dict):
             yield _quarantine(line_number, line, "JSON_NOT_OBJECT", "line is JSON but not an object")

@@ -14,9 +14,10 @@ The rules of ``Properties.load`` reproduced here:
   other character stands for that character (``\\:``, ``\\=``, ``\\ ``, ``\\\\``, ``\\#``);
 * a key without a value maps to ``""``; a later duplicate key wins.
 
-Where Java would throw (a malformed ``\\uXXXX`` escape fails the whole load) or a line yields an empty key
-(``=value``, which Kafka can never use), the logical line is quarantined and the rest of the file is kept. A
-quarantine excerpt holds only the raw key, never the value: server.properties holds passwords.
+Where Java would throw (a malformed ``\\uXXXX`` escape fails the whole load), a line yields an empty key
+(``=value``, which Kafka can never use) or a key or value holds a lone UTF-16 surrogate (``\\uD800`` alone: Java
+keeps it, but it has no UTF-8 form, so no table can store it), the logical line is quarantined and the rest of the
+file is kept. A quarantine excerpt holds only the raw key, never the value: server.properties holds passwords.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from schemas.decoded import QuarantineItem
+from transforms.bounds import is_utf8_encodable
 
 EXCERPT_CHARS: Final = 120
 _BLANKS: Final = " \t\f"
@@ -116,7 +118,8 @@ def parse_server_properties(text: str) -> tuple[dict[str, str], list[QuarantineI
 
     Returns:
         The key → value map (later duplicates win; values unescaped, trailing blanks kept) and one
-        ``QuarantineItem`` per logical line that cannot be used (malformed ``\\uXXXX`` escape, empty key),
+        ``QuarantineItem`` per logical line that cannot be used (malformed ``\\uXXXX`` escape, empty key, lone
+        surrogate),
         with the 1-based number of its first natural line, ``extra["code"]`` and the raw key as excerpt.
     """
     properties: dict[str, str] = {}
@@ -133,6 +136,16 @@ def parse_server_properties(text: str) -> tuple[dict[str, str], list[QuarantineI
                     excerpt=raw_key[:EXCERPT_CHARS],
                     line_number=line_number,
                     extra={"code": "PROPERTIES_MALFORMED_ESCAPE"},
+                )
+            )
+            continue
+        if not (is_utf8_encodable(key) and is_utf8_encodable(value)):
+            quarantined.append(
+                QuarantineItem(
+                    reason="a lone UTF-16 surrogate escape (\\uD800-\\uDFFF without its pair) has no UTF-8 form",
+                    excerpt=raw_key[:EXCERPT_CHARS],
+                    line_number=line_number,
+                    extra={"code": "PROPERTIES_LONE_SURROGATE"},
                 )
             )
             continue
