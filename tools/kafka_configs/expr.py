@@ -9,8 +9,8 @@ into an :class:`~tools.kafka_configs.values.Unresolved` value.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, Final, Protocol
 
 from tools.kafka_configs.lexer import Tok, match_close
 from tools.kafka_configs.source import ClassInfo, SourceFile
@@ -29,10 +29,37 @@ from tools.kafka_configs.values import (
     parse_number,
 )
 
-if TYPE_CHECKING:
-    from tools.kafka_configs.resolver import Resolver
+__all__ = ["ExprParser", "Lookup"]
 
-__all__ = ["ExprParser"]
+
+class Lookup(Protocol):
+    """What evaluating an expression needs from :class:`~tools.kafka_configs.resolver.Resolver` (which in turn
+    evaluates constants with :class:`ExprParser`: the protocol keeps the two modules out of an import cycle)."""
+
+    jvm_defaults: dict[str, str]
+
+    def file(self, path: str) -> SourceFile: ...
+
+    def find_class(self, sf: SourceFile, name: str) -> tuple[SourceFile, ClassInfo] | None: ...
+
+    def class_by_path(self, pkg: list[str], cls: str) -> tuple[SourceFile, ClassInfo] | None: ...
+
+    def fqcn(self, sf: SourceFile, name: str) -> str: ...
+
+    def lookup_const(
+        self, sf: SourceFile, ctx: ClassInfo | None, name: str
+    ) -> tuple[SourceFile, ClassInfo, str] | None: ...
+
+    def const_value(self, sf: SourceFile, cls: ClassInfo, name: str) -> Any: ...
+
+    def eval(self, sf: SourceFile, s: int, e: int) -> Any: ...
+
+    def enum_string(self, ref: EnumRef, member: str, call: bool) -> Any: ...
+
+    def enum_options(self, f: SourceFile, info: ClassInfo, exclude: Iterable[str] = ()) -> list[Any]: ...
+
+    def topic_synonyms(self) -> Mapping[str, list[SynonymRef]]: ...
+
 
 TIMEUNIT_MS: Final[dict[str, float]] = {
     "NANOSECONDS": 1e-6,
@@ -135,7 +162,7 @@ class ExprParser:
         "<<": 5,
     }
 
-    def __init__(self, r: Resolver, sf: SourceFile, s: int, e: int, ctx: ClassInfo | None = None) -> None:
+    def __init__(self, r: Lookup, sf: SourceFile, s: int, e: int, ctx: ClassInfo | None = None) -> None:
         """Prepare to evaluate ``sf.toks[s:e]``.
 
         Args:
