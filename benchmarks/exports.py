@@ -2,7 +2,7 @@
 
 ``kraft-audit synth`` writes binary logs only and the product has no text writers (it only reads text), so the
 harness decodes each synthetic binary file with the product's decoder and prints every record twice, in the
-shapes the product's text readers accept (CONTRACT §3):
+shapes the product's text readers accept (docs/contract.md §3):
 
 * dump-log text as ``kafka-dump-log.sh --cluster-metadata-decoder`` prints it (Scala printer of Kafka 4.x): a
   ``Dumping <file>`` section per file, a batch line per batch and one ``| offset: ...`` line per record with its
@@ -111,7 +111,7 @@ def dump_log_text(path: str, kind: str, records: list[DecodedRecord], file_size:
 
 
 def json_lines(records: list[DecodedRecord]) -> str:
-    """The records as JSON lines (CONTRACT §3 shape)."""
+    """The records as JSON lines (docs/contract.md §3 shape)."""
     out = []
     for rec in records:
         obj: dict[str, Any] = {

@@ -19,7 +19,7 @@ from jobs.ingest import IngestResult, IngestSettings
 from jobs.ingest import run as ingest_run
 from jobs.storage import open_store
 
-# The JSON-lines shape of CONTRACT §3, read with an explicit schema (no inference pass); ``data`` is kept as its
+# The JSON-lines shape of docs/contract.md §3, read with an explicit schema (no inference pass); ``data`` is kept as its
 # JSON text, which is what the product stores in ``payload``.
 JSON_SCHEMA = (
     "offset long, timestamp long, type string, version int, batchBaseOffset long, leaderEpoch int, "

@@ -120,7 +120,7 @@ class AuditResult:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Audit options (CONTRACT §2)."""
+    """Audit options (docs/contract.md §2)."""
     add_audit_arguments(parser, cluster_option=True)
 
 
@@ -220,7 +220,7 @@ def report(result: AuditResult, args: argparse.Namespace) -> None:
 
 
 def write_remediation_changes(path: str, violations: list[dict[str, Any]]) -> None:
-    """The remediation plan of a run in the changes-file format that ``simulate`` reads (CONTRACT §7)."""
+    """The remediation plan of a run in the changes-file format that ``simulate`` reads (docs/contract.md §7)."""
     proposals = [
         {**row["remediation_change"], "cluster_id": row["cluster_id"], "constraint_level": row["constraint_level"]}
         for row in violations

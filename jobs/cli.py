@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options every subcommand accepts (CONTRACT §2)."""
+    """Options every subcommand accepts (docs/contract.md §2)."""
     parser.add_argument("--warehouse", default="./warehouse", help="warehouse directory or URI (default ./warehouse)")
     parser.add_argument("--summary-json", metavar="FILE", help="write the machine-readable run summary here")
     parser.add_argument("--master", help="Spark master URL (default local[*])")

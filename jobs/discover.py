@@ -1,4 +1,4 @@
-"""Finding input files, their kind and their cluster (CONTRACT §3).
+"""Finding input files, their kind and their cluster (docs/contract.md §3).
 
 Only regular files are ever opened, and without blocking: a FIFO named like a segment would block the run
 forever on ``open``, and a dangling symlink cannot be read at all. Such paths are kept as unrecognised inputs

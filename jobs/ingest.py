@@ -85,7 +85,7 @@ class IngestResult:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Ingest options (CONTRACT §2)."""
+    """Ingest options (docs/contract.md §2)."""
     add_ingest_arguments(parser, required=True)
 
 

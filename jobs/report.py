@@ -50,7 +50,7 @@ TABLES: dict[str, StructType] = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Report options (CONTRACT §2)."""
+    """Report options (docs/contract.md §2)."""
     parser.add_argument("--out", metavar="FILE", help="HTML file to write (default <warehouse>/report.html)")
     parser.add_argument("--run-id", metavar="ID", help="the audit run to report (default: the latest)")
     parser.add_argument(
@@ -244,7 +244,7 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def run_summary(store: DeltaStore, run: dict[str, Any]) -> RunSummary:
-    """CONTRACT §8's summary of a past run, from its ``audit_runs`` row."""
+    """docs/contract.md §8's summary of a past run, from its ``audit_runs`` row."""
     errors, warnings = int(run["violations_error"]), int(run["violations_warning"])
     tables = {name: store.path(name) for name in ("violations", "violations_by_level", "findings", "audit_runs")}
     return RunSummary(

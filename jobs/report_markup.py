@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9:_-]*$")
 _VOID = frozenset({"meta", "br", "hr", "input", "img", "link", "col"})
 
-# CONTRACT §6: a sensitive value is stored as this marker and must be shown exactly so.
+# docs/contract.md §6: a sensitive value is stored as this marker and must be shown exactly so.
 REDACTED = "[redacted]"
 
 

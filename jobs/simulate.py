@@ -2,7 +2,7 @@
 
 Extract: the latest audited silver state of the warehouse (``brokers``, ``broker_static_configs``, ``topics``,
 ``dynamic_configs``, ``client_entity_configs``, ``cluster_state``, written by ``audit``) and a changes file
-(CONTRACT §7: IncrementalAlterConfigs ``ops`` SET/DELETE/APPEND/SUBTRACT per resource, or legacy ``replace``).
+(docs/contract.md §7: IncrementalAlterConfigs ``ops`` SET/DELETE/APPEND/SUBTRACT per resource, or legacy ``replace``).
 Transform: ``transforms.whatif.changes.apply_changes`` writes the changes into the configuration layers;
 the state before and after are both re-resolved at the target (one resolution, ``scenarios``) and evaluated
 with the catalogs. Load: ``simulations`` (SIMULATIONS: per changed resource and broker view, the re-resolved
@@ -58,7 +58,7 @@ _RESOURCE_KINDS: dict[str, str] = {rtype: rtype.kind for rtype in RESOURCE_TYPES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Simulate options (CONTRACT §2, §7)."""
+    """Simulate options (docs/contract.md §2, §7)."""
     parser.add_argument("--changes", required=True, metavar="FILE", help="YAML of proposed config changes")
     audit.add_audit_arguments(parser, cluster_option=True)
 

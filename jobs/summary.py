@@ -12,7 +12,7 @@ from typing import Any
 
 @dataclass
 class RunSummary:
-    """CONTRACT §8's summary; field names are the JSON keys."""
+    """docs/contract.md §8's summary; field names are the JSON keys."""
 
     run_id: str
     target_mv: str

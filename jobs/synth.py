@@ -26,7 +26,7 @@ from synthetic.spec import FleetSpec
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Synth options (CONTRACT §2)."""
+    """Synth options (docs/contract.md §2)."""
     defaults = FleetSpec()
     parser.add_argument("--out", required=True, metavar="DIR", help="directory to write the fleet into")
     parser.add_argument(

@@ -1,4 +1,4 @@
-"""The ``simulate --changes`` file (CONTRACT §7) as validated, frozen models.
+"""The ``simulate --changes`` file (docs/contract.md §7) as validated, frozen models.
 
 Two forms per resource, mirroring Kafka's Admin API::
 

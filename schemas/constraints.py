@@ -1,4 +1,4 @@
-"""The constraint catalog (CONTRACT §5) as validated, frozen models.
+"""The constraint catalog (docs/contract.md §5) as validated, frozen models.
 
 A catalog file looks like::
 

@@ -1,7 +1,7 @@
-"""Constraint evaluation results: the ``violations`` table (CONTRACT §6) and its companions.
+"""Constraint evaluation results: the ``violations`` table (docs/contract.md §6) and its companions.
 
 ``VIOLATIONS`` is the one fixed result schema of ``transforms.constraints.evaluate.evaluate_constraints``.
-Besides the CONTRACT §6 columns it carries:
+Besides the docs/contract.md §6 columns it carries:
 
 * ``is_downgrade`` — target level below the cluster's current level (KIP-1294 audits downgrades too);
 * ``node_id`` — for topic expressions whose hosting brokers' views differ, the broker view that fails;

@@ -21,7 +21,7 @@ __all__ = [
 
 SECRET_MARKER: Final = "synth-fake-secret-"  # prefix of every planted fake password
 
-# Sources as the audit names them (CONTRACT §4), for the manifest.
+# Sources as the audit names them (docs/contract.md §4), for the manifest.
 SRC_TOPIC: Final = "DYNAMIC_TOPIC_CONFIG"
 SRC_BROKER: Final = "DYNAMIC_BROKER_CONFIG"
 SRC_DEFAULT_BROKER: Final = "DYNAMIC_DEFAULT_BROKER_CONFIG"

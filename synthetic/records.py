@@ -82,7 +82,7 @@ RESOURCE_TYPE_NAMES: Final = {
     RT_GROUP: "GROUP",
 }
 
-# Feature levels at which record layouts change (kafka-facts §4).
+# Feature levels at which record layouts change (docs/kafka-semantics.md §4).
 MV_3_4_IV0: Final = 8
 MV_3_7_IV0: Final = 15  # RegisterControllerRecord
 MV_3_7_IV2: Final = 17  # JBOD: RegisterBrokerRecord v3, PartitionRecord v1, BRCR v2
@@ -93,7 +93,7 @@ MV_4_3_IV0: Final = 30  # RegisterBrokerRecord v4, BRCR v3
 STATIC_CONFIGS_VERSION: Final = 5  # RegisterBrokerRecord v5 carries StaticConfigs (KIP-1294 seed)
 
 
-# Record versions by metadata.version level (kafka-facts §4).
+# Record versions by metadata.version level (docs/kafka-semantics.md §4).
 def register_broker_version(level: int) -> int:
     """RegisterBrokerRecord version a controller at ``level`` writes."""
     return 4 if level >= MV_4_3_IV0 else 3 if level >= MV_3_7_IV2 else 2 if level >= MV_3_4_IV0 else 1

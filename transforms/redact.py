@@ -1,4 +1,4 @@
-"""Redaction of secrets at ingest (CONTRACT §6).
+"""Redaction of secrets at ingest (docs/contract.md §6).
 
 Kafka stores PASSWORD-type configs in plaintext in KRaft (``PasswordEncoder.NOOP``) and only redacts them in its
 own log output; Kafka also treats a config name it does not know as sensitive (``KafkaConfigSchema.isSensitive``).

@@ -2,7 +2,7 @@
 
 Pure DataFrame transforms (no driver actions); ``jobs.report`` collects their (small) results. Each output ends
 with a ``select`` equal to one of the shapes in ``schemas.report``, the report's data contract. Inputs are the
-tables of CONTRACT §6 (``violations``, ``violations_by_level``, ``highest_safe_levels``, ``audit_runs``,
+tables of docs/contract.md §6 (``violations``, ``violations_by_level``, ``highest_safe_levels``, ``audit_runs``,
 ``findings``, ``quarantine``) as written by ``jobs.audit``.
 """
 

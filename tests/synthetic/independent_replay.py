@@ -92,7 +92,7 @@ def nonempty(configs: dict[tuple[int, str], dict[str, str]]) -> dict[tuple[int, 
 
 
 def final_state(cluster: Cluster) -> State:
-    """Newest snapshot, then the log from its end offset (CONTRACT §4)."""
+    """Newest snapshot, then the log from its end offset (docs/contract.md §4)."""
     snapshot = cluster.snapshot()
     log = [record for _, records in cluster.segments() for record in records]
     if snapshot is None:

@@ -12,7 +12,7 @@ reading ``rule_num_a`` / ``rule_num_b`` / ``rule_values`` / ``rule_values_num`` 
 Input columns (after joining EFFECTIVE_CONFIGS rows to the rule table): ``value`` string, ``config_type``
 string (ConfigDef type, NULL when unknown), ``is_sensitive`` boolean, and the rule columns above.
 
-Kafka semantics (kafka-facts §6):
+Kafka semantics (docs/kafka-semantics.md §6):
 
 * strings are trimmed like Java's ``String.trim`` (code points <= U+0020);
 * INT / SHORT / LONG parse like ``Integer.parseInt`` & co. (optional sign, ASCII digits, in range); DOUBLE and

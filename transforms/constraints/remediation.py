@@ -19,7 +19,7 @@ DELETE or SET: when ``fallback_ok`` is true the fix deletes the override at the 
 group override, the per-broker or the cluster-wide dynamic value) — the value below passes, so nothing new is
 pinned; otherwise it sets ``fix_value`` at the layer below.
 
-Where the fix goes (Kafka precedence, kafka-facts §5):
+Where the fix goes (Kafka precedence, docs/kafka-semantics.md §5):
 
 * a topic / group / client-metrics / client value is changed on that entity with ``kafka-configs.sh``;
 * a BROKER value from the per-broker dynamic layer (DYNAMIC_BROKER_CONFIG) must be fixed at that layer —

@@ -3,7 +3,7 @@
 ``compile_catalog(catalogs, mv_table)`` turns the loaded catalogs into a ``CompiledCatalog``
 (``schemas.constraints``); ``active_at(rules, level)`` lists the validators selected at one feature level.
 
-Semantics (CONTRACT §5):
+Semantics (docs/contract.md §5):
 
 * a constraint without ``since`` is a base validator and applies at every level;
 * per selection key — ``(resource, sorted keys)``, so a single-key ``check`` on ``k`` and an ``expr`` over

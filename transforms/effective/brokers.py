@@ -1,4 +1,4 @@
-"""Broker layers and broker effective configs (kafka-facts §5.1, DynamicBrokerConfig).
+"""Broker layers and broker effective configs (docs/kafka-semantics.md §5.1, DynamicBrokerConfig).
 
 Per registered broker the layers are, lowest first: static (silver ``BROKER_STATIC_CONFIGS``, NULL values count
 as unset), cluster-default dynamic (BROKER ``""``), per-broker dynamic (BROKER ``"<node id>"``).

@@ -1,4 +1,4 @@
-"""Group and client-metrics effective configs (kafka-facts §5.3, GroupConfig / GroupConfigManager).
+"""Group and client-metrics effective configs (docs/kafka-semantics.md §5.3, GroupConfig / GroupConfigManager).
 
 Groups: every group with at least one GROUP ConfigRecord gets a row per group key of the broker's release. A key
 set on the group is ``DYNAMIC_GROUP_CONFIG``. Otherwise a key with a broker synonym (``group_synonyms``, e.g.

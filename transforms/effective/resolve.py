@@ -1,4 +1,4 @@
-"""Entry points: ``resolve_effective_configs`` and ``effective_findings`` (CONTRACT §4).
+"""Entry points: ``resolve_effective_configs`` and ``effective_findings`` (docs/contract.md §4).
 
 Usage (the audit job)::
 

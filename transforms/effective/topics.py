@@ -1,4 +1,4 @@
-"""Topic effective configs (kafka-facts §5.2, KafkaConfigSchema.resolveEffectiveTopicConfig / LogConfig).
+"""Topic effective configs (docs/kafka-semantics.md §5.2, KafkaConfigSchema.resolveEffectiveTopicConfig / LogConfig).
 
 Per topic and key: the topic override (``DYNAMIC_TOPIC_CONFIG``, one row, ``node_id`` NULL) or else the view of the
 brokers hosting the topic: the first synonym (``topic_synonyms`` order) set at the per-node dynamic layer, else at

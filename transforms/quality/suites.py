@@ -36,7 +36,7 @@ KNOWN_RECORD_TYPES: Final = (
     *CONTROL_RECORD_TYPES.values(),
     UNKNOWN_RECORD,
 )
-# Kafka ConfigEntry.ConfigSource names an effective value can carry (CONTRACT §4).
+# Kafka ConfigEntry.ConfigSource names an effective value can carry (docs/contract.md §4).
 # plain strings, not enum members: they become Great Expectations arguments, which GX validates and serializes
 CONFIG_SOURCES: Final = tuple(s.value for s in ConfigSource)
 EFFECTIVE_RESOURCE_TYPES: Final = tuple(t.value for t in RESOURCE_TYPES)

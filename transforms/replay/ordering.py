@@ -1,4 +1,4 @@
-"""Which bronze records replay applies, and in which order (CONTRACT §4, kafka-facts §2.1, §2.7).
+"""Which bronze records replay applies, and in which order (docs/contract.md §4, docs/kafka-semantics.md §2.1, §2.7).
 
 Per cluster:
 

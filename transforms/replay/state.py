@@ -1,4 +1,4 @@
-"""``replay_state``: bronze records → silver cluster state + replay findings (CONTRACT §4).
+"""``replay_state``: bronze records → silver cluster state + replay findings (docs/contract.md §4).
 
 Usage (the audit job)::
 

@@ -1,6 +1,6 @@
 """Parse the text that ``kafka-dump-log.sh --cluster-metadata-decoder`` prints into decoded records.
 
-Line grammar, from ``DumpLogSegments`` (Scala in Kafka ≤ 4.2, Java from 4.3; facts in kafka-facts.md §3):
+Line grammar, from ``DumpLogSegments`` (Scala in Kafka ≤ 4.2, Java from 4.3; facts in docs/kafka-semantics.md §3):
 
 * ``Dumping <path>`` opens a section per dumped file; one run may dump several files.
 * ``Log starting offset: N`` (``Starting offset: N`` before 3.3), ``Snapshot end offset: O, epoch: E`` or

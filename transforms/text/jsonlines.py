@@ -1,4 +1,4 @@
-"""Parse JSON-lines metadata exports (CONTRACT §3) into decoded records.
+"""Parse JSON-lines metadata exports (docs/contract.md §3) into decoded records.
 
 One JSON object per line::
 

@@ -6,9 +6,9 @@ value)`` to the stored ``(value, value_hash)``.
 
 The changes are written into the layers Kafka stores, then the caller re-runs the effective resolution
 (``transforms.effective.resolve_effective_configs``) on the changed state, so every precedence, synonym and
-fallback rule of CONTRACT §4 applies to the result exactly as it does to the audited state: deleting a per-broker
-override falls back to the cluster default, then server.properties, then the ConfigDef default; deleting a topic
-override falls back to the hosting brokers' views; a SET below a higher layer stays shadowed.
+fallback rule of docs/contract.md §4 applies to the result exactly as it does to the audited state: deleting a
+per-broker override falls back to the cluster default, then server.properties, then the ConfigDef default; deleting a
+topic override falls back to the hosting brokers' views; a SET below a higher layer stays shadowed.
 
 Where each change lands:
 

@@ -1,4 +1,4 @@
-"""The worked example of kafka-facts §2.5/§2.6 (real bytes of a Kafka 3.8 bootstrap, codecrafters fixture),
+"""The worked example of docs/kafka-semantics.md §2.5/§2.6 (real bytes of a Kafka 3.8 bootstrap, codecrafters fixture),
 rebuilt byte by byte here, and real kafka-dump-log payload lines used as golden JSON."""
 
 from __future__ import annotations

@@ -204,6 +204,6 @@ def test_generated_catalog_from_conf_kafka_compiles_and_matches_kafka_facts(
             if r.constraint.config == "log.segment.bytes" and r.constraint.check and r.constraint.check.min is not None
         }
 
-    # kafka-facts §6.2: log.segment.bytes atLeast(14) up to 3.9, atLeast(1048576) from 4.0
+    # docs/kafka-semantics.md §6.2: log.segment.bytes atLeast(14) up to 3.9, atLeast(1048576) from 4.0
     assert segment_min(21) == {14}
     assert segment_min(22) == {1048576}

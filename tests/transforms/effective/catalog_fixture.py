@@ -1,7 +1,7 @@
 """A small hand-written Kafka config catalog in the ``conf/kafka/<release>.yaml`` format (two releases).
 
-Values mirror Kafka's (kafka-facts §5, §6) where they exist; ``num.io.threads`` differs between the releases only
-so tests can tell which release's defaults were applied.
+Values mirror Kafka's (docs/kafka-semantics.md §5, §6) where they exist; ``num.io.threads`` differs between the
+releases only so tests can tell which release's defaults were applied.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""JSON-lines exports (CONTRACT §3 shape) → DecodedRecord / QuarantineItem."""
+"""JSON-lines exports (docs/contract.md §3 shape) → DecodedRecord / QuarantineItem."""
 
 from __future__ import annotations
 
