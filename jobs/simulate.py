@@ -42,6 +42,7 @@ from transforms.redact import redact_value
 from transforms.replay.state import ReplayResult
 from transforms.whatif.changes import apply_changes
 from transforms.whatif.scenarios import (
+    RESOLUTION_INPUTS,
     SCENARIO_SEPARATOR,
     resolution_state,
     union_scenarios,
@@ -51,7 +52,6 @@ from transforms.whatif.scenarios import (
 
 VIOLATION_KEY = ("cluster_id", "resource_type", "resource_name", "node_id", "config_name", "constraint_id")
 ENTITY = ["cluster_id", "resource_type", "resource_name", "node_id"]
-STATE_INPUTS = ("brokers", "broker_static_configs", "topics", "dynamic_configs", "client_entity_configs")
 BEFORE, AFTER = "before", "after"
 # resource_type -> the resource name the redaction rules use
 _RESOURCE_KINDS: dict[str, str] = {rtype: rtype.kind for rtype in RESOURCE_TYPES}
@@ -105,14 +105,14 @@ def run(spark: Any, settings: audit.AuditSettings, changes: ChangeSet, *, rules:
     compiled, _files = rules or audit.load_rules(settings)
     validate_with_spark(compiled, spark)
     store = open_store(spark, settings.warehouse, settings.delta_backend)
-    missing = [name for name in (*STATE_INPUTS, "cluster_state") if not store.exists(name)]
+    missing = [name for name in (*RESOLUTION_INPUTS, "cluster_state") if not store.exists(name)]
     if missing:
         raise InputError(f"no audited state in {settings.warehouse} ({', '.join(missing)}): run `kraft-audit audit`")
     clusters = list(settings.cluster_ids) or sorted({c.cluster_id for c in changes.changes if c.cluster_id})
     state = resolution_state(
         spark,
         cluster_state=_scoped(store.read("cluster_state"), clusters),
-        **{name: _scoped(store.read(name), clusters) for name in STATE_INPUTS},
+        **{name: _scoped(store.read(name), clusters) for name in RESOLUTION_INPUTS},
     )
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))

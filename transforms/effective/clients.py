@@ -54,7 +54,8 @@ def _ip_candidates(part: Column) -> Column:
     )
 
 
-def _resource_name(user: Column, client_id: Column, ip: Column) -> Column:
+def client_entity_name(user: Column, client_id: Column, ip: Column) -> Column:
+    """``user=alice,client-id=app`` (parts in the order user, client-id, ip; absent parts left out)."""
     return F.concat_ws(
         ",",
         F.when(user.isNotNull(), F.concat(F.lit("user="), user)),
@@ -131,7 +132,7 @@ def to_client_effective(client_entity_configs_df: DataFrame) -> DataFrame:
     return best_df.select(
         F.col("cluster_id"),
         F.lit(ResourceType.CLIENT).alias("resource_type"),
-        _resource_name(F.col("t_user"), F.col("t_client"), F.col("t_ip")).alias("resource_name"),
+        client_entity_name(F.col("t_user"), F.col("t_client"), F.col("t_ip")).alias("resource_name"),
         F.lit(None).cast("int").alias("node_id"),
         F.col("name").alias("config_name"),
         F.col("b.value").alias("value"),

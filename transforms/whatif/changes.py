@@ -49,6 +49,7 @@ from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES, AlterConfigOpType, R
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
 from schemas.whatif import OPS_DDL, REPLACE_DDL
 from transforms.checkpoints import truncated
+from transforms.effective.clients import client_entity_name
 from transforms.replay.state import ReplayResult
 
 __all__ = ["ConfigLayers", "Redactor", "apply_changes"]
@@ -101,16 +102,6 @@ def _rows(changes: ChangeSet, redact: Redactor | None) -> tuple[list[tuple[Any, 
             shown, digest = _redacted(redact, change.resource_type, key, value)
             ops.append((*head, op, key, shown, digest))
     return ops, replaces
-
-
-def client_entity_name(user: Column, client_id: Column, ip: Column) -> Column:
-    """``user=alice,client-id=app`` (parts in the order user, client-id, ip; absent parts left out)."""
-    return F.concat_ws(
-        ",",
-        F.when(user.isNotNull(), F.concat(F.lit("user="), user)),
-        F.when(client_id.isNotNull(), F.concat(F.lit("client-id="), client_id)),
-        F.when(ip.isNotNull(), F.concat(F.lit("ip="), ip)),
-    )
 
 
 def _entity_part(name: Column, part: str) -> Column:

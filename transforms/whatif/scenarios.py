@@ -28,7 +28,15 @@ from schemas.silver import CLUSTER_STATE, CONTROLLERS, FEATURES
 from transforms.replay.state import ReplayResult
 from transforms.whatif.changes import ConfigLayers
 
-__all__ = ["SCENARIO_SEPARATOR", "resolution_state", "tagged", "union_scenarios", "untagged", "with_layers"]
+__all__ = [
+    "RESOLUTION_INPUTS",
+    "SCENARIO_SEPARATOR",
+    "resolution_state",
+    "tagged",
+    "union_scenarios",
+    "untagged",
+    "with_layers",
+]
 
 SCENARIO_SEPARATOR: Final = "\u001f"
 # The ReplayResult frames the effective resolution reads (all keyed by cluster_id).
