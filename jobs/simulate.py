@@ -18,11 +18,12 @@ import json
 import sys
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import audit, conf_loader, lookups
@@ -72,21 +73,63 @@ def load_changes(path: str) -> ChangeSet:
     return load_changes_text(text, path)
 
 
+@dataclass(frozen=True)
+class SimulateSettings:
+    """The audit settings the changes are judged with, and the changes."""
+
+    audit: audit.AuditSettings
+    changes: ChangeSet
+
+
+@dataclass(frozen=True)
+class SimulateResult:
+    """What the changes clear and introduce (the summary JSON is ``summary()``)."""
+
+    run_id: str
+    target_mv: str
+    cleared: list[str]
+    introduced: list[str]
+    errors_after: int
+    changed_resources: int
+    tables: dict[str, str] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """The machine-readable summary ``--summary-json`` writes."""
+        return {
+            "run_id": self.run_id,
+            "target_mv": self.target_mv,
+            "cleared": len(self.cleared),
+            "introduced": len(self.introduced),
+            "errors_after": self.errors_after,
+            "cleared_violations": self.cleared,
+            "introduced_violations": self.introduced,
+            "changed_resources": self.changed_resources,
+            "tables": self.tables,
+        }
+
+
+def settings_from_args(args: argparse.Namespace) -> SimulateSettings:
+    """Validated settings from parsed arguments; the changes file is read and validated here, before Spark."""
+    return SimulateSettings(
+        audit=audit.settings_from_args(args, command="simulate"), changes=load_changes(args.changes)
+    )
+
+
 def execute(args: argparse.Namespace) -> int:
     """CLI entry: simulate, print what the changes clear and introduce."""
-    settings = audit.settings_from_args(args, command="simulate")
-    changes = load_changes(args.changes)
-    rules = audit.load_rules(settings)
+    settings = settings_from_args(args)
+    rules = audit.load_rules(settings.audit)
     spark = build_session(master=args.master)
-    result = run(spark, settings, changes, rules=rules)
+    result = run(spark, settings, rules=rules)
     print(
-        f"simulate {result['run_id']} at {result['target_mv']}: {result['cleared']} violation(s) cleared, "
-        f"{result['introduced']} introduced, {result['errors_after']} error(s) remain "
-        f"→ {'SAFE' if result['errors_after'] == 0 else 'NOT safe'} after the changes"
+        f"simulate {result.run_id} at {result.target_mv}: {len(result.cleared)} violation(s) cleared, "
+        f"{len(result.introduced)} introduced, {result.errors_after} error(s) remain "
+        f"→ {'SAFE' if result.errors_after == 0 else 'NOT safe'} after the changes"
     )
     if args.summary_json:
-        Path(args.summary_json).write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return 0 if result["errors_after"] == 0 else 1
+        summary = json.dumps(result.summary(), indent=2, sort_keys=True) + "\n"
+        Path(args.summary_json).write_text(summary, encoding="utf-8")
+    return 0 if result.errors_after == 0 else 1
 
 
 def _redactor() -> Any:
@@ -98,8 +141,9 @@ def _redactor() -> Any:
     return redact
 
 
-def run(spark: Any, settings: audit.AuditSettings, changes: ChangeSet, *, rules: Any = None) -> dict[str, Any]:
-    """Apply ``changes`` to the latest audited state and evaluate before and after; see the module docstring."""
+def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules | None = None) -> SimulateResult:
+    """Apply the changes to the latest audited state and evaluate before and after; see the module docstring."""
+    settings, changes = simulation.audit, simulation.changes
     mv_table = conf_loader.metadata_versions()
     target = parse_metadata_version(settings.target_mv, mv_table)
     compiled, _files = rules or audit.load_rules(settings)
@@ -144,17 +188,15 @@ def run(spark: Any, settings: audit.AuditSettings, changes: ChangeSet, *, rules:
     rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
     store.ensure("simulations", SIMULATIONS, ["cluster_id"])
     store.append("simulations", spark.createDataFrame(rows, SIMULATIONS))
-    return {
-        "run_id": run_id,
-        "target_mv": target.name,
-        "cleared": len(cleared),
-        "introduced": len(introduced),
-        "errors_after": sum(1 for severity in found[AFTER].values() if severity == "error"),
-        "cleared_violations": sorted(" ".join(map(str, k)) for k in cleared),
-        "introduced_violations": sorted(" ".join(map(str, k)) for k in introduced),
-        "changed_resources": len(rows),
-        "tables": {"simulations": store.path("simulations")},
-    }
+    return SimulateResult(
+        run_id=run_id,
+        target_mv=target.name,
+        cleared=sorted(" ".join(map(str, k)) for k in cleared),
+        introduced=sorted(" ".join(map(str, k)) for k in introduced),
+        errors_after=sum(1 for severity in found[AFTER].values() if severity == "error"),
+        changed_resources=len(rows),
+        tables={"simulations": store.path("simulations")},
+    )
 
 
 def _scoped(df: DataFrame, clusters: list[str]) -> DataFrame:
