@@ -1,7 +1,8 @@
 # One Makefile for humans and CI. `make demo` and `make test` set everything up first.
 PY := .venv/bin/python
 SPARK_QUIET := SPARK_LOCAL_IP=127.0.0.1
-# pytest workers for `make test` (each has its own local Spark); a module's tests stay on one worker.
+# pytest workers for `make test` (each has its own local Spark); a module's tests stay on one worker (--dist
+# loadfile), so module-scoped fixtures (a whole pipeline, a standalone cluster) are built once.
 TEST_WORKERS ?= 2
 
 .PHONY: setup demo notebook test test-unit test-integration test-system test-fast lint fmt typecheck bench bench-all fuzz package clean
@@ -18,7 +19,7 @@ notebook: setup
 	$(SPARK_QUIET) $(PY) scripts/run_notebook.py notebooks/dashboard.ipynb out/dashboard.ipynb
 
 test: setup lint
-	$(SPARK_QUIET) $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(SPARK_QUIET) $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The tiers (tests/conftest.py): unit never starts Spark (seconds), integration runs on one shared session,
 # system runs spark-submit, a standalone cluster, the notebook, a browser, the real-metadata corpus, the benchmark.
@@ -26,13 +27,13 @@ test-unit: setup
 	$(PY) -m pytest -q -m unit
 
 test-integration: setup
-	$(SPARK_QUIET) $(PY) -m pytest -q -m integration -n $(TEST_WORKERS) --dist loadgroup
+	$(SPARK_QUIET) $(PY) -m pytest -q -m integration -n $(TEST_WORKERS) --dist loadfile
 
 test-system: setup
-	$(SPARK_QUIET) $(PY) -m pytest -q -m system -n $(TEST_WORKERS) --dist loadgroup
+	$(SPARK_QUIET) $(PY) -m pytest -q -m system -n $(TEST_WORKERS) --dist loadfile
 
 test-fast: setup
-	$(SPARK_QUIET) $(PY) -m pytest -q -m "not system" -n $(TEST_WORKERS) --dist loadgroup
+	$(SPARK_QUIET) $(PY) -m pytest -q -m "not system" -n $(TEST_WORKERS) --dist loadfile
 
 lint: setup
 	$(PY) -m ruff check .

@@ -46,10 +46,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.get_closest_marker("system") is None:
             uses_spark = "spark" in getattr(item, "fixturenames", ())
             item.add_marker(pytest.mark.integration if uses_spark else pytest.mark.unit)
-        if item.get_closest_marker("xdist_group") is None:
-            # With `pytest -n N --dist loadgroup` (make test) a module's tests stay on one worker, so module- and
-            # session-scoped fixtures (a whole pipeline, a standalone cluster) are built once, not once per worker.
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
     items.sort(key=lambda item: _TIER_ORDER[_tier(item)])
 
 
