@@ -19,7 +19,7 @@ notebook: setup
 	$(SPARK_QUIET) $(PY) scripts/run_notebook.py notebooks/dashboard.ipynb out/dashboard.ipynb
 
 test: setup lint
-	$(SPARK_QUIET) $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(SPARK_QUIET) $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The tiers (tests/conftest.py): unit never starts Spark (seconds), integration runs on one shared session,
 # system runs spark-submit, a standalone cluster, the notebook, a browser, the real-metadata corpus, the benchmark.
@@ -27,13 +27,13 @@ test-unit: setup
 	$(PY) -m pytest -q -m unit
 
 test-integration: setup
-	$(SPARK_QUIET) $(PY) -m pytest -q -m integration -n $(TEST_WORKERS) --dist loadfile
+	$(SPARK_QUIET) $(PY) -m pytest -q -m integration -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test-system: setup
-	$(SPARK_QUIET) $(PY) -m pytest -q -m system -n $(TEST_WORKERS) --dist loadfile
+	$(SPARK_QUIET) $(PY) -m pytest -q -m system -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test-fast: setup
-	$(SPARK_QUIET) $(PY) -m pytest -q -m "not system" -n $(TEST_WORKERS) --dist loadfile
+	$(SPARK_QUIET) $(PY) -m pytest -q -m "not system" -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 lint: setup
 	$(PY) -m ruff check .

@@ -8,7 +8,8 @@ Tiers (markers, set here so nobody has to remember them):
 * ``system``: marked by hand (``pytestmark = pytest.mark.system``): spark-submit, a standalone cluster, the notebook,
   a browser, the real-metadata corpus, the benchmark harness; each pays its setup once.
 
-Unit tests run first, then integration, then system, so a broken invariant shows up in the first seconds.
+A plain ``pytest`` runs unit tests first, then integration, then system, so a broken invariant shows up in the first
+seconds; ``make test`` (two workers) starts the longest tier first so neither worker ends alone on a long module.
 """
 
 from __future__ import annotations
@@ -46,7 +47,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.get_closest_marker("system") is None:
             uses_spark = "spark" in getattr(item, "fixturenames", ())
             item.add_marker(pytest.mark.integration if uses_spark else pytest.mark.unit)
-    items.sort(key=lambda item: _TIER_ORDER[_tier(item)])
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # Under `make test` (xdist, --dist loadfile --no-loadscope-reorder) the longest modules go first, so the
+        # short ones fill the gaps at the end instead of one worker finishing a pipeline alone.
+        items.sort(key=lambda item: -_TIER_ORDER[_tier(item)])
+    else:
+        items.sort(key=lambda item: _TIER_ORDER[_tier(item)])
 
 
 def _tier(item: pytest.Item) -> str:
