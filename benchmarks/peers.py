@@ -28,6 +28,7 @@ from pyspark.sql.types import ArrayType, IntegerType
 
 from benchmarks.measure import DriverMemory, Step, measure
 from benchmarks.pyvalidator import validators_by_key
+from jobs.quality_gx import guard_spark_connect_import
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.constraints.selection import active_at
@@ -96,6 +97,7 @@ def sample_rules(rules: list[CompiledConstraint], k: int) -> list[CompiledConstr
 
 def _gx_expectation(rule: CompiledConstraint) -> Any:
     """The nearest GX expectation for one single-key rule, restricted to its rows with a Spark row condition."""
+    guard_spark_connect_import()
     import great_expectations.expectations as gxe
 
     c = rule.constraint
@@ -149,6 +151,7 @@ def great_expectations_step(
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
     import logging
 
+    guard_spark_connect_import()
     import great_expectations as gx
 
     logging.getLogger("great_expectations").setLevel(logging.WARNING)

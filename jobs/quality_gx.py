@@ -13,9 +13,11 @@ value columns).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import logging
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -40,6 +42,21 @@ _DATASOURCE = "kraft_audit"
 _prefetched: list[threading.Thread] = []
 
 
+def guard_spark_connect_import() -> None:
+    """Keep Great Expectations' import from ending the process where ``__main__`` has no file.
+
+    GX imports ``pyspark.sql.connect``, whose ``check_dependencies`` takes a ``__main__`` without ``__spec__`` and
+    ``__file__`` (``python -c``, a pytest-xdist worker, some launchers) for a doctest run and calls ``sys.exit(0)``
+    when grpc is missing; elsewhere the same import raises ImportError, which GX handles. Where Spark Connect cannot
+    load anyway (no grpc), make that import fail the ordinary way. Classic PySpark, which the jobs use, is untouched.
+    """
+    main = sys.modules.get("__main__")
+    looks_like_doctest = main is not None and getattr(main, "__spec__", None) is None and not hasattr(main, "__file__")
+    connect_unusable = importlib.util.find_spec("grpc") is None
+    if looks_like_doctest and connect_unusable and "pyspark.sql.connect" not in sys.modules and not hasattr(sys, "ps1"):
+        sys.modules["pyspark.sql.connect"] = None  # type: ignore[assignment]  # `import` now raises ImportError
+
+
 def prefetch() -> None:
     """Start importing Great Expectations in a daemon thread (Spark work meanwhile releases the GIL).
 
@@ -49,6 +66,7 @@ def prefetch() -> None:
     warning filters (pytest's, for one) and lands on stderr.
     """
     if not _prefetched:
+        guard_spark_connect_import()
         for shared in ("numpy", "pyarrow", "pandas"):
             importlib.import_module(shared)
         with warnings.catch_warnings():
@@ -137,6 +155,7 @@ class GxRunner:
     _by_warehouse: ClassVar[dict[str, GxRunner]] = {}
 
     def __init__(self, docs_dir: str | None) -> None:
+        guard_spark_connect_import()
         import great_expectations as gx
         from great_expectations.data_context.types.base import (
             DataContextConfig,

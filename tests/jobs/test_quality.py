@@ -9,7 +9,10 @@ warehouse) and check only the stage they plant in.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -262,3 +265,13 @@ def test_empty_tables_pass(spark: SparkSession, good: dict[str, Any]) -> None:
     frames = {name: store.read(name).limit(0) for name in ("metadata_records", "quarantine")}
     counts = quality.check(spark, store, "bronze", frames, run_id="r-empty", command="dq")
     assert (counts.failed_critical, counts.failed_warning) == (0, 0)
+
+
+def test_great_expectations_imports_where_main_has_no_file() -> None:
+    # `python -c` and pytest-xdist workers have a __main__ without __file__: pyspark.sql.connect, which GX imports,
+    # then takes the process for a doctest run and exits 0 when grpc is missing (the job would stop, "successfully").
+    code = "from jobs.quality_gx import guard_spark_connect_import as g; g(); import great_expectations; print('ok')"
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo), "GX_ANALYTICS_ENABLED": "False"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]
