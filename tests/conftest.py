@@ -33,9 +33,10 @@ def real_metadata_dir() -> Path:
 
 
 # Test inputs are tiny and plans deep: compiling generated Java for every new query costs more than running it
-# (about 3x on the replay tests). The integration tier evaluates without code generation; the system tier
-# (spark-submit, the notebook, the benchmark) runs in its own JVMs with Spark's defaults, so the generated-code path
-# is still exercised end to end. KRAFT_AUDIT_TEST_CODEGEN=1 runs the integration tier with code generation too.
+# (about 3x on the replay tests). The integration tier evaluates without code generation; the system tier runs with
+# it (in its own JVMs: spark-submit, the notebook, the benchmark; in process: the real-metadata corpus), so the
+# generated-code path is still exercised end to end. KRAFT_AUDIT_TEST_CODEGEN=1 runs the integration tier with code
+# generation too.
 INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 
 _TIER_ORDER = {"unit": 0, "integration": 1, "system": 2}
@@ -70,6 +71,25 @@ def _unit_tests_do_not_start_spark(request: pytest.FixtureRequest) -> Iterator[N
         assert SparkContext._active_spark_context is None, (
             "this test started Spark: request the `spark` fixture (integration) or mark it `system`"
         )
+
+
+@pytest.fixture(autouse=True)
+def _system_tests_generate_code(request: pytest.FixtureRequest) -> Iterator[None]:
+    """In-process system tests (the real-metadata corpus) run with Spark's code generation: their inputs are real
+    sizes, where generated code is what production runs and interpreted evaluation is slower."""
+    if request.node.get_closest_marker("system") is None or "spark" not in request.fixturenames:
+        yield
+        return
+    conf = request.getfixturevalue("spark").conf
+    saved = {key: conf.get(key, None) for key in INTERPRETED}
+    conf.set("spark.sql.codegen.wholeStage", "true")
+    conf.set("spark.sql.codegen.factoryMode", "FALLBACK")
+    yield
+    for key, value in saved.items():
+        if value is None:
+            conf.unset(key)
+        else:
+            conf.set(key, value)
 
 
 @pytest.fixture(scope="session")
