@@ -257,6 +257,7 @@ class _Resolved:
 
     state: ReplayResult
     at_target: ReplayResult
+    frames: CatalogFrames
     records_read: int
     effective_df: DataFrame
     auditable_df: DataFrame
@@ -392,6 +393,7 @@ def _replay_and_resolve(
     return _Resolved(
         state=state,
         at_target=at_target,
+        frames=frames,
         records_read=records_read,
         effective_df=effective_df,
         auditable_df=filter_auditable(effective_df, target_keys_df=target_keys_df),
@@ -414,8 +416,7 @@ def _evaluate(
     """Violations at the target, the lifecycle, violations at every level, highest safe MVs and findings."""
     from transforms.effective import effective_findings
 
-    frames = lookups.catalog_frames(spark)
-    auditable_df, at_target = resolved.auditable_df, resolved.at_target
+    frames, auditable_df, at_target = resolved.frames, resolved.auditable_df, resolved.at_target
     topics_df, cluster_df = resolved.state.topics, resolved.state.cluster_state
     with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
         # The catalog is evaluated once, at every level: the violations at the target and the counts per level both

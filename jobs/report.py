@@ -140,9 +140,8 @@ def write_report(
     Raises:
         InputError: the warehouse has no audit runs, or none with ``run_id``.
     """
-    settings = ReportSettings(warehouse, out, run_id, max_violations, delta_backend)
-    store = open_store(spark, settings.warehouse, settings.delta_backend)
-    return _write(store, _load_run(store, settings.run_id), settings.out, max_violations=settings.max_violations)
+    store = open_store(spark, warehouse, delta_backend)
+    return _write(store, _load_run(store, run_id), out, max_violations=max_violations)
 
 
 def _write(store: DeltaStore, run: dict[str, Any], out: str, *, max_violations: int) -> Path:
