@@ -116,6 +116,8 @@ CLUSTER_STATE: Final = StructType(
     [
         StructField("cluster_id", StringType(), False),
         StructField("current_level", IntegerType(), True),  # finalized metadata.version level
+        # the oldest Kafka release a registered broker runs (BROKERS.kafka_release); null when none is known
+        StructField("kafka_release", StringType(), True),
         StructField("broker_count", IntegerType(), False),  # live: registered and not fenced
         StructField("rack_count", IntegerType(), False),
         StructField("topic_count", IntegerType(), False),

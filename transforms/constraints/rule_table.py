@@ -37,8 +37,15 @@ _PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$
 
 
 def _sel_key(rule: CompiledConstraint) -> str:
+    """The rule family ``new_at_target`` compares across levels: the KIP-1294 selection key within one kind of rule
+    (release-bound base / unbound base / MV validator), so a base validator failing now does not hide an MV
+    validator that fails only at the target, and the reverse."""
     resource, keys = rule.constraint.selection_key
-    return resource + "|" + "\x1f".join(keys)
+    return rule.constraint.rule_kind + "|" + resource + "|" + "\x1f".join(keys)
+
+
+def _sources(rule: CompiledConstraint) -> list[str]:
+    return [str(s) for s in rule.constraint.sources or ()]
 
 
 def judges_defaults(rule: CompiledConstraint) -> bool:
@@ -83,6 +90,9 @@ def check_rule_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
                 rule.active_from,
                 rule.active_to,
                 judges_defaults(rule),
+                rule.release_from,
+                rule.release_to,
+                _sources(rule),
             )
         )
     return rows
@@ -102,6 +112,9 @@ def expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE)
             rule.active_from,
             rule.active_to,
             judges_defaults(rule),
+            rule.release_from,
+            rule.release_to,
+            _sources(rule),
         )
         for position, rule in enumerate(rules.expressions)
     ]
@@ -148,6 +161,8 @@ def rule_info_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
                 c.remediation,
                 fix,
                 ", ".join(c.keys),
+                rule.origin,
+                c.release,
             )
         )
     return rows
