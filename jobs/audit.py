@@ -55,10 +55,11 @@ from transforms.constraints.evaluate import (
 from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import compile_catalog
-from transforms.replay.cluster import with_kafka_version
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.metadata_version import parse_metadata_version
 from transforms.releases import release_rank_column
+from transforms.replay.brokers import ambiguous_release_findings
+from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
 from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
@@ -472,7 +473,7 @@ def _evaluate(
             _append(store, "highest_safe_levels", safe_df)
         all_findings_df = resolved.state.findings.unionByName(
             effective_findings(at_target, frames, kafka_version=settings.kafka_version)
-        )
+        ).unionByName(ambiguous_release_findings(resolved.state.brokers, kafka_version=settings.kafka_version))
         with step(spark, "findings"):
             _append(store, "findings", _findings(all_findings_df, run_id, run_ts))
     return _Evaluated(life=life)

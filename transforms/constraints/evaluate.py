@@ -662,7 +662,9 @@ def violations_by_level(
         failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, None)
     failures_df = failures_df.join(
         F.broadcast(tables.rule_info_df.select("rule_idx", "severity")), on="rule_idx", how="inner"
-    ).join(F.broadcast(_cluster_releases(cluster_df).select("cluster_id", "_running_rank")), on="cluster_id", how="left")
+    ).join(
+        F.broadcast(_cluster_releases(cluster_df).select("cluster_id", "_running_rank")), on="cluster_id", how="left"
+    )
     levels_df = spark.createDataFrame([(v.level, v.name) for v in mv_table.levels], MV_LEVELS_DDL)
     is_error = (F.col("severity") == "error").cast("long")
     applies_at_level = _applies(F.col("level"), F.col("_running_rank"), rules.level_release_ranks)

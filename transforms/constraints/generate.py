@@ -124,7 +124,8 @@ def _translate_declarative(validator: Mapping[str, Any]) -> tuple[list[tuple[str
 
 
 def _reference(doc_sources: Mapping[str, Any], release: str, where: str) -> str:
-    """``confluentinc/kafka 4.2: core/src/main/scala/kafka/server/KafkaConfig.scala:1234`` (repository, branch, file)."""
+    """``confluentinc/kafka 4.2: core/src/main/scala/kafka/server/KafkaConfig.scala:1234``: repository, branch,
+    file."""
     repo = str(doc_sources.get("repo") or "confluentinc/kafka")
     ref = str(doc_sources.get("ref") or release)
     return f"{repo} {ref}: {where}" if where else f"{repo} {ref}"

@@ -11,7 +11,8 @@ Semantics (docs/contract.md §5.4), two kinds of rules (KIP-1294's ``define(...,
   selection key the release-bound rules of a release hold until a later release registers the key again
   (``[release_from, release_to)`` over release ranks). A base validator without ``release`` applies at every
   level. No MV validator removes a base validator;
-* **MV validators** — constraints with ``since``, evaluated *in addition* to the base validators: per selection key — ``(resource, sorted keys)``, so a single-key ``check`` on ``k`` and an ``expr`` over
+* **MV validators** — constraints with ``since``, evaluated *in addition* to the base validators: per selection
+  key — ``(resource, sorted keys)``, so a single-key ``check`` on ``k`` and an ``expr`` over
   ``configs: [k]`` share one map, while ``configs: [a, b]`` has its own — the constraints with ``since`` form
   a map level → validators; for a target level ``L`` only those registered at the greatest level ``≤ L`` apply
   (all constraints sharing that level), and none when no level ``≤ L`` exists.
@@ -34,9 +35,9 @@ from schemas.constraints import CompiledCatalog, CompiledConstraint, Constraint,
 from schemas.errors import AuditError, ConfigError
 from schemas.kafka_catalog import release_rank
 from schemas.metadata_version import MetadataVersionTable
-from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.expr_fixes import derive_fix
 from transforms.constraints.expressions import rewrite_casts
+from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.metadata_version import parse_metadata_version
 
 __all__ = ["active_at", "compile_catalog"]
@@ -127,7 +128,9 @@ def _origin(constraint: Constraint, source: str) -> str:
     return f"{author}_{'mv' if constraint.rule_kind == 'mv' else 'base'}"
 
 
-def active_at(rules: CompiledCatalog, level: int, *, running_release: str | None = None) -> tuple[CompiledConstraint, ...]:
+def active_at(
+    rules: CompiledCatalog, level: int, *, running_release: str | None = None
+) -> tuple[CompiledConstraint, ...]:
     """The validators KIP-1294 selects for a target feature level (base validators included), for brokers that run
     ``running_release`` now (at ``level`` they run ``max(running_release, the release of level)``). Without
     ``running_release`` they run the release of the level."""

@@ -82,7 +82,9 @@ def test_each_release_registers_its_validators_as_base_validators_of_that_releas
     assert "kafka-4.0-broker-log.segment.bytes-min" in on_40_binaries
     assert "kafka-3.9-broker-log.segment.bytes-min" not in on_40_binaries
     # and 3.9 binaries judged at 4.0-IV0 run 4.0's (an upgrade to 4.0-IV0 needs 4.0 binaries)
-    assert "kafka-4.0-broker-log.segment.bytes-min" in {r.constraint.id for r in active_at(rules, 22, running_release="3.9")}
+    assert "kafka-4.0-broker-log.segment.bytes-min" in {
+        r.constraint.id for r in active_at(rules, 22, running_release="3.9")
+    }
 
 
 @pytest.mark.parametrize(
