@@ -30,7 +30,7 @@ BROKERS: Final = StructType(
         # e.g. "4.2": the oldest of release_candidates, else the release of max_supported_mv (transforms.replay.brokers)
         StructField("kafka_release", StringType(), True),
         # releases whose registered feature maxima equal this registration's (empty: none; null: no features)
-        StructField("release_candidates", ArrayType(StringType(), True), True),
+        StructField("release_candidates", ArrayType(StringType(), False), True),
         StructField("registration_version", IntegerType(), True),  # REGISTER_BROKER_RECORD version
         StructField("has_static_configs", BooleanType(), False),  # v5 StaticConfigs or a --static-config file
         StructField("registration_offset", LongType(), True),

@@ -65,7 +65,7 @@ def release_candidates(features: Column, mv_table: MetadataVersionTable) -> Colu
         lambda f: F.coalesce(F.try_element_at(r["tops"], f["name"]), F.lit(0)) == f["maxSupportedVersion"],
     )
     if not ordered:
-        return F.when(features.isNotNull(), F.array().cast("array<string>"))
+        return F.when(features.isNotNull(), F.array_remove(F.array(F.lit("")), ""))  # array<string not null>
     matching = F.filter(table, agrees)
     return F.when(features.isNotNull(), F.transform(matching, lambda r: r["release"]))
 
