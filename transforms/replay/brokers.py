@@ -47,7 +47,7 @@ def release_of_level(level: Column, mv_table: MetadataVersionTable) -> Column:
 def release_candidates(features: Column, mv_table: MetadataVersionTable) -> Column:
     """The releases (oldest first) whose registered feature maxima (``MetadataVersionTable.releases``) equal every
     ``maxSupportedVersion`` of a registration's feature array; an empty array when none does, NULL when the
-    registration has no features."""
+    registration has no ``metadata.version`` range (no features at all, or a broker before 3.3)."""
     ordered = sorted(mv_table.releases, key=lambda r: release_rank(r.release))
     table = F.array(
         *[
@@ -67,7 +67,9 @@ def release_candidates(features: Column, mv_table: MetadataVersionTable) -> Colu
     if not ordered:
         return F.when(features.isNotNull(), F.array_remove(F.array(F.lit("")), ""))  # array<string not null>
     matching = F.filter(table, agrees)
-    return F.when(features.isNotNull(), F.transform(matching, lambda r: r["release"]))
+    # a registration without a metadata.version range (before 3.3, or no features at all) tells nothing
+    says_something = F.exists(features, lambda f: f["name"] == F.lit("metadata.version"))
+    return F.when(says_something, F.transform(matching, lambda r: r["release"]))
 
 
 def _mv_range(features: Column) -> Column:

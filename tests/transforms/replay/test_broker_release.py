@@ -65,8 +65,14 @@ def test_release_candidates_compare_every_registered_feature(
 
 
 @pytest.mark.spark
-def test_no_features_gives_no_candidates(spark: Any, mv_table: MetadataVersionTable) -> None:
-    df = spark.createDataFrame([(None,)], FEATURES_DDL)
+@pytest.mark.parametrize(
+    "features", [None, [], [_f("kraft.version", 1)]], ids=["null", "empty", "no-metadata-version-range"]
+)
+def test_a_registration_without_a_metadata_version_range_gives_no_candidates(
+    spark: Any, mv_table: MetadataVersionTable, features: Any
+) -> None:
+    # brokers before 3.3 register no metadata.version range: nothing to compare, not "every release fits"
+    df = spark.createDataFrame([(features,)], FEATURES_DDL)
     row = df.select(release_candidates(F.col("features"), mv_table).alias("c")).first()
     assert row is not None and row.c is None
 
