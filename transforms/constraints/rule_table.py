@@ -11,8 +11,8 @@ parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lo
 ``release_to``, release ranks) and the layers it judges (``rule_sources``, empty = every layer). A config row
 joins only the rules of its own key, and one generic ``CASE rule_kind`` (``checks.check_violation``) evaluates
 whichever rule it met, so per-row work and generated code size do not grow with the catalog. Expression rules
-are rows of ``expr_rules`` keyed by ``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values``
-(``expressions.paired_by_keys``: evaluated only for entities holding one of its configs; if not, it is a pure
+are rows of ``expr_rules`` keyed by ``resource_type`` with ``expr_chunk`` = their position // chunk size and
+``reads_values`` (``expressions.paired_by_keys``: evaluated only for entities holding one of its configs; if not, it is a pure
 topic/cluster policy evaluated for every entity). Both tables carry ``judges_defaults``, false for the rules of
 the generated default catalog (see ``judges_defaults``). ``rule_info`` holds
 everything needed only for violating rows (ids, texts, severity); it is joined after filtering.
