@@ -5,17 +5,17 @@
 ``rule_info_rows``; ``judges_defaults`` says whether a rule judges values nobody set.
 
 Design: a single-key rule is one row of ``check_rules`` keyed by ``(resource_type, config_name)`` with its
-parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lower/upper bound,
-``rule_values`` / ``rule_values_num``, ``rule_pattern`` anchored, ``rule_type``), its KIP-1294 level interval
-(``active_from``, ``active_to``), for a release-bound base validator its release interval (``release_from``,
-``release_to``, release ranks) and the layers it judges (``rule_sources``, empty = every layer). A config row
-joins only the rules of its own key, and one generic ``CASE rule_kind`` (``checks.check_violation``) evaluates
-whichever rule it met, so per-row work and generated code size do not grow with the catalog. Expression rules
-are rows of ``expr_rules`` keyed by ``resource_type`` with ``expr_chunk`` = their position // chunk size and
-``reads_values`` (``expressions.paired_by_keys``: evaluated only for entities holding one of its configs; if not, it is a pure
-topic/cluster policy evaluated for every entity). Both tables carry ``judges_defaults``, false for the rules of
-the generated default catalog (see ``judges_defaults``). ``rule_info`` holds
-everything needed only for violating rows (ids, texts, severity); it is joined after filtering.
+parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lower/upper bound, ``rule_values`` /
+``rule_values_num``, ``rule_pattern`` anchored, ``rule_type``), its KIP-1294 level interval (``active_from``,
+``active_to``), for a release-bound base validator its release interval (``release_from``, ``release_to``, release
+ranks) and the layers it judges (``rule_sources``, empty = every layer). A config row joins only the rules of its
+own key, and one generic ``CASE rule_kind`` (``checks.check_violation``) evaluates whichever rule it met, so per-row
+work and generated code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
+``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values``
+(``expressions.paired_by_keys``: evaluated only for entities holding one of its configs; if not, it is a pure
+topic/cluster policy evaluated for every entity). Both tables carry ``judges_defaults``, false for the rules of the
+generated default catalog (see ``judges_defaults``). ``rule_info`` holds everything needed only for violating rows
+(ids, texts, severity); it is joined after filtering.
 """
 
 from __future__ import annotations
