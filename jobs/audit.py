@@ -58,6 +58,8 @@ from transforms.constraints.selection import compile_catalog
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.metadata_version import parse_metadata_version
 from transforms.releases import release_rank_column
+from transforms.replay.brokers import ambiguous_release_findings
+from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
 from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
@@ -236,7 +238,7 @@ def load_rules(settings: AuditSettings) -> Rules:
     catalogs: list[ConstraintCatalog] = []
     if not settings.no_default_constraints:
         docs = [(f"conf/kafka/{release}.yaml", doc) for release, doc in conf_loader.kafka_catalog_documents()]
-        catalogs.append(generate_default_catalog(docs, mv_table))
+        catalogs.append(generate_default_catalog(docs, mv_table, mv_gates=conf_loader.kafka_mv_gates()))
     catalogs.extend(conf_loader.constraint_catalog(path) for path in settings.constraints)
     return compile_catalog(catalogs, mv_table), list(settings.constraints)
 
@@ -417,7 +419,9 @@ def _evaluate(
     from transforms.effective import effective_findings
 
     frames, auditable_df, at_target = resolved.frames, resolved.auditable_df, resolved.at_target
-    topics_df, cluster_df = resolved.state.topics, resolved.state.cluster_state
+    topics_df = resolved.state.topics
+    # the release the brokers run now decides the base validators below the target's release (--kafka-version wins)
+    cluster_df = with_kafka_version(resolved.state.cluster_state, settings.kafka_version)
     with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
         # The catalog is evaluated once, at every level: the violations at the target and the counts per level both
         # read this checkpoint. Planning runs the shuffles of the DELETE fallbacks (checkpointed frames too).
@@ -469,7 +473,7 @@ def _evaluate(
             _append(store, "highest_safe_levels", safe_df)
         all_findings_df = resolved.state.findings.unionByName(
             effective_findings(at_target, frames, kafka_version=settings.kafka_version)
-        )
+        ).unionByName(ambiguous_release_findings(resolved.state.brokers, kafka_version=settings.kafka_version))
         with step(spark, "findings"):
             _append(store, "findings", _findings(all_findings_df, run_id, run_ts))
     return _Evaluated(life=life)

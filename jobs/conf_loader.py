@@ -89,6 +89,13 @@ def kafka_catalog_documents() -> tuple[tuple[str, Any], ...]:
 
 
 @functools.cache
+def kafka_mv_gates() -> Any:
+    """``conf/kafka_mv_gates.yaml`` as parsed YAML: Kafka's own MV-gated config checks (validated by
+    ``transforms.constraints.generate.generate_default_catalog``)."""
+    return load_yaml(conf_path("kafka_mv_gates.yaml"))
+
+
+@functools.cache
 def sensitivity_rules() -> SensitivityRules:
     """Password-type and known config names over every release of the catalog (see transforms.redact)."""
     passwords: set[str] = set()

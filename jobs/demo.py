@@ -102,6 +102,9 @@ def execute(args: argparse.Namespace) -> int:
     print(f"  effective   {summary.tables['effective_configs']}")
     print(f"  findings    {summary.tables['findings']}")
     print(f"  fleet       {settings.fleet.out}/manifest.json (what was planted)")
+    print("\nTwo kinds of rules (violations.constraint_origin, docs/contract.md §5.4):")
+    print("  base validators  Kafka's ConfigDef checks of the release the brokers run at each level (kafka_base)")
+    print("  MV validators    rules with `since`, added from their level on: Kafka's own MV gates (kafka_mv), yours")
     return 0
 
 

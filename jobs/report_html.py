@@ -351,8 +351,22 @@ def _violations(data: ReportData) -> Markup:
     )
 
 
+def rule_origin_text(origin: str | None, release: str | None, since_mv: str | None) -> str:
+    """What kind of rule fired, in words: ``base validator of Kafka 4.2`` (the ConfigDef checks of the release the
+    brokers run at that level), ``Kafka MV validator since 4.3-IV0``, ``user base rule``, ``user MV validator since
+    4.4-IV1``."""
+    if origin == "kafka_base":
+        return f"base validator of Kafka {release}" if release else "Kafka base validator"
+    if origin == "kafka_mv":
+        return f"Kafka MV validator since {since_mv}"
+    if origin == "user_mv":
+        return f"user MV validator since {since_mv}"
+    return "user base rule"
+
+
 def _violation_row(r: Row) -> Markup:
-    since = el("div", {"class": "small muted"}, f"since {r['constraint_mv']}") if r["constraint_mv"] else ""
+    origin = rule_origin_text(r["constraint_origin"], r["constraint_release"], r["constraint_mv"])
+    since = el("div", {"class": "small muted"}, origin)
     topics = r["affected_topics"]
     inherit = el("div", {"class": "small muted"}, f"{fmt_int(topics)} topic(s) inherit it") if topics else ""
     source = el("div", {"class": "small muted"}, r["value_source"] or "source unknown")

@@ -40,6 +40,7 @@ from transforms.constraints.expressions import validate_with_spark
 from transforms.effective import resolve_effective_configs
 from transforms.metadata_version import parse_metadata_version
 from transforms.redact import redact_value
+from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
 from transforms.whatif.changes import apply_changes
 from transforms.whatif.scenarios import (
@@ -173,7 +174,7 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     violations_df = evaluate_constraints(
         filter_auditable(effective_df, target_keys_df=target_keys_df),
         both.topics,
-        both.cluster_state,
+        with_kafka_version(both.cluster_state, settings.kafka_version),  # as the audit judges them
         compiled,
         target=target,
         run_id=run_id,

@@ -6,9 +6,10 @@ A catalog file looks like::
       - id: broker-log-segment-bytes-3mib
         resource: broker                 # broker | topic | group | client_metrics | client
         config: log.segment.bytes        # single-key rule (or `configs: [...]` for an expression)
-        since: 4.4-IV1                   # optional; MV name, IBP name, release or feature level
+        since: 4.4-IV1                   # optional; MV name, IBP name, release or feature level (MV validator)
         check: {min: 3145728}            # exactly one of `check` / `expr`
         severity: error                  # error (default) | warning
+        sources: [DYNAMIC_BROKER_CONFIG] # optional; judge only values from these layers
         description: Minimum segment size raised for 4.4-IV1
         reference: KIP-1294
         remediation: Raise the segment size; 3 MiB is the floor.   # optional hint appended to the fix
@@ -42,11 +43,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from schemas.errors import ConfigError, validation_problems
-from schemas.kafka_vocabulary import ResourceType
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
 
 # the YAML spelling of a ResourceType (its `kind`); a Literal so pydantic lists the choices in its messages
 ResourceKind = Literal["broker", "topic", "group", "client_metrics", "client"]
 Severity = Literal["error", "warning"]
+RuleKind = Literal["base", "release", "mv"]
 TypeName = Literal["int", "long", "short", "double", "boolean", "list", "string", "password", "class"]
 
 CHECK_KINDS: Final = (
@@ -64,6 +66,7 @@ CHECK_KINDS: Final = (
 )
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
+_RELEASE = re.compile(r"^[0-9]+\.[0-9]+$")
 _FLAG_KINDS: Final = ("not_null", "non_empty_list", "no_duplicates", "no_empty_elements")
 
 
@@ -163,12 +166,18 @@ class Constraint(BaseModel):
     config: str | None = None
     configs: tuple[str, ...] | None = None
     since: str | int | None = None
+    # A base validator bound to a Kafka release (the ConfigDef of that release): it judges brokers running that
+    # release until a later release's base rules of the same key take over. Exclusive with `since`.
+    release: str | None = None
     check: Check | None = None
     expr: str | None = None
     severity: Severity = "error"
     description: str = ""
     reference: str | None = None
     remediation: str | None = None  # free-text hint appended to the generated remediation
+    # judge only values from these layers (ConfigSource names, e.g. DYNAMIC_BROKER_CONFIG for per-broker values);
+    # None = every layer. For an expression, the layer of its first key.
+    sources: tuple[ConfigSource, ...] | None = None
 
     @field_validator("id")
     @classmethod
@@ -204,6 +213,14 @@ class Constraint(BaseModel):
             raise ValueError("a `check` validates one key: use `config`, or write an `expr` for several keys")
         if self.expr is not None and not self.expr.strip():
             raise ValueError("`expr` is empty")
+        if self.since is not None and self.release is not None:
+            raise ValueError(
+                "set at most one of `since` (an MV validator) or `release` (a base validator of a Kafka release)"
+            )
+        if self.sources is not None and not self.sources:
+            raise ValueError("`sources` must name at least one ConfigSource (or be omitted)")
+        if self.release is not None and not _RELEASE.match(self.release):
+            raise ValueError(f"release: {self.release!r} is not a Kafka release such as '4.2'")
         return self
 
     @property
@@ -215,6 +232,14 @@ class Constraint(BaseModel):
     def resource_type(self) -> ResourceType:
         """The EFFECTIVE_CONFIGS resource_type, e.g. ``BROKER``."""
         return ResourceType(self.resource.upper())
+
+    @property
+    def rule_kind(self) -> RuleKind:
+        """``mv`` for an MV validator (``since``), ``release`` for a base validator bound to a Kafka release,
+        ``base`` for a base validator of every release."""
+        if self.since is not None:
+            return "mv"
+        return "release" if self.release is not None else "base"
 
     @property
     def selection_key(self) -> tuple[str, tuple[str, ...]]:
@@ -329,12 +354,23 @@ class CompiledConstraint(BaseModel):
     since_mv: str | None  # the MV name of that level, e.g. "4.4-IV1"
     active_from: int  # inclusive
     active_to: int | None  # exclusive; None = no later level replaces it
+    # release-bound base validators: the release ranks (major * 1000 + minor) of the releases whose brokers it
+    # judges, [release_from, release_to); both None for other rules
+    release_from: int | None = None
+    release_to: int | None = None
+    origin: str = ""  # constraint_origin (schemas.violations.CONSTRAINT_ORIGINS)
     expr_sql: str | None  # the expression as evaluated (casts rewritten to try_cast)
     expr_fix: ExprFix | None = None  # the structured fix derived from the expression, if any
 
-    def applies_at(self, level: int) -> bool:
-        """Whether the validator is selected for a target feature level."""
-        return self.active_from <= level and (self.active_to is None or level < self.active_to)
+    def applies_at(self, level: int, release_rank: int | None = None) -> bool:
+        """Whether the validator is selected for a target feature level, for brokers whose release at that level
+        has rank ``release_rank`` (``max(the release they run, the release of the level)``; None: any release,
+        so a release-bound rule counts as selected)."""
+        in_levels = self.active_from <= level and (self.active_to is None or level < self.active_to)
+        if self.release_from is None or release_rank is None:
+            return in_levels
+        in_releases = self.release_from <= release_rank and (self.release_to is None or release_rank < self.release_to)
+        return in_levels and in_releases
 
 
 class CompiledCatalog(BaseModel):
@@ -345,6 +381,8 @@ class CompiledCatalog(BaseModel):
     sources: tuple[str, ...]
     rules: tuple[CompiledConstraint, ...]
     max_level: int  # the highest level of the metadata.version table used to compile
+    # release rank of every level 1..max_level (index level - 1): the binaries an MV upgrade to that level needs
+    level_release_ranks: tuple[int, ...] = ()
     fingerprint: str  # sha256 over the validated catalog (for audit_runs)
 
     @property

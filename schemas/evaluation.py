@@ -24,12 +24,14 @@ EXPR_CONTEXT_FIELDS: Final[dict[str, str]] = {
 CHECK_RULES_DDL: Final = (
     "rule_idx int, resource_type string, config_name string, rule_kind string, rule_num_a double, "
     "rule_num_b double, rule_values array<string>, rule_values_num array<double>, rule_pattern string, "
-    "rule_type string, active_from int, active_to int, judges_defaults boolean"
+    "rule_type string, active_from int, active_to int, judges_defaults boolean, release_from int, release_to int, "
+    "rule_sources array<string>"
 )
 # One row per expression rule; expr_chunk = its position // the chunk size of the generated CASE columns.
 EXPR_RULES_DDL: Final = (
     "rule_idx int, resource_type string, rule_configs array<string>, first_key string, reads_values boolean, "
-    "expr_chunk int, active_from int, active_to int, judges_defaults boolean"
+    "expr_chunk int, active_from int, active_to int, judges_defaults boolean, release_from int, release_to int, "
+    "rule_sources array<string>"
 )
 # One row per rule (checks and expressions): joined only to violating rows.
 RULE_INFO_DDL: Final = (
@@ -37,7 +39,7 @@ RULE_INFO_DDL: Final = (
     "constraint_level int, constraint_mv string, severity string, sel_key string, rule_bound_a string, "
     "rule_bound_b string, rule_values array<string>, rule_values_text string, rule_pattern_text string, "
     "rule_type_text string, expr_text string, reference string, description string, remediation_hint string, "
-    "rule_fix_value string, rule_configs_text string"
+    "rule_fix_value string, rule_configs_text string, constraint_origin string, constraint_release string"
 )
 
 # Every failing (row, rule) pair, at every level or at the target and current levels.
@@ -57,6 +59,8 @@ FAILURE_COLUMNS: Final = (
     "detail",
     "active_from",
     "active_to",
+    "release_from",
+    "release_to",
     "expr_fix_value",  # expressions: the value of the derived fix (expr_fixes), NULL when none
 )
 

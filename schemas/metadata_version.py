@@ -24,12 +24,23 @@ class MetadataVersion(BaseModel):
         return "IBP_" + self.name.replace(".", "_").replace("-", "_")
 
 
+class ReleaseFeatures(BaseModel):
+    """What a broker binary of one Kafka release registers as supported, and what it accepts as production."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    release: str  # "4.4"
+    latest_production_mv: str  # MetadataVersion.LATEST_PRODUCTION on that release's branch, e.g. "4.3-IV0"
+    features: dict[str, int]  # feature -> the maximum level its registration supports (absent = 0)
+
+
 class MetadataVersionTable(BaseModel):
-    """All known levels, ascending, without gaps."""
+    """All known levels, ascending, without gaps; and per release the feature ranges its brokers register."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     levels: tuple[MetadataVersion, ...]
+    releases: tuple[ReleaseFeatures, ...] = ()
 
     @model_validator(mode="after")
     def _levels_are_contiguous(self) -> MetadataVersionTable:
@@ -37,6 +48,23 @@ class MetadataVersionTable(BaseModel):
         if [v.level for v in self.levels] != expected:
             raise ValueError("metadata.version levels must be 1..N in order without gaps")
         return self
+
+    @model_validator(mode="after")
+    def _release_facts_name_known_levels(self) -> MetadataVersionTable:
+        names = {v.name for v in self.levels}
+        for entry in self.releases:
+            if entry.latest_production_mv not in names:
+                raise ValueError(f"release {entry.release}: unknown latest_production_mv {entry.latest_production_mv}")
+        return self
+
+    def production_levels(self, release: str) -> tuple[MetadataVersion, ...] | None:
+        """The levels release ``release`` accepts as production (``MetadataVersion.fromVersionString`` of its
+        branch without unstable versions, from the table's oldest level on), or None when the release is unknown."""
+        entry = next((r for r in self.releases if r.release == release), None)
+        if entry is None:
+            return None
+        top = next(v.level for v in self.levels if v.name == entry.latest_production_mv)
+        return tuple(v for v in self.levels if v.level <= top)
 
     def by_level(self, level: int) -> MetadataVersion | None:
         """The entry for a feature level, or None when unknown."""

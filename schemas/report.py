@@ -75,6 +75,8 @@ VIOLATION_ROWS: Final = StructType(
         StructField("cluster_id", StringType(), False),
         StructField("constraint_id", StringType(), False),
         StructField("constraint_mv", StringType(), True),
+        StructField("constraint_origin", StringType(), False),  # schemas.violations.CONSTRAINT_ORIGINS
+        StructField("constraint_release", StringType(), True),  # release of a release-bound base validator
         StructField("resource_type", StringType(), False),
         StructField("resource_name", StringType(), False),
         StructField("node_id", IntegerType(), True),

@@ -27,7 +27,10 @@ BROKERS: Final = StructType(
         StructField("in_controlled_shutdown", BooleanType(), False),
         StructField("min_supported_mv", IntegerType(), True),  # metadata.version feature range it registered
         StructField("max_supported_mv", IntegerType(), True),
-        StructField("kafka_release", StringType(), True),  # e.g. "4.2", inferred from max_supported_mv
+        # e.g. "4.2": the oldest of release_candidates, else the release of max_supported_mv (transforms.replay.brokers)
+        StructField("kafka_release", StringType(), True),
+        # releases whose registered feature maxima equal this registration's (empty: none; null: no features)
+        StructField("release_candidates", ArrayType(StringType(), False), True),
         StructField("registration_version", IntegerType(), True),  # REGISTER_BROKER_RECORD version
         StructField("has_static_configs", BooleanType(), False),  # v5 StaticConfigs or a --static-config file
         StructField("registration_offset", LongType(), True),
@@ -116,6 +119,8 @@ CLUSTER_STATE: Final = StructType(
     [
         StructField("cluster_id", StringType(), False),
         StructField("current_level", IntegerType(), True),  # finalized metadata.version level
+        # the oldest Kafka release a registered broker runs (BROKERS.kafka_release); null when none is known
+        StructField("kafka_release", StringType(), True),
         StructField("broker_count", IntegerType(), False),  # live: registered and not fenced
         StructField("rack_count", IntegerType(), False),
         StructField("topic_count", IntegerType(), False),

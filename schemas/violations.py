@@ -9,6 +9,9 @@ Besides the docs/contract.md §6 columns it carries:
 * ``affected_topics`` — on BROKER rows: topics hosted on that node that inherit the violating value;
 * ``constraint_source`` / ``constraint_kind`` / ``constraint_mv`` — where the rule came from, its check kind
   (``min``, ``in``, ..., ``expr``) and the MV name of its ``since``;
+* ``constraint_origin`` / ``constraint_release`` — which kind of rule it is (``CONSTRAINT_ORIGINS``: a base
+  validator or an MV validator, written by Kafka or by the user) and, for a base validator bound to a Kafka
+  release (the generated ConfigDef checks), that release;
 * ``violation_code`` — machine-readable reason (see ``VIOLATION_CODES``);
 * ``remediation_change`` — the fix as a structured change in the ``simulate`` changes format (null when no
   concrete value can be proposed, e.g. an ``in`` rule with several allowed values).
@@ -43,6 +46,10 @@ VIOLATION_CODES: Final = (
     "EXPRESSION_FALSE",
     "COULD_NOT_EVALUATE",  # an expression evaluated to NULL
 )
+
+# constraint_origin: Kafka's base validators (a release's ConfigDef checks, `release`), Kafka's MV validators
+# (conf/kafka_mv_gates.yaml, `since`), the user's base rules (no `since`) and MV validators (`since`).
+CONSTRAINT_ORIGINS: Final = ("kafka_base", "kafka_mv", "user_base", "user_mv")
 
 # The fix as a change of the `simulate` changes file (schemas/changes.py), one operation. Every field is
 # set when the struct is; fields are declared nullable because Spark cannot cast derived struct fields to NOT NULL.
@@ -79,6 +86,8 @@ VIOLATIONS: Final = StructType(
         StructField("constraint_kind", StringType(), False),  # min, max, between, in, ..., expr
         StructField("constraint_level", IntegerType(), True),  # level of `since`; null for base validators
         StructField("constraint_mv", StringType(), True),  # MV name of that level
+        StructField("constraint_origin", StringType(), False),  # one of CONSTRAINT_ORIGINS
+        StructField("constraint_release", StringType(), True),  # release of a release-bound base validator
         StructField("severity", StringType(), False),  # error | warning
         StructField("violation_code", StringType(), False),  # one of VIOLATION_CODES
         StructField("message", StringType(), False),

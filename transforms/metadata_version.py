@@ -1,4 +1,10 @@
-"""Parsing the metadata.version names users type: ``4.4-IV1``, ``IBP_4_4_IV1``, ``4.4`` or a level number."""
+"""Parsing the metadata.version names users type: ``4.4-IV1``, ``IBP_4_4_IV1``, ``4.4`` or a level number.
+
+A bare release ``X.Y`` means what ``kafka-features.sh upgrade --release-version X.Y`` sets with brokers of release
+X.Y: the newest ``X.Y-IVn`` that release accepts as production (``MetadataVersionTable.production_levels``, read
+from each release branch's ``LATEST_PRODUCTION``); the last IV of X.Y in the table when the release's facts are
+not recorded.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +34,18 @@ def parse_metadata_version(text: str | int, table: MetadataVersionTable) -> Meta
     elif m := _RELEASE.match(raw):
         release = f"{int(m.group(1))}.{int(m.group(2))}"
         candidates = [v for v in table.levels if v.release == release]
+        production = table.production_levels(release)
+        if production is not None and candidates:
+            accepted = [v for v in candidates if v in production]
+            if not accepted:
+                names = ", ".join(v.name for v in candidates)
+                raise UsageError(
+                    f"metadata.version {raw!r}: Kafka {release} accepts none of {names} as production (its "
+                    f"MetadataVersion.LATEST_PRODUCTION is {production[-1].name}, confluentinc/kafka {release}), so "
+                    f"`kafka-features.sh upgrade --release-version {release}` fails; audit {production[-1].name}, "
+                    "or name a level to audit it anyway"
+                )
+            candidates = accepted
         found = candidates[-1] if candidates else None
     if found is None:
         known = ", ".join(v.name for v in table.levels)

@@ -60,6 +60,7 @@ def violation(run_id: str, run_ts: dt.datetime, cluster: str, constraint: str, s
         "constraint_kind": "min",
         "constraint_level": 23,
         "constraint_mv": "4.1-IV1",
+        "constraint_origin": "user_mv",
         "severity": severity,
         "violation_code": "BELOW_MIN",
         "message": f"{constraint} fails",
@@ -123,6 +124,10 @@ def build_warehouse(spark: SparkSession, warehouse: Path) -> None:
                 value_source=None,
                 affected_topics=7,
                 remediation="edit server.properties & restart <broker 1>",
+                constraint_origin="kafka_base",
+                constraint_release="4.2",
+                constraint_mv=None,
+                constraint_level=None,
             ),
             violation("r-new", T_NEW, "beta", "segment-bytes-min", "error", new_at_target=None),
             violation("r-new", T_NEW, "beta", "retention-warning", "warning", value=None),
@@ -299,6 +304,15 @@ def test_trend_covers_every_run_and_the_violation_table_only_the_reported_one(re
     assert table.group(0).count("<tr data-severity=") == 4
     assert "old-only-rule" not in table.group(0)
     assert "<code>kafka-configs.sh --bootstrap-server HOST:9092 --alter --entity-type topics</code>" in table.group(0)
+
+
+def test_each_violation_says_which_kind_of_rule_fired(rendered: tuple[Path, str]) -> None:
+    _path, page = rendered
+    table = re.search(r'<table id="violations-table".*?</table>', page, re.S)
+    assert table
+    # jaas-required: a base validator of the release the brokers run; the others: user MV validators since 4.1-IV1
+    assert table.group(0).count("base validator of Kafka 4.2") == 1
+    assert table.group(0).count("user MV validator since 4.1-IV1") == 3
 
 
 def test_user_values_are_escaped(rendered: tuple[Path, str]) -> None:

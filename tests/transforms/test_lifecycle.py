@@ -48,6 +48,8 @@ def violation(run_id: str, resource_name: str = "1", **fields: Any) -> tuple[Any
         "constraint_kind": "min",
         "constraint_level": LEVEL,
         "constraint_mv": "4.4-IV1",
+        "constraint_origin": "user_mv",
+        "constraint_release": None,
         "severity": "error",
         "violation_code": "BELOW_MIN",
         "message": "too small",

@@ -26,10 +26,16 @@ How it runs (one pass, no per-constraint jobs):
   (source DEFAULT_CONFIG: the audited release's defaults, which an older release's validator may reject), and
   its expressions run only when every key they read exists and one of them was set (``rule_table.judges_defaults``);
   rules users write judge every value.
-* **levels** — each rule carries its KIP-1294 interval; a violation is reported when its rule applies at the
-  target level. ``new_at_target`` is true when, at the cluster's current level, no validator of the same
-  selection key ``(resource, sorted keys)`` fails on that row (NULL when the current level is unknown).
-  ``violations_by_level`` expands the same failures over every level of the MV table at once.
+* **levels and releases** — each rule carries its KIP-1294 level interval and, for a base validator bound to a
+  Kafka release (the generated ConfigDef checks), its release interval (``selection``). At level ``L`` a cluster's
+  brokers run ``max(the release they run now, the release of L)``: ``CLUSTER_STATE.kafka_release`` (the oldest
+  release a registered broker runs, or ``--kafka-version``), else the release of ``L``. A violation is reported when
+  its rule applies at the target level for that release. ``new_at_target`` is true when, at the cluster's current
+  level and release, no validator of the same kind and selection key ``(resource, sorted keys)`` fails on that row
+  (NULL when the current level is unknown): a failing base validator of the release the brokers already run is
+  not new, and an MV validator is new unless an MV validator of its key fails now. ``violations_by_level`` expands
+  the same failures over every level of the MV table at once, each level with its release.
+* **layers** — a rule with ``sources`` judges only values from those layers (its first key's, for an expression).
 * **fixes** — ``remediation`` / ``remediation_change`` (``remediation``): a single-key violation whose value comes
   from an override (``schemas.whatif.FALLBACK_SOURCES``) is fixed by deleting that override when the value it
   falls back to (``fallback_resolver``, every broker view of it) passes every single-key rule of the key at the
@@ -71,6 +77,7 @@ from transforms.constraints.expressions import (
 from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.constraints.rule_table import RuleTables, rule_tables
+from transforms.releases import release_rank_column
 from transforms.timestamps import as_utc
 
 __all__ = [
@@ -92,10 +99,16 @@ BROKER_LAYERS: Final = (
 )
 
 
+def _in_rule_sources(source: Column) -> Column:
+    """The value's layer is one the rule judges (every layer when the rule names none)."""
+    return (F.size("rule_sources") == 0) | F.coalesce(F.array_contains("rule_sources", source), F.lit(False))
+
+
 def _judged(source: Column) -> Column:
     """A single-key (row, rule) pair is evaluated: the rule judges defaults or the value was set by someone
-    (``rule_table.judges_defaults``)."""
-    return F.col("judges_defaults") | ~F.coalesce(source == F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
+    (``rule_table.judges_defaults``), and the value comes from a layer the rule judges."""
+    set_or_judged = F.col("judges_defaults") | ~F.coalesce(source == F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
+    return set_or_judged & _in_rule_sources(source)
 
 
 def _expression_judged() -> Column:
@@ -106,31 +119,70 @@ def _expression_judged() -> Column:
     set_by_someone = F.exists(
         "rule_configs", lambda k: F.coalesce(source(k) != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
     )
-    return F.col("judges_defaults") | (present & set_by_someone)
+    first_source = F.try_element_at(F.col("meta"), F.col("first_key"))["value_source"]
+    return (F.col("judges_defaults") | (present & set_by_someone)) & _in_rule_sources(first_source)
 
 
-def _applies(level: Column) -> Column:
-    """The rule's KIP-1294 interval contains ``level`` (NULL when ``level`` is NULL)."""
+def _release_rank_of_level(level: Column, level_ranks: Sequence[int]) -> Column:
+    """The release rank of a metadata.version level (the newest release above the table; NULL when unknown)."""
+    if not level_ranks:
+        return F.lit(None).cast("int")
+    pairs = [F.lit(x) for lv, rank in enumerate(level_ranks, start=1) for x in (lv, rank)]
+    return F.when(level > len(level_ranks), F.lit(level_ranks[-1])).otherwise(
+        F.try_element_at(F.create_map(*pairs), level)
+    )
+
+
+def _applies(level: Column, running_rank: Column, level_ranks: Sequence[int]) -> Column:
+    """The rule applies at ``level`` for a cluster whose brokers run the release of rank ``running_rank`` now:
+    its KIP-1294 level interval contains ``level`` and, for a release-bound base validator, its release interval
+    contains ``max(running_rank, release of level)`` (an upgrade to ``level`` needs that release's binaries; a NULL
+    running rank counts as the level's release). NULL when ``level`` is NULL."""
     upper_ok = F.col("active_to").isNull() | (level < F.col("active_to"))
-    return (F.col("active_from") <= level) & upper_ok
+    in_levels = (F.col("active_from") <= level) & upper_ok
+    release_at_level = F.greatest(running_rank, _release_rank_of_level(level, level_ranks))
+    in_releases = F.col("release_from").isNull() | (
+        (F.col("release_from") <= release_at_level)
+        & (F.col("release_to").isNull() | (release_at_level < F.col("release_to")))
+    )
+    return in_levels & in_releases
 
 
-def _level_filter(df: DataFrame, cluster_df: DataFrame, target_level: int | None) -> DataFrame:
+def _cluster_releases(cluster_df: DataFrame) -> DataFrame:
+    """``(cluster_id, _current_level, _running_rank)``: each cluster's finalized level and the rank of the release
+    its brokers run now (``CLUSTER_STATE.kafka_release``; NULL when unknown or the column is absent)."""
+    rank = (
+        release_rank_column(F.col("kafka_release"))
+        if "kafka_release" in cluster_df.columns
+        else F.lit(None).cast("int")
+    )
+    return cluster_df.select(
+        "cluster_id", F.col("current_level").alias("_current_level"), rank.cast("int").alias("_running_rank")
+    )
+
+
+def _level_filter(
+    df: DataFrame, cluster_df: DataFrame, target_level: int | None, level_ranks: Sequence[int]
+) -> DataFrame:
     """Keep (row, rule) pairs whose rule applies at the target or at the cluster's current level."""
     if target_level is None:
         return df
-    levels_df = cluster_df.select("cluster_id", F.col("current_level").alias("_current_level"))
-    at_target = _applies(F.lit(target_level))
-    at_current = F.coalesce(_applies(F.col("_current_level")), F.lit(False))
+    running = F.col("_running_rank")
+    at_target = _applies(F.lit(target_level), running, level_ranks)
+    at_current = F.coalesce(_applies(F.col("_current_level"), running, level_ranks), F.lit(False))
     return (
-        df.join(F.broadcast(levels_df), on="cluster_id", how="left")
+        df.join(F.broadcast(_cluster_releases(cluster_df)), on="cluster_id", how="left")
         .filter(at_target | at_current)
-        .drop("_current_level")
+        .drop("_current_level", "_running_rank")
     )
 
 
 def _single_key_failures(
-    effective_df: DataFrame, cluster_df: DataFrame, tables: RuleTables, target_level: int | None
+    effective_df: DataFrame,
+    cluster_df: DataFrame,
+    tables: RuleTables,
+    target_level: int | None,
+    level_ranks: Sequence[int],
 ) -> DataFrame:
     rtype, source = F.col("resource_type"), F.col("source")
     is_topic_override = (rtype == ResourceType.TOPIC) & (source == ConfigSource.DYNAMIC_TOPIC_CONFIG)
@@ -150,7 +202,7 @@ def _single_key_failures(
     joined_df = rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
     joined_df = joined_df.filter(_judged(F.col("value_source")))
     checked_df = (
-        _level_filter(joined_df, cluster_df, target_level)
+        _level_filter(joined_df, cluster_df, target_level, level_ranks)
         .transform(with_parsed_value)
         .select("*", check_violation().alias("violation"))
         .filter(F.col("violation").isNotNull())
@@ -260,7 +312,7 @@ def _expression_failures(
         .filter(holds_a_key)
         .filter(_expression_judged())
     )
-    prepared_df = _level_filter(paired_df, cluster_df, target_level).select(
+    prepared_df = _level_filter(paired_df, cluster_df, target_level, rules.level_release_ranks).select(
         "*",
         F.try_element_at("cfg", F.col("first_key")).alias("value"),
         F.try_element_at("meta", F.col("first_key")).alias("first_meta"),
@@ -297,6 +349,8 @@ def _expression_failures(
             F.lit(None).cast("string").alias("detail"),
             "active_from",
             "active_to",
+            "release_from",
+            "release_to",
             "expr_fix_value",
         )
     )
@@ -312,7 +366,7 @@ def _failures(
 ) -> DataFrame:
     """Every failing (row, rule) pair, FAILURE_COLUMNS; restricted to rules applying at the target or the
     current level when ``target_level`` is given, else for all levels."""
-    failures_df = _single_key_failures(effective_df, cluster_df, tables, target_level)
+    failures_df = _single_key_failures(effective_df, cluster_df, tables, target_level, rules.level_release_ranks)
     expr_df = _expression_failures(effective_df, topics_df, cluster_df, rules, tables, target_level)
     return failures_df if expr_df is None else failures_df.unionByName(expr_df)
 
@@ -396,7 +450,9 @@ def _deleted_resource(resource_name: Column, source: Column) -> Column:
     return F.when(source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, F.lit("")).otherwise(resource_name)
 
 
-def _fallback_verdicts(fallback_df: DataFrame, tables: RuleTables, target_level: int) -> DataFrame:
+def _fallback_verdicts(
+    fallback_df: DataFrame, tables: RuleTables, target_level: int, releases_df: DataFrame, level_ranks: Sequence[int]
+) -> DataFrame:
     """Per deleted record (cluster, resource type, deleted resource, key, layer): whether every fallback row —
     every broker view, every broker taking the cluster default — passes every single-key rule of the key at the
     target; and the fallback value and source when they are the same everywhere."""
@@ -404,9 +460,11 @@ def _fallback_verdicts(fallback_df: DataFrame, tables: RuleTables, target_level:
     rows_df = fallback_df.select(
         "*", _deleted_resource(F.col("resource_name"), F.col("deleted_source")).alias("_deleted")
     ).select(*keys, "value", "is_sensitive", "config_type", "source")
+    at_target = _applies(F.lit(target_level), F.col("_running_rank"), level_ranks)
     checked_df = (
         rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
-        .filter(_applies(F.lit(target_level)) & _judged(F.col("source")))
+        .join(F.broadcast(releases_df.select("cluster_id", "_running_rank")), on="cluster_id", how="left")
+        .filter(at_target & _judged(F.col("source")))
         .transform(with_parsed_value)
         .select(*keys, check_violation().isNotNull().cast("int").alias("_fails"))
         .groupBy(*keys)
@@ -427,7 +485,12 @@ def _fallback_verdicts(fallback_df: DataFrame, tables: RuleTables, target_level:
 
 
 def _with_fallbacks(
-    df: DataFrame, resolver: FallbackResolver | None, tables: RuleTables, target_level: int
+    df: DataFrame,
+    resolver: FallbackResolver | None,
+    tables: RuleTables,
+    target_level: int,
+    releases_df: DataFrame,
+    level_ranks: Sequence[int],
 ) -> DataFrame:
     """Add ``fallback_ok`` (single-key violations of override values only; else NULL), ``fallback_value`` and
     ``fallback_source``."""
@@ -443,7 +506,7 @@ def _with_fallbacks(
     needed_df = truncated(
         df.where(eligible).select("cluster_id", "resource_type", "resource_name", "value_source").distinct()
     )
-    verdicts_df = _fallback_verdicts(truncated(resolver(needed_df)), tables, target_level)
+    verdicts_df = _fallback_verdicts(truncated(resolver(needed_df)), tables, target_level, releases_df, level_ranks)
     on = ["cluster_id", "resource_type", "_deleted", "config_name", "value_source"]
     return (
         df.select(
@@ -520,12 +583,15 @@ def evaluate_constraints(
     tables = rule_tables(spark, rules)
     if failures_df is None:
         failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, target.level)
-    levels_df = cluster_df.select("cluster_id", "current_level")
+    level_ranks = rules.level_release_ranks
+    releases_df = _cluster_releases(cluster_df)
+    levels_df = releases_df.select("cluster_id", F.col("_current_level").alias("current_level"), "_running_rank")
     with_info_df = failures_df.join(F.broadcast(tables.rule_info_df), on="rule_idx", how="inner").join(
         F.broadcast(levels_df), on="cluster_id", how="left"
     )
-    at_target = _applies(F.lit(target.level))
-    fails_at_current = F.max(_applies(F.col("current_level")).cast("int")).over(
+    running = F.col("_running_rank")
+    at_target = _applies(F.lit(target.level), running, level_ranks)
+    fails_at_current = F.max(_applies(F.col("current_level"), running, level_ranks).cast("int")).over(
         Window.partitionBy(*ENTITY, "node_id", "sel_key")
     )
     new_at_target = F.when(F.col("current_level").isNotNull(), F.coalesce(fails_at_current, F.lit(0)) == 0)
@@ -537,7 +603,9 @@ def evaluate_constraints(
     if fallback_resolver is not None:
         # the fallbacks are resolved for these rows: compute them once, not once for the resolver and once more
         reported_df = truncated(reported_df)
-    reported_df = reported_df.transform(_with_fallbacks, fallback_resolver, tables, target.level)
+    reported_df = reported_df.transform(
+        _with_fallbacks, fallback_resolver, tables, target.level, releases_df, level_ranks
+    )
     reported_df = reported_df.select("*", fix_value().alias("fix_value"))
     current = F.col("current_level")
     return reported_df.select(
@@ -561,6 +629,8 @@ def evaluate_constraints(
         "constraint_kind",
         "constraint_level",
         "constraint_mv",
+        "constraint_origin",
+        "constraint_release",
         "severity",
         F.col("code").alias("violation_code"),
         violation_message().alias("message"),
@@ -592,11 +662,14 @@ def violations_by_level(
         failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, None)
     failures_df = failures_df.join(
         F.broadcast(tables.rule_info_df.select("rule_idx", "severity")), on="rule_idx", how="inner"
+    ).join(
+        F.broadcast(_cluster_releases(cluster_df).select("cluster_id", "_running_rank")), on="cluster_id", how="left"
     )
     levels_df = spark.createDataFrame([(v.level, v.name) for v in mv_table.levels], MV_LEVELS_DDL)
     is_error = (F.col("severity") == "error").cast("long")
+    applies_at_level = _applies(F.col("level"), F.col("_running_rank"), rules.level_release_ranks)
     counts_df = (
-        failures_df.join(F.broadcast(levels_df.select("level")), on=_applies(F.col("level")), how="inner")
+        failures_df.join(F.broadcast(levels_df.select("level")), on=applies_at_level, how="inner")
         .groupBy("cluster_id", "level")
         .agg(F.sum(is_error).alias("errors"), F.sum(1 - is_error).alias("warnings"))
     )

@@ -4,10 +4,13 @@
 ``(file name, yaml.safe_load of conf/kafka/<release>.yaml)`` pairs; ``constraint_count_by_release`` counts its
 constraints per release and ``untranslated_validators`` lists the code validators it does not check.
 
-Jobs read the files; this function is pure. Each release's ConfigDef becomes a set of MV-gated validators:
-everything a release checks for a key is registered with ``since`` = the first metadata.version level of that
-release, so by KIP-1294's floorEntry an audit for a 4.2 MV checks exactly what 4.2's ConfigDef checks, and a
-later release's set *replaces* the earlier one (a relaxed validator relaxes, a dropped validator disappears).
+Jobs read the files; this function is pure. Each release's ConfigDef becomes a set of **base validators bound to
+that release** (``release: X``, KIP-1294's ``validator`` argument of ``define``): the checks a broker binary of
+release X runs whatever the metadata.version. At a level L a broker runs ``max(the release it runs now, the
+release of L)`` (``selection``), so an audit checks what that release's ConfigDef checks, and a later release's
+set *replaces* the earlier one for the brokers running it (a relaxed validator relaxes, a dropped validator
+disappears). MV validators (rules with ``since``, e.g. ``kafka_mv_gates``) are evaluated in addition and never
+remove these.
 
 * Every key gets a ``type`` check (INT/LONG/SHORT/DOUBLE/BOOLEAN/CLASS must parse; STRING/LIST/PASSWORD always
   pass, which still marks "this release validates the key" so older validators stop applying).
@@ -120,7 +123,17 @@ def _translate_declarative(validator: Mapping[str, Any]) -> tuple[list[tuple[str
     return [], [str(validator.get("name") or kind)]
 
 
-def _key_constraints(resource: str, key: Mapping[str, Any], release: str) -> list[Entry]:
+def _reference(doc_sources: Mapping[str, Any], release: str, where: str) -> str:
+    """``confluentinc/kafka 4.2: core/src/main/scala/kafka/server/KafkaConfig.scala:1234``: repository, branch,
+    file."""
+    repo = str(doc_sources.get("repo") or "confluentinc/kafka")
+    ref = str(doc_sources.get("ref") or release)
+    return f"{repo} {ref}: {where}" if where else f"{repo} {ref}"
+
+
+def _key_constraints(
+    resource: str, key: Mapping[str, Any], release: str, doc_sources: Mapping[str, Any] | None = None
+) -> list[Entry]:
     name = key["name"]
     rules, skipped = _translate(key.get("validator"), release)
     for code_check in key.get("code_checks") or []:
@@ -145,13 +158,13 @@ def _key_constraints(resource: str, key: Mapping[str, Any], release: str) -> lis
             **({"check": e["check"]} if "check" in e else {"expr": e["expr"]}),
             "severity": "error",
             "description": e["description"],
-            "reference": f"Kafka {release} {resource} ConfigDef",
+            "reference": _reference(doc_sources or {}, release, str(key.get("source") or f"{resource} ConfigDef")),
         }
         for e in entries
     ]
 
 
-def _cross_constraint(check: Mapping[str, Any], release: str) -> Entry:
+def _cross_constraint(check: Mapping[str, Any], release: str, doc_sources: Mapping[str, Any] | None = None) -> Entry:
     enforced = "not enforced" not in str(check.get("kafka_effect", ""))
     return {
         "id": f"kafka-{release}-{_slug(check['id'])}",
@@ -160,7 +173,7 @@ def _cross_constraint(check: Mapping[str, Any], release: str) -> Entry:
         "expr": check["expr"],
         "severity": "error" if enforced else "warning",
         "description": str(check.get("rule") or ""),
-        "reference": str(check.get("source") or f"Kafka {release}"),
+        "reference": _reference(doc_sources or {}, release, str(check.get("source") or "")),
     }
 
 
@@ -171,28 +184,30 @@ def _signature(entries: list[Entry]) -> tuple[Any, ...]:
     )
 
 
-def _first_level(release: str, mv_table: MetadataVersionTable, source: str) -> int:
-    levels = [v.level for v in mv_table.levels if v.release == release]
-    if not levels:
+def _check_release_known(release: str, mv_table: MetadataVersionTable, source: str) -> None:
+    if not any(v.release == release for v in mv_table.levels):
         raise ConfigError(f"{source}: release {release} has no metadata.version level in the MV table")
-    return min(levels)
 
 
 def _release_groups(doc: Mapping[str, Any], release: str) -> dict[tuple[str, tuple[str, ...]], list[Entry]]:
     """Every generated constraint of one release, grouped by KIP-1294 selection key."""
     groups: dict[tuple[str, tuple[str, ...]], list[Entry]] = {}
+    sources = doc.get("sources") or {}
     for resource in RESOURCES:
         for key in doc.get(resource) or []:
-            groups.setdefault((resource, (key["name"],)), []).extend(_key_constraints(resource, key, release))
+            groups.setdefault((resource, (key["name"],)), []).extend(_key_constraints(resource, key, release, sources))
     for check in doc.get("cross_field_checks") or []:
         if check.get("expr"):
-            entry = _cross_constraint(check, release)
+            entry = _cross_constraint(check, release, sources)
             groups.setdefault((entry["resource"], tuple(sorted(entry["configs"]))), []).append(entry)
     return groups
 
 
-def _retirement(selection: tuple[str, tuple[str, ...]], previous: list[Entry], release: str) -> Entry:
+def _retirement(
+    selection: tuple[str, tuple[str, ...]], previous: list[Entry], release: str, doc: Mapping[str, Any]
+) -> Entry:
     resource, keys = selection
+    sources = doc.get("sources") or {}
     if previous and "config" in previous[0] and len(keys) == 1:
         return {
             "id": f"kafka-{release}-{resource}-{_slug(keys[0])}-removed",
@@ -201,7 +216,7 @@ def _retirement(selection: tuple[str, tuple[str, ...]], previous: list[Entry], r
             "expr": "value is null",
             "severity": "warning",
             "description": f"{keys[0]} was removed in Kafka {release}: brokers ignore it; delete it",
-            "reference": f"Kafka {release} upgrade notes",
+            "reference": _reference(sources, release, f"{resource} ConfigDef no longer defines {keys[0]}"),
         }
     return {
         "id": f"kafka-{release}-{resource}-{_slug('+'.join(keys))}-retired",
@@ -210,21 +225,43 @@ def _retirement(selection: tuple[str, tuple[str, ...]], previous: list[Entry], r
         "expr": "true",
         "severity": "warning",
         "description": f"Kafka {release} no longer checks this; ends the earlier check",
-        "reference": f"Kafka {release}",
+        "reference": _reference(sources, release, "cross-field check no longer present"),
     }
+
+
+def _mv_gate_entries(mv_gates: Any, name: str) -> list[Entry]:
+    """The entries of ``conf/kafka_mv_gates.yaml``: Kafka's own MV validators, each with ``since`` and a
+    ``reference`` naming its Kafka source."""
+    if mv_gates is None:
+        return []
+    entries = mv_gates.get("constraints") if isinstance(mv_gates, Mapping) else None
+    if not isinstance(entries, list):
+        raise ConfigError(f"{name}: Kafka's MV-gated checks are a mapping with a `constraints:` list")
+    for index, entry in enumerate(entries):
+        where = f"{name}: constraint {entry.get('id', f'#{index + 1}') if isinstance(entry, Mapping) else index + 1}"
+        if not isinstance(entry, Mapping) or entry.get("since") is None:
+            raise ConfigError(f"{where}: a Kafka MV gate is an MV validator and needs `since`")
+        if not str(entry.get("reference") or "").startswith("confluentinc/kafka "):
+            raise ConfigError(f"{where}: `reference` must name the Kafka source (confluentinc/kafka <branch>: <file>)")
+    return [dict(e) for e in entries]
 
 
 def generate_default_catalog(
     documents: Sequence[tuple[str, Mapping[str, Any]]],
     mv_table: MetadataVersionTable,
     *,
+    mv_gates: Any = None,
+    mv_gates_name: str = "conf/kafka_mv_gates.yaml",
     source: str = DEFAULT_SOURCE,
 ) -> ConstraintCatalog:
     """The generated catalog (semantics in the module docstring), validated like a user catalog.
 
+    ``mv_gates``: the parsed ``conf/kafka_mv_gates.yaml`` (Kafka's own MV-gated checks, added as MV validators),
+    or None for none.
+
     Raises:
-        ConfigError: a document without ``release``, a release without MV levels, or a generated entry that
-            does not validate (naming the document and the id).
+        ConfigError: a document without ``release``, a release without MV levels, an MV gate without ``since``
+            or a Kafka ``reference``, or a generated entry that does not validate (naming the document and the id).
     """
     ordered = []
     for name, doc in documents:
@@ -236,28 +273,30 @@ def generate_default_catalog(
     emitted: list[Entry] = []
     current: dict[tuple[str, tuple[str, ...]], tuple[tuple[Any, ...], list[Entry]]] = {}
     for _, release, name, doc in ordered:
-        level = _first_level(release, mv_table, name)
+        _check_release_known(release, mv_table, name)
         groups = _release_groups(doc, release)
         for selection, entries in groups.items():
             signature = _signature(entries)
             if selection in current and current[selection][0] == signature:
                 continue
             current[selection] = (signature, entries)
-            emitted.extend({**e, "since": level} for e in entries)
+            emitted.extend({**e, "release": release} for e in entries)
         for selection in [s for s in current if s not in groups]:
-            retired = _retirement(selection, current[selection][1], release)
+            retired = _retirement(selection, current[selection][1], release, doc)
             if current[selection][0] != ("retired",):
-                emitted.append({**retired, "since": level})
+                emitted.append({**retired, "release": release})
                 current[selection] = (("retired",), [retired])
+    emitted.extend(_mv_gate_entries(mv_gates, mv_gates_name))
     return parse_catalog({"constraints": emitted}, source)
 
 
 def constraint_count_by_release(catalog: ConstraintCatalog, mv_table: MetadataVersionTable) -> dict[str, int]:
-    """How many generated constraints each release registered (for the run summary / review)."""
+    """How many generated constraints each release registered (for the run summary / review); MV validators
+    (``since``) count under the release of their level, unbound base validators under ``base``."""
     counts: dict[str, int] = {}
     for constraint in catalog.constraints:
         level = int(constraint.since) if isinstance(constraint.since, int) else None
-        release = mv_table.release_of(level) if level is not None else None
+        release = constraint.release or (mv_table.release_of(level) if level is not None else None)
         counts[release or "base"] = counts.get(release or "base", 0) + 1
     return counts
 

@@ -5,16 +5,17 @@
 ``rule_info_rows``; ``judges_defaults`` says whether a rule judges values nobody set.
 
 Design: a single-key rule is one row of ``check_rules`` keyed by ``(resource_type, config_name)`` with its
-parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lower/upper bound,
-``rule_values`` / ``rule_values_num``, ``rule_pattern`` anchored, ``rule_type``) and its KIP-1294 interval
-(``active_from``, ``active_to``). A config row joins only the rules of its own key, and one generic
-``CASE rule_kind`` (``checks.check_violation``) evaluates whichever rule it met, so per-row work and generated
-code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
+parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lower/upper bound, ``rule_values`` /
+``rule_values_num``, ``rule_pattern`` anchored, ``rule_type``), its KIP-1294 level interval (``active_from``,
+``active_to``), for a release-bound base validator its release interval (``release_from``, ``release_to``, release
+ranks) and the layers it judges (``rule_sources``, empty = every layer). A config row joins only the rules of its
+own key, and one generic ``CASE rule_kind`` (``checks.check_violation``) evaluates whichever rule it met, so per-row
+work and generated code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
 ``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values``
 (``expressions.paired_by_keys``: evaluated only for entities holding one of its configs; if not, it is a pure
-topic/cluster policy evaluated for every entity). Both tables carry ``judges_defaults``, false for the rules of
-the generated default catalog (see ``judges_defaults``). ``rule_info`` holds
-everything needed only for violating rows (ids, texts, severity); it is joined after filtering.
+topic/cluster policy evaluated for every entity). Both tables carry ``judges_defaults``, false for the rules of the
+generated default catalog (see ``judges_defaults``). ``rule_info`` holds everything needed only for violating rows
+(ids, texts, severity); it is joined after filtering.
 """
 
 from __future__ import annotations
@@ -37,8 +38,15 @@ _PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$
 
 
 def _sel_key(rule: CompiledConstraint) -> str:
+    """The rule family ``new_at_target`` compares across levels: the KIP-1294 selection key within one kind of rule
+    (release-bound base / unbound base / MV validator), so a base validator failing now does not hide an MV
+    validator that fails only at the target, and the reverse."""
     resource, keys = rule.constraint.selection_key
-    return resource + "|" + "\x1f".join(keys)
+    return rule.constraint.rule_kind + "|" + resource + "|" + "\x1f".join(keys)
+
+
+def _sources(rule: CompiledConstraint) -> list[str]:
+    return [str(s) for s in rule.constraint.sources or ()]
 
 
 def judges_defaults(rule: CompiledConstraint) -> bool:
@@ -83,6 +91,9 @@ def check_rule_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
                 rule.active_from,
                 rule.active_to,
                 judges_defaults(rule),
+                rule.release_from,
+                rule.release_to,
+                _sources(rule),
             )
         )
     return rows
@@ -102,6 +113,9 @@ def expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE)
             rule.active_from,
             rule.active_to,
             judges_defaults(rule),
+            rule.release_from,
+            rule.release_to,
+            _sources(rule),
         )
         for position, rule in enumerate(rules.expressions)
     ]
@@ -148,6 +162,8 @@ def rule_info_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
                 c.remediation,
                 fix,
                 ", ".join(c.keys),
+                rule.origin,
+                c.release,
             )
         )
     return rows

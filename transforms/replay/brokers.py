@@ -9,9 +9,16 @@ Kafka semantics (``ClusterDelta``):
   fence, -1 unfence, 0 no change; ``inControlledShutdown``: 1 sets it) change the current registration only when
   their epoch equals its ``brokerEpoch`` (Kafka raises on a mismatch; replay skips such records); nothing but a
   new registration clears ``inControlledShutdown``;
-* ``min/max_supported_mv`` come from the registration's ``metadata.version`` feature range (NULL before 3.3),
-  ``kafka_release`` is the release of ``max_supported_mv`` in the metadata.version table (the newest release for
-  a level above the table, NULL when unknown).
+* ``min/max_supported_mv`` come from the registration's ``metadata.version`` feature range (NULL before 3.3);
+* ``kafka_release`` is the release the broker runs, read from the maxima of **every** feature range it registered
+  (metadata.version, kraft.version, group.version, transaction.version, eligible.leader.replicas.version,
+  share.version, streams.version, ...) against each release's own table (``MetadataVersionTable.releases``: what a
+  broker of that release registers; e.g. 4.4 registers metadata.version up to 4.3-IV0, like 4.3, but
+  share.version 2). ``release_candidates`` lists every release whose table agrees with each registered maximum
+  (a feature a release does not register counts as 0); the oldest is taken, and more than one is a finding
+  (``ambiguous_release_findings``; ``--kafka-version`` settles it). When none agrees (unstable feature versions
+  enabled, a build of its own), the release of ``max_supported_mv`` in the metadata.version table is taken (the
+  newest release for a level above the table, NULL when unknown) and ``release_candidates`` is empty.
 
 Static configs: a registration's v5 ``staticConfigs`` (origin ``REGISTRATION``, last entry wins for a repeated
 name); else, for brokers without them, the ``--static-config`` rows of the node (origin ``FILE``; with several
@@ -24,6 +31,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from schemas.kafka_catalog import release_rank
 from schemas.metadata_version import MetadataVersionTable
 from schemas.silver import BROKER_STATIC_CONFIGS, BROKERS, CONTROLLERS
 from transforms.replay.payloads import filter_parsed
@@ -34,6 +42,34 @@ def release_of_level(level: Column, mv_table: MetadataVersionTable) -> Column:
     pairs = [F.lit(x) for v in mv_table.levels for x in (v.level, v.release)]
     newest = mv_table.levels[-1]
     return F.when(level > newest.level, F.lit(newest.release)).otherwise(F.try_element_at(F.create_map(*pairs), level))
+
+
+def release_candidates(features: Column, mv_table: MetadataVersionTable) -> Column:
+    """The releases (oldest first) whose registered feature maxima (``MetadataVersionTable.releases``) equal every
+    ``maxSupportedVersion`` of a registration's feature array; an empty array when none does, NULL when the
+    registration has no ``metadata.version`` range (no features at all, or a broker before 3.3)."""
+    ordered = sorted(mv_table.releases, key=lambda r: release_rank(r.release))
+    table = F.array(
+        *[
+            F.struct(
+                F.lit(r.release).alias("release"),
+                F.create_map(*[F.lit(x) for name, top in sorted(r.features.items()) for x in (name, top)]).alias(
+                    "tops"
+                ),
+            )
+            for r in ordered
+        ]
+    )
+    agrees = lambda r: F.forall(  # noqa: E731
+        features,
+        lambda f: F.coalesce(F.try_element_at(r["tops"], f["name"]), F.lit(0)) == f["maxSupportedVersion"],
+    )
+    if not ordered:
+        return F.when(features.isNotNull(), F.array_remove(F.array(F.lit("")), ""))  # array<string not null>
+    matching = F.filter(table, agrees)
+    # a registration without a metadata.version range (before 3.3, or no features at all) tells nothing
+    says_something = F.exists(features, lambda f: f["name"] == F.lit("metadata.version"))
+    return F.when(says_something, F.transform(matching, lambda r: r["release"]))
 
 
 def _mv_range(features: Column) -> Column:
@@ -125,6 +161,9 @@ def to_brokers(applied_df: DataFrame, static_configs_df: DataFrame, *, mv_table:
         static_configs_df.select("cluster_id", "node_id").distinct().select("*", F.lit(True).alias("has_file"))
     )
     mv = _mv_range(F.col("reg.p.features"))
+    candidates = release_candidates(F.col("reg.p.features"), mv_table)
+    by_mv = release_of_level(mv["maxSupportedVersion"], mv_table)
+    inferred = F.coalesce(F.try_element_at(candidates, F.lit(1)), by_mv)
     has_registration_configs = F.coalesce(F.size(F.col("reg.p.staticConfigs")) > 0, F.lit(False))
     return (
         _current_brokers(applied_df)
@@ -141,7 +180,8 @@ def to_brokers(applied_df: DataFrame, static_configs_df: DataFrame, *, mv_table:
             ),
             mv["minSupportedVersion"].alias("min_supported_mv"),
             mv["maxSupportedVersion"].alias("max_supported_mv"),
-            release_of_level(mv["maxSupportedVersion"], mv_table).alias("kafka_release"),
+            inferred.alias("kafka_release"),
+            candidates.alias("release_candidates"),
             F.col("reg.record_version").alias("registration_version"),
             (has_registration_configs | F.coalesce(F.col("has_file"), F.lit(False))).alias("has_static_configs"),
             F.col("reg.offset").alias("registration_offset"),
@@ -213,4 +253,31 @@ def to_controllers(applied_df: DataFrame) -> DataFrame:
             F.col("reg.offset").alias("registration_offset"),
         )
         .select(*CONTROLLERS.fieldNames())
+    )
+
+
+def ambiguous_release_findings(brokers_df: DataFrame, *, kafka_version: str | None) -> DataFrame:
+    """``FINDING_ROWS``: one ``AMBIGUOUS_KAFKA_RELEASE`` per broker whose registered feature ranges fit several
+    releases (the oldest was taken); none when ``--kafka-version`` names the release."""
+    ambiguous_df = brokers_df.where(F.coalesce(F.size("release_candidates") > 1, F.lit(False)))
+    if kafka_version:
+        ambiguous_df = ambiguous_df.where(F.lit(False))
+    message = F.concat(
+        F.lit("the feature ranges broker "),
+        F.col("node_id").cast("string"),
+        F.lit(" registered fit Kafka "),
+        F.array_join("release_candidates", ", "),
+        F.lit("; the oldest ("),
+        F.col("kafka_release"),
+        F.lit(") decides its base validators and defaults: pass --kafka-version to settle it"),
+    )
+    return ambiguous_df.select(
+        "cluster_id",
+        F.lit("BROKER").alias("resource_type"),
+        F.col("node_id").cast("string").alias("resource_name"),
+        F.lit("AMBIGUOUS_KAFKA_RELEASE").alias("kind"),
+        F.lit(None).cast("string").alias("config_name"),
+        message.alias("message"),
+        F.col("registration_offset").alias("offset"),
+        F.lit(False).alias("is_blocking"),
     )

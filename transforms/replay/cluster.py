@@ -1,6 +1,8 @@
 """One row per cluster (silver ``CLUSTER_STATE``).
 
 * ``current_level``: the finalized ``metadata.version`` (NULL before 3.3, when the log has no FeatureLevelRecord);
+* ``kafka_release``: the oldest release a registered broker runs (``BROKERS.kafka_release``): the binaries that
+  decide the base validators before an upgrade (NULL when no broker's release is known);
 * ``broker_count`` / ``rack_count``: live brokers (registered and not fenced) and their distinct non-NULL racks;
 * ``snapshot_end_offset``: the snapshot replay started from (0 for a bootstrap snapshot, NULL for none);
 * ``last_offset`` / ``last_timestamp``: the newest applied log record; when no log record applied, the snapshot's
@@ -13,7 +15,9 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from schemas.kafka_catalog import normalize_release
 from schemas.silver import CLUSTER_STATE
+from transforms.releases import release_rank_column
 
 
 def to_cluster_state(
@@ -37,6 +41,11 @@ def to_cluster_state(
             F.count_distinct("rack").cast("int").alias("rack_count"),
         )
     )
+    release_df = (
+        brokers_df.where(F.col("kafka_release").isNotNull())
+        .groupBy("cluster_id")
+        .agg(F.min_by("kafka_release", release_rank_column(F.col("kafka_release"))).alias("kafka_release"))
+    )
     topic_count_df = topics_df.groupBy("cluster_id").agg(F.count(F.lit(1)).cast("int").alias("topic_count"))
     level_df = features_df.where(F.col("feature") == "metadata.version").select(
         "cluster_id", F.col("level").alias("current_level")
@@ -48,9 +57,11 @@ def to_cluster_state(
         .join(live_df, on="cluster_id", how="left")
         .join(topic_count_df, on="cluster_id", how="left")
         .join(level_df, on="cluster_id", how="left")
+        .join(release_df, on="cluster_id", how="left")
         .select(
             F.col("cluster_id"),
             F.col("current_level"),
+            F.col("kafka_release"),
             F.coalesce(F.col("broker_count"), F.lit(0)).alias("broker_count"),
             F.coalesce(F.col("rack_count"), F.lit(0)).alias("rack_count"),
             F.coalesce(F.col("topic_count"), F.lit(0)).alias("topic_count"),
@@ -63,3 +74,16 @@ def to_cluster_state(
         )
         .select(*CLUSTER_STATE.fieldNames())
     )
+
+
+def with_kafka_version(cluster_df: DataFrame, kafka_version: str | None) -> DataFrame:
+    """``CLUSTER_STATE`` with ``kafka_release`` replaced by ``--kafka-version`` (``"4.2"`` or ``"4.2.1"`` → ``"4.2"``)
+    when given: the user knows the release the brokers run better than their registrations tell.
+
+    Raises:
+        ConfigError: when ``kafka_version`` is not a release.
+    """
+    if not kafka_version:
+        return cluster_df
+    release = F.lit(normalize_release(kafka_version))
+    return cluster_df.select(*[release.alias(c) if c == "kafka_release" else F.col(c) for c in cluster_df.columns])

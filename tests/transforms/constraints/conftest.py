@@ -89,8 +89,10 @@ def cluster_df_of(spark: Any) -> Callable[..., Any]:
     """CLUSTER_STATE of cluster c1 with a current level, live broker and rack counts."""
     from schemas.silver import CLUSTER_STATE
 
-    def build(current_level: int | None = 27, broker_count: int = 3, rack_count: int = 1) -> Any:
-        row = ("c1", current_level, broker_count, rack_count, 0, None, None, None, 0)
+    def build(
+        current_level: int | None = 27, broker_count: int = 3, rack_count: int = 1, kafka_release: str | None = None
+    ) -> Any:
+        row = ("c1", current_level, kafka_release, broker_count, rack_count, 0, None, None, None, 0)
         return spark.createDataFrame([row], CLUSTER_STATE)
 
     return build

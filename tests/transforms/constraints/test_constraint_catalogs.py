@@ -41,7 +41,9 @@ def _by_level(catalog: Any, mv_table: MetadataVersionTable, level: int) -> dict[
     return {r.constraint.id: r.constraint for r in active_at(rules, level)}
 
 
-def test_each_release_registers_its_validators_at_its_first_level(mv_table: MetadataVersionTable) -> None:
+def test_each_release_registers_its_validators_as_base_validators_of_that_release(
+    mv_table: MetadataVersionTable,
+) -> None:
     docs = [
         _doc(
             "3.9",
@@ -59,21 +61,30 @@ def test_each_release_registers_its_validators_at_its_first_level(mv_table: Meta
         ),
     ]
     catalog = generate_default_catalog(docs, mv_table)
-    ids = {c.id: c.since for c in catalog.constraints}
+    ids = {c.id: (c.release, c.since) for c in catalog.constraints}
     assert ids == {
-        "kafka-3.9-broker-log.segment.bytes-type": 21,
-        "kafka-3.9-broker-log.segment.bytes-min": 21,
-        "kafka-3.9-broker-num.io.threads-type": 21,
-        "kafka-3.9-broker-num.io.threads-min": 21,
-        "kafka-4.0-broker-log.segment.bytes-type": 22,  # the set changed: registered again at 4.0-IV0
-        "kafka-4.0-broker-log.segment.bytes-min": 22,
-    }  # num.io.threads did not change: its 3.9 registration stays the floor entry
+        "kafka-3.9-broker-log.segment.bytes-type": ("3.9", None),
+        "kafka-3.9-broker-log.segment.bytes-min": ("3.9", None),
+        "kafka-3.9-broker-num.io.threads-type": ("3.9", None),
+        "kafka-3.9-broker-num.io.threads-min": ("3.9", None),
+        "kafka-4.0-broker-log.segment.bytes-type": ("4.0", None),  # the set changed: registered again for 4.0
+        "kafka-4.0-broker-log.segment.bytes-min": ("4.0", None),
+    }  # num.io.threads did not change: its 3.9 registration still judges 4.0 brokers
     assert _by_level(catalog, mv_table, 21)["kafka-3.9-broker-log.segment.bytes-min"].check.min == 14
     at_40 = _by_level(catalog, mv_table, 22)
     assert at_40["kafka-4.0-broker-log.segment.bytes-min"].check.min == 1048576
     assert "kafka-3.9-broker-log.segment.bytes-min" not in at_40
     assert "kafka-3.9-broker-num.io.threads-min" in at_40
-    assert _by_level(catalog, mv_table, 20) == {}  # no registration at or below 3.8
+    assert _by_level(catalog, mv_table, 20) == {}  # no registration for brokers of 3.8 or older
+    # 4.0 binaries at metadata.version 3.9-IV0 (level 21) run 4.0's ConfigDef: the binaries decide, not the MV
+    rules = compile_catalog([catalog], mv_table)
+    on_40_binaries = {r.constraint.id for r in active_at(rules, 21, running_release="4.0")}
+    assert "kafka-4.0-broker-log.segment.bytes-min" in on_40_binaries
+    assert "kafka-3.9-broker-log.segment.bytes-min" not in on_40_binaries
+    # and 3.9 binaries judged at 4.0-IV0 run 4.0's (an upgrade to 4.0-IV0 needs 4.0 binaries)
+    assert "kafka-4.0-broker-log.segment.bytes-min" in {
+        r.constraint.id for r in active_at(rules, 22, running_release="3.9")
+    }
 
 
 @pytest.mark.parametrize(
