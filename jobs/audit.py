@@ -330,13 +330,22 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
         run_ts=run_ts,
         started=started,
     )
-    store.ensure("audit_runs", gold.AUDIT_RUNS)
-    store.append("audit_runs", spark.createDataFrame([audit_row], gold.AUDIT_RUNS))
+    audit_run_df = spark.createDataFrame([audit_row], gold.AUDIT_RUNS)
     if dq is not None:
         dq += quality.check_gold(
-            spark, store, clusters=scope.clusters, run_id=run_id, run_ts=run_ts, command=settings.command
+            spark,
+            store,
+            clusters=scope.clusters,
+            run_id=run_id,
+            run_ts=run_ts,
+            command=settings.command,
+            audit_run_df=audit_run_df,
         )
         summary.dq = dq.to_json()
+    # Written last: a run killed before this line has no audit_runs row (its verdict never counted), and its
+    # bronze rows stay pending for the data-quality checks of the next run (jobs.quality.check_bronze).
+    store.ensure("audit_runs", gold.AUDIT_RUNS)
+    store.append("audit_runs", audit_run_df)
     return AuditResult(
         run_id=run_id,
         run_ts=run_ts,
