@@ -379,7 +379,7 @@ def _commit_ingested_files(
     When other ingests committed meanwhile: if they recorded any of these files (whatever content), this ingest's
     rows may duplicate theirs, so it is superseded; otherwise the commit is retried at the newer version.
     """
-    while True:
+    for _attempt in range(ATTEMPTS * 10):
         try:
             store.append("ingested_files", files_df, read_version=files_version)
             return
@@ -391,6 +391,7 @@ def _commit_ingested_files(
             if taken:
                 raise _Superseded(f"{len(taken)} of these files (e.g. {taken[0][1]})") from None
             files_version = newest
+    raise _Superseded("ingested_files, which other ingests kept changing")
 
 
 def _undo(store: DeltaStore, commits: list[tuple[str, int]]) -> None:

@@ -40,10 +40,12 @@ def _settings(warehouse: Path, directory: Path, cluster: str) -> ingest.IngestSe
 def _pause_at_commit(monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], Any]) -> list[Any]:
     """Run ``meanwhile`` once, just before the first ``ingested_files`` commit; returns its result in a list."""
     real = ingest._commit_ingested_files
+    started: list[bool] = []
     done: list[Any] = []
 
     def paused(*args: Any, **kwargs: Any) -> None:
-        if not done:
+        if not started:  # the ingest run meanwhile passes through here too: it goes straight on
+            started.append(True)
             done.append(meanwhile())
         real(*args, **kwargs)
 

