@@ -38,8 +38,8 @@ from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_js
 from schemas import gold, silver
 from schemas.changes import changes_from_remediations, dump_changes
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
-from schemas.errors import InputError, UsageError
-from schemas.kafka_catalog import release_rank
+from schemas.errors import AuditError, InputError, StorageError, UsageError
+from schemas.kafka_catalog import normalize_release, release_rank
 from schemas.kafka_vocabulary import ResourceType
 from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
@@ -184,6 +184,8 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
         raise UsageError("--as-of-offset must be ≥ 0")
     if args.no_default_constraints and not args.constraints:
         raise UsageError("--no-default-constraints needs at least one --constraints FILE")
+    if args.kafka_version is not None and not _is_release(args.kafka_version):
+        raise UsageError(f"--kafka-version {args.kafka_version!r} is not a Kafka release (e.g. 4.2 or 4.2.1)")
     return AuditSettings(
         target_mv=args.target_mv,
         warehouse=args.warehouse,
@@ -200,6 +202,14 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
     )
 
 
+def _is_release(text: str) -> bool:
+    try:
+        normalize_release(text)
+    except (ValueError, AuditError):
+        return False
+    return True
+
+
 def execute(args: argparse.Namespace) -> int:
     """CLI entry: audit, print the verdict, write the requested reports."""
     settings = settings_from_args(args)
@@ -211,14 +221,21 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def report(result: AuditResult, args: argparse.Namespace) -> None:
-    """Verdict on stdout, summary JSON and JUnit files when asked."""
+    """Summary JSON, JUnit and remediation files when asked, then the verdict on stdout.
+
+    The files come first: a file that cannot be written is exit 2 with no verdict printed (checked before Spark
+    starts by ``jobs.preflight``; this is for a disk that filled up meanwhile).
+    """
+    try:
+        if args.summary_json:
+            write_summary_json(args.summary_json, result.summary)
+        if getattr(args, "junit", None):
+            write_junit(args.junit, result.summary, result.violations)
+        if getattr(args, "remediation_out", None):
+            write_remediation_changes(args.remediation_out, result.violations)
+    except OSError as error:
+        raise StorageError(f"{error.filename or 'an output file'}: {error.strerror or error}") from error
     print(verdict_text(result.summary))  # the verdict prints even with --quiet
-    if args.summary_json:
-        write_summary_json(args.summary_json, result.summary)
-    if getattr(args, "junit", None):
-        write_junit(args.junit, result.summary, result.violations)
-    if getattr(args, "remediation_out", None):
-        write_remediation_changes(args.remediation_out, result.violations)
 
 
 def write_remediation_changes(path: str, violations: list[dict[str, Any]]) -> None:
@@ -315,13 +332,22 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
         run_ts=run_ts,
         started=started,
     )
-    store.ensure("audit_runs", gold.AUDIT_RUNS)
-    store.append("audit_runs", spark.createDataFrame([audit_row], gold.AUDIT_RUNS))
+    audit_run_df = spark.createDataFrame([audit_row], gold.AUDIT_RUNS)
     if dq is not None:
         dq += quality.check_gold(
-            spark, store, clusters=scope.clusters, run_id=run_id, run_ts=run_ts, command=settings.command
+            spark,
+            store,
+            clusters=scope.clusters,
+            run_id=run_id,
+            run_ts=run_ts,
+            command=settings.command,
+            audit_run_df=audit_run_df,
         )
         summary.dq = dq.to_json()
+    # Written last: a run killed before this line has no audit_runs row (its verdict never counted), and its
+    # bronze rows stay pending for the data-quality checks of the next run (jobs.quality.check_bronze).
+    store.ensure("audit_runs", gold.AUDIT_RUNS)
+    store.append("audit_runs", audit_run_df)
     return AuditResult(
         run_id=run_id,
         run_ts=run_ts,

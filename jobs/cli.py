@@ -9,6 +9,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from jobs import preflight
 from schemas.errors import AuditError
 
 log = logging.getLogger("kraft_audit")
@@ -81,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(verbose=args.verbose, quiet=args.quiet)
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
+        preflight.check_args(args)  # master URL, warehouse and output files: before any Spark work
         return int(module.execute(args))
     except AuditError as error:
         print(f"kraft-audit: error: {_one_line(error)}", file=sys.stderr)

@@ -17,6 +17,7 @@ from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES
 from schemas.lifecycle import Waiver, load_waivers_text, merge_waiver_files
 from schemas.metadata_version import MetadataVersionTable
+from transforms.constraints.functions import precheck_functions
 from transforms.redact import SensitivityRules
 
 
@@ -133,24 +134,34 @@ def kafka_catalog() -> KafkaCatalog:
 def constraint_catalog(path: str) -> ConstraintCatalog:
     """A user constraint catalog file (``--constraints``), validated; errors name the file and constraint."""
     file = Path(path)
+    text = read_user_text(file, what="constraint catalog")
+    catalog = load_catalog_text(text, str(file))
+    for constraint in catalog.constraints:
+        # Cheap and before Spark starts; validate_with_spark repeats it exactly on Spark's parse tree.
+        if constraint.expr is not None and (problem := precheck_functions(constraint.expr)) is not None:
+            raise ConfigError(f"{path}: constraint {constraint.id}: expr {problem}")
+    return catalog
+
+
+def read_user_text(file: Path, *, what: str) -> str:
+    """A user file's text (UTF-8); every way it can be unreadable is a ConfigError naming it (exit 2)."""
     try:
-        text = file.read_text(encoding="utf-8")
+        return file.read_text(encoding="utf-8")
     except FileNotFoundError as error:
-        raise ConfigError(f"{path}: constraint catalog not found") from error
-    return load_catalog_text(text, str(file))
+        raise ConfigError(f"{file}: {what} not found") from error
+    except IsADirectoryError as error:
+        raise ConfigError(f"{file}: is a directory, not a {what} file") from error
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{file}: {what} is not UTF-8 text (byte {error.start})") from error
+    except OSError as error:
+        raise ConfigError(f"{file}: cannot read the {what}: {error.strerror or error}") from error
 
 
 def waivers(paths: list[str] | tuple[str, ...]) -> tuple[Waiver, ...]:
     """The waivers of every ``--waivers`` file, validated; errors name the file and the waiver id."""
     files = []
     for path in paths:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError as error:
-            raise ConfigError(f"{path}: waivers file not found") from error
-        except (IsADirectoryError, UnicodeDecodeError) as error:
-            raise ConfigError(f"{path}: not a readable waivers file ({error})") from error
-        files.append(load_waivers_text(text, path))
+        files.append(load_waivers_text(read_user_text(Path(path), what="waivers file"), path))
     return merge_waiver_files(files)
 
 

@@ -29,9 +29,9 @@ from jobs.discover import Discovery, InputFile, discover_inputs, parse_static_co
 from jobs.progress import stage
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
-from jobs.storage import DeltaStore, open_store
+from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
 from schemas import bronze
-from schemas.errors import InputError, UsageError
+from schemas.errors import InputError, StorageError, UsageError
 from schemas.kafka_vocabulary import ResourceType
 from transforms.decode_files import FileDescriptor, decode_files
 from transforms.redact import SensitivityRules, redact_text, redact_value, safe_config_name
@@ -157,11 +157,39 @@ def execute(args: argparse.Namespace) -> int:
     return 0
 
 
+# A concurrent ingest of the same files wins at most this many times in a row before this one gives up.
+ATTEMPTS = 3
+
+
+class _Superseded(Exception):
+    """Another ingest committed some of these files first; this ingest's rows were undone."""
+
+
 def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs | None = None) -> IngestResult:
-    """Extract, decode and load the inputs; see the module docstring. ``inputs`` from :func:`find_inputs`."""
+    """Extract, decode and load the inputs; see the module docstring. ``inputs`` from :func:`find_inputs`.
+
+    Safe beside other ingests into the same warehouse: ``ingested_files`` is committed last and only at the version
+    whose hashes decided what to ingest. When another ingest committed the same files meanwhile, this ingest's data
+    commits are undone and it starts again (now finding those files unchanged), so no row is stored twice; ingests
+    of other files or clusters only make the commit retry at the newer version.
+    """
+    inputs = inputs or find_inputs(settings)
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return _run_once(spark, settings, inputs)
+        except _Superseded as superseded:
+            log.info(
+                "  another ingest committed %s first; rows of this attempt undone (attempt %d)", superseded, attempt
+            )
+    raise StorageError(
+        f"another ingest committed these files first {ATTEMPTS} times in a row; nothing of this ingest was kept "
+        "(run it again when the other ingests are done)"
+    )
+
+
+def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInputs) -> IngestResult:
     result = IngestResult(ingest_id=uuid.uuid4().hex)
     now = datetime.now(UTC)
-    inputs = inputs or find_inputs(settings)
     discovery, static_args = inputs.discovery, list(inputs.static_configs)
     store = open_store(spark, settings.warehouse, settings.delta_backend)
     for name, (schema, partitions) in TABLES.items():
@@ -172,7 +200,8 @@ def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs |
 
     with stage(spark, f"hashing {len(discovery.files)} input files"):
         hashes = _hash_files(spark, [f for f in discovery.files if f.input_kind])
-    previous = _previous_hashes(store)
+    files_version = store.version("ingested_files")
+    previous = _previous_hashes(store, files_version)
     todo: list[tuple[InputFile, str]] = []
     changed: set[tuple[str, str]] = set()
     for item in discovery.files:
@@ -197,7 +226,7 @@ def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs |
     )
 
     if todo or unrecognised:
-        _ingest_files(spark, store, todo, unrecognised, hashes, changed, result, now)
+        _ingest_files(spark, store, todo, unrecognised, hashes, changed, result, now, files_version=files_version)
     if static_args:
         _ingest_static_configs(spark, store, static_args, discovery, settings, result, now)
     return result
@@ -228,9 +257,9 @@ def _local_path(spark_path: str) -> str:
     return unquote(parsed.path) if parsed.scheme in ("file", "") else spark_path
 
 
-def _previous_hashes(store: DeltaStore) -> dict[tuple[str, str], str]:
+def _previous_hashes(store: DeltaStore, version: int) -> dict[tuple[str, str], str]:
     rows = (
-        store.read("ingested_files")
+        store.read("ingested_files", version=version)
         .groupBy("cluster_id", "source_file")
         .agg(F.max_by("file_sha256", "ingested_at").alias("sha"))
         .collect()
@@ -247,6 +276,8 @@ def _ingest_files(
     changed: set[tuple[str, str]],
     result: IngestResult,
     now: datetime,
+    *,
+    files_version: int,
 ) -> None:
     rules = conf_loader.sensitivity_rules()
     descriptors = {
@@ -286,11 +317,18 @@ def _ingest_files(
     if unrecognised:
         quarantine_df = quarantine_df.unionByName(_unrecognised_rows(spark, unrecognised, rules, result, now))
     files_df = _ingested_file_rows(spark, todo, per_file, result, now)
+    commits: list[tuple[str, int]] = []
+    claimed = {(item.cluster_id, item.path): digest for item, digest in todo}
     with stage(spark, "writing bronze tables"):
-        _load(store, "metadata_records", records_df, changed)
-        _load(store, "quarantine", quarantine_df, changed)
-        store.append("ingested_files", files_df)
-    decoded_df.unpersist()
+        try:
+            commits += _load(store, "metadata_records", records_df, changed)
+            commits += _load(store, "quarantine", quarantine_df, changed)
+            _commit_ingested_files(store, files_df, claimed, files_version)
+        except _Superseded:
+            _undo(store, commits)
+            raise
+        finally:
+            decoded_df.unpersist()
     by_type: Counter[str] = Counter()
     for (_file, kind, record_type), n in per_file.items():
         if kind == "RECORD":
@@ -306,21 +344,60 @@ def _no_files(spark: SparkSession) -> DataFrame:
     return spark.createDataFrame([], "path string, content binary")
 
 
-def _load(store: DeltaStore, table: str, df: DataFrame, changed: set[tuple[str, str]]) -> None:
-    """Append; when files were re-ingested, swap their clusters' partitions so their old rows disappear."""
+def _load(store: DeltaStore, table: str, df: DataFrame, changed: set[tuple[str, str]]) -> list[tuple[str, int]]:
+    """Append; when files were re-ingested, swap their clusters' partitions so their old rows disappear.
+
+    Returns the (table, version) of every commit made. The swap is committed only at the version it read (a
+    concurrent writer to the table makes this ingest start again rather than drop or double its rows).
+    """
     if not changed:
-        store.append(table, df)
-        return
+        return [(table, store.append(table, df))]
     clusters = sorted({cluster for cluster, _ in changed})
     stale = [path for _, path in changed]
-    kept = store.read(table).filter(F.col("cluster_id").isin(clusters) & ~F.col("source_file").isin(stale))
-    store.replace_partitions(
-        table,
-        kept.unionByName(df.filter(F.col("cluster_id").isin(clusters))),
-        {"cluster_id": clusters},
+    version = store.version(table)
+    kept = store.read(table, version=version).filter(
+        F.col("cluster_id").isin(clusters) & ~F.col("source_file").isin(stale)
     )
+    try:
+        replaced = store.replace_partitions(
+            table,
+            kept.unionByName(df.filter(F.col("cluster_id").isin(clusters))),
+            {"cluster_id": clusters},
+            read_version=version,
+        )
+    except ConcurrentCommitError as error:
+        raise _Superseded(f"a write to {table}") from error
     others = df.filter(~F.col("cluster_id").isin(clusters))
-    store.append(table, others)
+    return [(table, replaced), (table, store.append(table, others))]
+
+
+def _commit_ingested_files(
+    store: DeltaStore, files_df: DataFrame, claimed: dict[tuple[str, str], str], files_version: int
+) -> None:
+    """Append this ingest's ``ingested_files`` rows at the version its decisions came from (the commit point).
+
+    When other ingests committed meanwhile: if they recorded any of these files (whatever content), this ingest's
+    rows may duplicate theirs, so it is superseded; otherwise the commit is retried at the newer version.
+    """
+    for _attempt in range(ATTEMPTS * 10):
+        try:
+            store.append("ingested_files", files_df, read_version=files_version)
+            return
+        except ConcurrentCommitError:
+            newest = store.version("ingested_files")
+            since = _previous_hashes(store, newest)
+            before = _previous_hashes(store, files_version)
+            taken = sorted(key for key in claimed if since.get(key) != before.get(key))
+            if taken:
+                raise _Superseded(f"{len(taken)} of these files (e.g. {taken[0][1]})") from None
+            files_version = newest
+    raise _Superseded("ingested_files, which other ingests kept changing")
+
+
+def _undo(store: DeltaStore, commits: list[tuple[str, int]]) -> None:
+    """Undo this attempt's data commits, newest first (only their own files are touched)."""
+    for table, version in reversed(commits):
+        store.undo(table, version)
 
 
 def _unrecognised_rows(
@@ -435,16 +512,32 @@ def _ingest_static_configs(
                 )
             )
     df = spark.createDataFrame(rows, bronze.STATIC_CONFIGS)
-    store.replace_partitions("static_configs", _replace_nodes(store, df, cluster, nodes), {"cluster_id": [cluster]})
+    for _attempt in range(ATTEMPTS * 3):
+        # Replacing a node's rows by its file's rows is idempotent: beside a concurrent writer, re-read and redo.
+        version = store.version("static_configs")
+        try:
+            store.replace_partitions(
+                "static_configs",
+                _replace_nodes(store, df, cluster, nodes, version),
+                {"cluster_id": [cluster]},
+                read_version=version,
+            )
+            break
+        except ConcurrentCommitError:
+            continue
+    else:
+        raise StorageError("static_configs: other writers kept committing; the static configs were not written")
     if quarantine_rows:
         store.append("quarantine", spark.createDataFrame(quarantine_rows, bronze.QUARANTINE))
         result.quarantined += len(quarantine_rows)
     result.static_config_files = len(static_args)
 
 
-def _replace_nodes(store: DeltaStore, df: DataFrame, cluster: str, nodes: list[int]) -> DataFrame:
-    """The cluster's static configs with the given nodes' rows replaced by the new files' rows."""
-    kept = store.read("static_configs").filter((F.col("cluster_id") == cluster) & ~F.col("node_id").isin(nodes))
+def _replace_nodes(store: DeltaStore, df: DataFrame, cluster: str, nodes: list[int], version: int) -> DataFrame:
+    """The cluster's static configs (at ``version``) with the given nodes' rows replaced by the new files' rows."""
+    kept = store.read("static_configs", version=version).filter(
+        (F.col("cluster_id") == cluster) & ~F.col("node_id").isin(nodes)
+    )
     return kept.unionByName(df)
 
 

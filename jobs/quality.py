@@ -92,8 +92,11 @@ def check(
     command: str,
     run_ts: datetime | None = None,
     raise_on_critical: bool = True,
+    scope: Mapping[str, Any] | None = None,
 ) -> DqCounts:
     """Validate ``frames`` (table name -> DataFrame) with their suites; see the module docstring.
+
+    ``scope`` is recorded in every result row's ``details`` (bronze: the ingest ids checked).
 
     Raises:
         DataQualityError: a critical expectation failed (raised after ``dq_results`` and the Data Docs are
@@ -112,7 +115,9 @@ def check(
             for table, df in frames.items():
                 results.extend(runner.validate(suites[table], df, run_id=run_id, run_ts=run_ts))
         docs = runner.build_docs()
-        _append_results(spark, store, results, stage=stage, run_id=run_id, run_ts=run_ts, command=command)
+        _append_results(
+            spark, store, results, stage=stage, run_id=run_id, run_ts=run_ts, command=command, scope=scope or {}
+        )
     failed_critical = [r for r in results if not r.success and r.spec.criticality == CRITICAL]
     failed_warning = [r for r in results if not r.success and r.spec.criticality != CRITICAL]
     for result in failed_warning:
@@ -146,6 +151,7 @@ def _append_results(
     run_id: str,
     run_ts: datetime,
     command: str,
+    scope: Mapping[str, Any],
 ) -> None:
     rows = [
         (
@@ -162,7 +168,7 @@ def _append_results(
             r.element_count,
             r.unexpected_count,
             r.spec.description,
-            json.dumps(r.details, sort_keys=True, default=str),
+            json.dumps({**r.details, **scope}, sort_keys=True, default=str),
         )
         for r in results
     ]
@@ -173,12 +179,57 @@ def _append_results(
 # --- pipeline call sites ------------------------------------------------------------------------------------
 
 
-def check_bronze(spark: SparkSession, store: DeltaStore, *, ingest_id: str, run_id: str, command: str) -> DqCounts:
-    """After an ingest: the bronze rows it wrote (files skipped as unchanged were checked when they came)."""
+def check_bronze(
+    spark: SparkSession,
+    store: DeltaStore,
+    *,
+    ingest_id: str,
+    clusters: Sequence[str],
+    run_id: str,
+    command: str,
+) -> DqCounts:
+    """After an ingest: the bronze rows it wrote, and those of earlier ingests of these clusters that no finished
+    run has checked.
+
+    Files skipped as unchanged were checked when they came, but only if that run finished (its ``audit_runs`` row
+    is written last): a run killed, or stopped by a critical failure, before it ended leaves its ingest pending, so
+    its warnings and failures come back on the next run instead of passing over zero rows.
+    """
+    pending = sorted(pending_ingests(store, clusters) | {ingest_id})
     frames = {
-        name: scoped(store.read(name), ingest_id=ingest_id) for name in stage_tables("bronze") if store.exists(name)
+        name: store.read(name).filter(F.col("cluster_id").isin(list(clusters)) & F.col("ingest_id").isin(pending))
+        for name in stage_tables("bronze")
+        if store.exists(name)
     }
-    return check(spark, store, "bronze", frames, run_id=run_id, command=command)
+    return check(spark, store, "bronze", frames, run_id=run_id, command=command, scope={"ingest_ids": pending})
+
+
+def pending_ingests(store: DeltaStore, clusters: Sequence[str]) -> set[str]:
+    """Ingests of these clusters whose bronze rows no finished run has checked (see :func:`check_bronze`)."""
+    bronze = [name for name in ("ingested_files", "quarantine", "static_configs") if store.exists(name)]
+    if not bronze:
+        return set()
+    seen_df = None
+    for name in bronze:
+        ids_df = store.read(name).filter(F.col("cluster_id").isin(list(clusters))).select("ingest_id")
+        seen_df = ids_df if seen_df is None else seen_df.unionByName(ids_df)
+    assert seen_df is not None
+    seen = {r["ingest_id"] for r in seen_df.distinct().collect()}
+    return seen - checked_ingests(store)
+
+
+def checked_ingests(store: DeltaStore) -> set[str]:
+    """Ingests whose bronze rows were checked by a run that finished (it has an ``audit_runs`` row)."""
+    if not store.exists(DQ_TABLE) or not store.exists("audit_runs"):
+        return set()
+    finished_df = store.read("audit_runs").select("run_id").distinct()
+    ids_df = (
+        store.read(DQ_TABLE)
+        .filter(F.col("stage") == "bronze")
+        .join(finished_df, on="run_id", how="inner")
+        .select(F.explode(F.from_json(F.get_json_object("details", "$.ingest_ids"), "array<string>")).alias("id"))
+    )
+    return {r["id"] for r in ids_df.distinct().collect()}
 
 
 def check_silver(
@@ -197,10 +248,13 @@ def check_gold(
     run_id: str,
     run_ts: datetime,
     command: str,
+    audit_run_df: DataFrame,
 ) -> DqCounts:
-    """After evaluation: the effective configs of the run's clusters and the run's violations, findings, row."""
+    """After evaluation: the effective configs of the run's clusters, the run's violations and findings, and its
+    ``audit_runs`` row before it is written (the row is written last, after these checks)."""
     frames = {"effective_configs": scoped(store.read("effective_configs"), clusters=clusters)}
-    frames.update({name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings", "audit_runs")})
+    frames.update({name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings")})
+    frames["audit_runs"] = audit_run_df
     return check(spark, store, "gold", frames, run_id=run_id, run_ts=run_ts, command=command)
 
 

@@ -56,7 +56,12 @@ def run(
     if settings.audit.dq:
         store = open_store(spark, settings.ingest.warehouse, settings.ingest.delta_backend)
         bronze_dq = quality.check_bronze(
-            spark, store, ingest_id=ingested.ingest_id, run_id=run_id, command=settings.audit.command
+            spark,
+            store,
+            ingest_id=ingested.ingest_id,
+            clusters=ingested.clusters,
+            run_id=run_id,
+            command=settings.audit.command,
         )
     scoped = dataclasses.replace(settings.audit, cluster_ids=tuple(ingested.clusters), run_id=run_id)
     result = audit.run(spark, scoped, rules=rules)

@@ -12,7 +12,7 @@ import os
 
 from pyspark.sql import SparkSession
 
-from jobs.storage.base import DeltaStore, PartitionPredicate
+from jobs.storage.base import ConcurrentCommitError, DeltaStore, PartitionPredicate
 from jobs.storage.deltars import DeltaRsStore
 from jobs.storage.native import NativeDeltaStore, native_delta_available
 from schemas.errors import UsageError
@@ -37,4 +37,12 @@ def open_store(spark: SparkSession, warehouse: str, backend: str | None = None) 
     raise UsageError(f"unknown DELTA_BACKEND {chosen!r}; use one of {', '.join(BACKENDS)}")
 
 
-__all__ = ["BACKENDS", "DeltaRsStore", "DeltaStore", "NativeDeltaStore", "PartitionPredicate", "open_store"]
+__all__ = [
+    "BACKENDS",
+    "ConcurrentCommitError",
+    "DeltaRsStore",
+    "DeltaStore",
+    "NativeDeltaStore",
+    "PartitionPredicate",
+    "open_store",
+]

@@ -13,6 +13,11 @@ from pyspark.sql.types import StructType
 
 from schemas.errors import SchemaMismatchError, StorageError
 
+
+class ConcurrentCommitError(StorageError):
+    """Another writer committed to the table after the version a write was based on; nothing was committed."""
+
+
 # Partition column -> the values whose partitions an overwrite replaces (replaceWhere on partition columns).
 PartitionPredicate = Mapping[str, Sequence[str]]
 
@@ -46,20 +51,35 @@ class DeltaStore(ABC):
     def _create(self, table: str, schema: StructType, partition_by: Sequence[str]) -> None: ...
 
     @abstractmethod
-    def append(self, table: str, df: DataFrame) -> int:
-        """Add the rows of ``df``; returns the new table version."""
+    def append(self, table: str, df: DataFrame, *, read_version: int | None = None) -> int:
+        """Add the rows of ``df``; returns the new table version.
+
+        With ``read_version`` the commit is made only if the table is still at that version (the rows were decided
+        from it); otherwise ConcurrentCommitError is raised and nothing is committed.
+        """
 
     @abstractmethod
     def overwrite(self, table: str, df: DataFrame) -> int:
         """Replace the whole content with ``df``; returns the new table version."""
 
     @abstractmethod
-    def replace_partitions(self, table: str, df: DataFrame, where: PartitionPredicate) -> int:
+    def replace_partitions(
+        self, table: str, df: DataFrame, where: PartitionPredicate, *, read_version: int | None = None
+    ) -> int:
         """Replace exactly the partitions matching ``where`` with ``df`` (replaceWhere semantics).
 
         Every row of ``df`` must fall inside ``where``; otherwise nothing is written and StorageError is raised.
         Re-running with the same data leaves the content unchanged, which makes re-runs idempotent.
+        ``read_version`` as for :meth:`append`.
         """
+
+    def undo(self, table: str, version: int) -> int:
+        """Commit the inverse of commit ``version`` (its added files removed, its removed files added back).
+
+        For a writer that learns, after committing, that its work duplicates another writer's: only that commit's
+        files are touched, so later commits of others stay. Returns the new table version.
+        """
+        raise StorageError(f"the {self.backend} backend cannot undo commit {version} of {table}")
 
     @abstractmethod
     def read(self, table: str, *, version: int | None = None, timestamp: datetime | None = None) -> DataFrame:

@@ -15,12 +15,20 @@ from urllib.parse import unquote
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from deltalake import DeltaTable, Schema
+from deltalake.exceptions import CommitFailedError
 from deltalake.transaction import AddAction, CommitProperties, RemoveAction, create_table_with_add_actions
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
-from jobs.storage.base import DeltaStore, PartitionPredicate, aligned, check_predicate, check_same_schema
+from jobs.storage.base import (
+    ConcurrentCommitError,
+    DeltaStore,
+    PartitionPredicate,
+    aligned,
+    check_predicate,
+    check_same_schema,
+)
 from schemas.errors import StorageError, UnsupportedTableError
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
@@ -67,17 +75,71 @@ class DeltaRsStore(DeltaStore):
         )
 
     # -- writes -------------------------------------------------------------------------------------------------
-    def append(self, table: str, df: DataFrame) -> int:
-        return self._write(table, df, mode="append", where=None)
+    def append(self, table: str, df: DataFrame, *, read_version: int | None = None) -> int:
+        return self._write(table, df, mode="append", where=None, read_version=read_version)
 
     def overwrite(self, table: str, df: DataFrame) -> int:
         return self._write(table, df, mode="overwrite", where=None)
 
-    def replace_partitions(self, table: str, df: DataFrame, where: PartitionPredicate) -> int:
-        return self._write(table, df, mode="overwrite", where=where)
+    def replace_partitions(
+        self, table: str, df: DataFrame, where: PartitionPredicate, *, read_version: int | None = None
+    ) -> int:
+        return self._write(table, df, mode="overwrite", where=where, read_version=read_version)
 
-    def _write(self, table: str, df: DataFrame, *, mode: str, where: PartitionPredicate | None) -> int:
+    def undo(self, table: str, version: int) -> int:
         dt = self._table(table)
+        fs, root = pafs.FileSystem.from_uri(self.path(table))
+        now_ms = int(time.time() * 1000)
+        inverse: list[AddAction | RemoveAction] = []
+        with fs.open_input_stream(f"{root}/_delta_log/{version:020d}.json") as stream:
+            lines = stream.read().decode("utf-8").splitlines()
+        for line in lines:
+            action = json.loads(line) if line.strip() else {}
+            if "add" in action:
+                added = action["add"]
+                inverse.append(
+                    RemoveAction(
+                        path=unquote(added["path"]),
+                        deletion_timestamp=now_ms,
+                        data_change=True,
+                        partition_values=added.get("partitionValues") or {},
+                        size=added.get("size"),
+                    )
+                )
+            elif "remove" in action:
+                removed = action["remove"]
+                if removed.get("size") is None:
+                    raise StorageError(f"cannot undo commit {version} of {table}: a removed file has no size")
+                inverse.append(
+                    AddAction(
+                        path=unquote(removed["path"]),
+                        size=removed["size"],
+                        partition_values=removed.get("partitionValues") or {},
+                        modification_time=now_ms,
+                        data_change=True,
+                        stats="{}",
+                    )
+                )
+        if inverse:
+            dt.create_write_transaction(
+                inverse,
+                mode="append",
+                schema=dt.schema(),
+                partition_by=list(dt.metadata().partition_columns) or None,
+                commit_properties=_commit_props(f"UNDO {version}"),
+            )
+        return DeltaTable(self.path(table)).version()
+
+    def _write(
+        self,
+        table: str,
+        df: DataFrame,
+        *,
+        mode: str,
+        where: PartitionPredicate | None,
+        read_version: int | None = None,
+    ) -> int:
+        dt = self._table(table, version=read_version)
         schema = _spark_schema(dt)
         partition_by = list(dt.metadata().partition_columns)
         check_same_schema(table, expected=schema, actual=df.schema)
@@ -101,8 +163,15 @@ class DeltaRsStore(DeltaStore):
                 schema=Schema.from_json(schema.json()),
                 partition_by=partition_by or None,
                 partition_filters=filters,
-                commit_properties=_commit_props(_operation(mode, where)),
+                commit_properties=_commit_props(_operation(mode, where), strict=read_version is not None),
             )
+        except CommitFailedError as error:
+            _remove_quietly(fs, f"{root}/{staging}")
+            if read_version is None:
+                raise
+            raise ConcurrentCommitError(
+                f"{table} changed after version {read_version} (another writer committed): {error}"
+            ) from error
         except Exception:
             # Nothing was committed: the staged files are invisible to readers; remove them.
             _remove_quietly(fs, f"{root}/{staging}")
@@ -265,8 +334,12 @@ def _operation(mode: str, where: PartitionPredicate | None) -> str:
     return "WRITE " + mode.upper()
 
 
-def _commit_props(operation: str) -> CommitProperties:
-    return CommitProperties(custom_metadata={"engine": "kraft-audit/deltars", "kraftAuditOperation": operation})
+def _commit_props(operation: str, *, strict: bool = False) -> CommitProperties:
+    # strict: no retry at a later version (delta-rs retries a blind append past concurrent commits by default).
+    return CommitProperties(
+        custom_metadata={"engine": "kraft-audit/deltars", "kraftAuditOperation": operation},
+        max_commit_retries=0 if strict else None,
+    )
 
 
 def _remove_quietly(fs: pafs.FileSystem, path: str) -> None:

@@ -25,6 +25,7 @@ from jobs import quality
 from jobs.audit import RUN_TABLES, STATE_TABLES
 from jobs.cli import main as cli_main
 from jobs.storage import DeltaStore, open_store
+from schemas import gold
 from schemas.errors import DataQualityError
 from schemas.quality import STAGES
 from transforms.quality.suites import all_suites
@@ -275,3 +276,33 @@ def test_great_expectations_imports_where_main_has_no_file() -> None:
     env = {**os.environ, "PYTHONPATH": str(repo), "GX_ANALYTICS_ENABLED": "False"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]
+
+
+def test_a_run_killed_before_its_end_leaves_no_run_row_and_its_bronze_checks_come_back(
+    spark: SparkSession, good: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#16 item 11: the audit_runs row is written last, and an ingest whose run did not finish is checked again."""
+    copy = copied(good, "killed")
+    store = open_store(spark, str(copy))
+    killed = good["summary"]["run_id"]
+    # What a kill during the gold stage leaves: every table and dq_results row of the run, but no audit_runs row.
+    store.overwrite("audit_runs", spark.createDataFrame([], gold.AUDIT_RUNS))
+    assert killed in {r["run_id"] for r in results(spark, copy)}
+    assert quality.pending_ingests(store, ["e2e", "warned"])  # its ingest is not counted as checked
+
+    real_gold = quality.check_gold
+
+    def gold_before_the_run_row(*args: Any, **kwargs: Any) -> quality.DqCounts:
+        assert store.read("audit_runs").filter(F.col("run_id") == kwargs["run_id"]).count() == 0
+        return real_gold(*args, **kwargs)
+
+    monkeypatch.setattr(quality, "check_gold", gold_before_the_run_row)
+    summary_path = copy.parent / "rerun.json"
+    code = pipeline(copy, [DATA / "cluster.jsonl", good["tmp"] / "warned" / "cluster.jsonl"], summary_path)
+    summary = json.loads(summary_path.read_text())
+    assert code == 1
+    assert summary["dq"]["failed_warning"] == 1  # the killed run's quarantined line, checked again (not "success")
+    bronze = results(spark, copy, run_id=summary["run_id"], stage="bronze")
+    assert [r["check_id"] for r in bronze if not r["success"]] == ["quarantine_empty"]
+    assert [r["run_id"] for r in store.read("audit_runs").collect()] == [summary["run_id"]]
+    assert quality.pending_ingests(store, ["e2e", "warned"]) == set()

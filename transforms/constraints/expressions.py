@@ -28,10 +28,11 @@ encodes 0 = holds, 1 = false, 2 = NULL.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Final
+from typing import Any, Final
 
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -42,6 +43,8 @@ from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.errors import ConfigError
 from schemas.evaluation import EXPR_CONTEXT_FIELDS
 from schemas.kafka_vocabulary import ResourceType
+from transforms.constraints.functions import DENIED_FUNCTIONS, function_problem
+from transforms.constraints.sql_text import code_segments, without_comments
 
 __all__ = [
     "EXPR_CHUNK_SIZE",
@@ -51,8 +54,10 @@ __all__ = [
     "ansi_disabled",
     "cfg_keys_read",
     "code_segments",
+    "embedded",
     "expression_outcome_columns",
     "paired_by_keys",
+    "parse_tree_problem",
     "reads_entity_values",
     "rewrite_casts",
     "validate_with_spark",
@@ -65,42 +70,6 @@ EXPR_CHUNK_SIZE: Final = 25  # constraints per generated expression (JIT limit, 
 
 _CAST = re.compile(r"cast\s*\(", re.IGNORECASE)
 _IDENT_CHAR = re.compile(r"[A-Za-z0-9_.$]")
-
-
-def code_segments(text: str) -> Iterator[tuple[bool, str]]:
-    """Split SQL text into (is_code, segment): literals, `identifiers` and comments are not code."""
-    i, start, n = 0, 0, len(text)
-    while i < n:
-        ch = text[i]
-        end = -1
-        if ch in ("'", '"', "`"):
-            j = i + 1
-            while j < n:
-                if text[j] == "\\" and ch != "`":
-                    j += 2
-                    continue
-                if text[j] == ch:
-                    if j + 1 < n and text[j + 1] == ch:  # doubled quote escapes itself
-                        j += 2
-                        continue
-                    break
-                j += 1
-            end = min(j + 1, n)
-        elif text.startswith("--", i):
-            nl = text.find("\n", i)
-            end = n if nl < 0 else nl
-        elif text.startswith("/*", i):
-            close = text.find("*/", i + 2)
-            end = n if close < 0 else close + 2
-        if end >= 0:
-            if start < i:
-                yield True, text[start:i]
-            yield False, text[i:end]
-            i = start = end
-        else:
-            i += 1
-    if start < n:
-        yield True, text[start:]
 
 
 def _rewrite_code(code: str, before: str) -> str:
@@ -117,12 +86,21 @@ def _rewrite_code(code: str, before: str) -> str:
 
 
 def rewrite_casts(text: str) -> str:
-    """Rewrite every explicit ``cast(`` to ``try_cast(`` outside literals, quoted identifiers and comments."""
+    """The expression as evaluated: every explicit ``cast(`` outside literals, quoted identifiers and comments
+    rewritten to ``try_cast(``, and every comment replaced by a space (see :func:`without_comments`)."""
     parts: list[str] = []
-    for is_code, segment in code_segments(text):
+    for is_code, segment in code_segments(without_comments(text)):
         before = parts[-1][-1:] if parts else ""
         parts.append(_rewrite_code(segment, before) if is_code else segment)
     return "".join(parts)
+
+
+def embedded(expr_sql: str) -> str:
+    """The expression as it is placed inside generated SQL: parenthesised, on lines of its own.
+
+    Validation analyses exactly this text, so what passes at load time is what the evaluation parses.
+    """
+    return f"(\n{expr_sql}\n)"
 
 
 _ENTITY_VALUE_REF = re.compile(r"(?<![\w.$])(cfg|value)(?![\w$])", re.IGNORECASE)
@@ -223,8 +201,78 @@ def _where(rule: CompiledConstraint) -> str:
 
 def _analysed(rules: Sequence[CompiledConstraint], empty_df: DataFrame) -> DataFrame:
     """Resolve the expressions as columns ``__e<i>`` of one projection (no job runs)."""
-    columns = [F.expr(r.expr_sql or "").alias(f"__e{i}") for i, r in enumerate(rules)]
+    columns = [F.expr(embedded(r.expr_sql or "")).alias(f"__e{i}") for i, r in enumerate(rules)]
     return empty_df.select("*", *columns)
+
+
+# Nodes of Spark's parse tree (catalyst.analysis) an expression may contain; every other unresolved node (a star, a
+# function named by IDENTIFIER(...), an alias, a regex column) is refused.
+_UNRESOLVED_NODES: Final = frozenset(
+    {"UnresolvedFunction", "UnresolvedAttribute", "UnresolvedExtractValue", "UnresolvedCollation"}
+)
+# Parsed nodes that read outside the row or take values from outside the catalog.
+_FOREIGN_NODES: Final = frozenset(
+    {"Exists", "ScalarSubquery", "ListQuery", "InSubquery", "LateralSubquery", "PosParameter", "NamedParameter"}
+)
+# Analysed classes that must never appear, whatever name reached them (a second line behind the name check).
+_FORBIDDEN_CLASSES: Final = frozenset(
+    {
+        "CallMethodViaReflection",
+        "TryReflect",
+        "CurrentUser",
+        "CurrentDatabase",
+        "CurrentCatalog",
+        "InputFileName",
+        "InputFileBlockStart",
+        "InputFileBlockLength",
+    }
+)
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _name_parts(node: dict[str, Any]) -> list[str]:
+    # Spark's toJSON writes a Seq[String] as "[a, b]"; a part that is not a plain name is reported whole.
+    text = str(node.get("nameParts", ""))
+    inner = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    return [part.strip() for part in inner.split(",")]
+
+
+def parse_tree_problem(spark: SparkSession, expr_sql: str) -> str | None:
+    """Why an expression may not run, read from the tree Spark's own parser builds for it; None when it may.
+
+    Every function call must name one function of :data:`functions.ALLOWED_FUNCTIONS` (no qualified or quoted-in
+    names, no UDF, no ``IDENTIFIER(...)``); no subquery, parameter marker or star; and no bare name that Spark would
+    resolve to a session function (``current_user``). Parsing runs no job and resolves nothing.
+    """
+    parser = spark._jsparkSession.sessionState().sqlParser()
+    try:
+        nodes = json.loads(parser.parseExpression(expr_sql).toJSON())
+    except PySparkException:
+        return None  # does not parse: analysis reports it with Spark's message
+    for node in nodes:
+        qualified = str(node.get("class", ""))
+        name = qualified.rsplit(".", 1)[-1]
+        if "plan" in node or name in _FOREIGN_NODES:
+            return f"uses {name}: subqueries, table reads and parameters are not allowed in an expression"
+        if qualified.startswith("org.apache.spark.sql.catalyst.analysis.") and name not in _UNRESOLVED_NODES:
+            return f"uses {name} (e.g. IDENTIFIER(...) or *), which an expression may not"
+        if name == "UnresolvedFunction":
+            parts = _name_parts(node)
+            if len(parts) != 1 or not _PLAIN_NAME.fullmatch(parts[0]):
+                return f"calls {'.'.join(parts)}(): write a plain function name"
+            if (problem := function_problem(parts[0])) is not None:
+                return problem
+        if name == "UnresolvedAttribute":
+            first = _name_parts(node)[0]
+            if first.lower() in DENIED_FUNCTIONS:
+                return function_problem(first)
+    return None
+
+
+def _forbidden_class(checked_df: DataFrame) -> str | None:
+    found = set(re.findall(r'"class":"[\w.$]*?\.(\w+)"', str(checked_df._jdf.queryExecution().analyzed().toJSON())))
+    hit = sorted(found & _FORBIDDEN_CLASSES)
+    return hit[0] if hit else None
 
 
 def _validate_expression(rule: CompiledConstraint, empty_df: DataFrame) -> None:
@@ -233,6 +281,8 @@ def _validate_expression(rule: CompiledConstraint, empty_df: DataFrame) -> None:
     assert rule.expr_sql is not None
     if _has_double_colon_cast(rule.expr_sql):
         raise ConfigError(f"{where}: expr uses `::`; write cast(x AS type) (it is evaluated as try_cast)")
+    if (problem := parse_tree_problem(empty_df.sparkSession, rule.expr_sql)) is not None:
+        raise ConfigError(f"{where}: expr {problem}")
     try:
         checked_df = _analysed([rule], empty_df)
     except PySparkException as exc:
@@ -245,6 +295,8 @@ def _validate_expression(rule: CompiledConstraint, empty_df: DataFrame) -> None:
             reason = "names an unknown field or is invalid"
         raise ConfigError(f"{where}: expr {reason}: {_first_line(exc)}") from None
     _check_result(rule, checked_df, "__e0")
+    if (forbidden := _forbidden_class(checked_df)) is not None:
+        raise ConfigError(f"{where}: expr resolves to {forbidden}, which an expression may not use")
     if not _is_row_level(checked_df):
         raise ConfigError(f"{where}: expr must be a row-level condition (no aggregate, window, generator or subquery)")
 
@@ -263,22 +315,41 @@ def _is_row_level(checked_df: DataFrame) -> bool:
 
 
 def _validate_batch(rules: Sequence[CompiledConstraint], empty_df: DataFrame) -> None:
-    """Analyse a chunk of expressions in one projection; on any problem, find the culprit one by one."""
-    if any(_has_double_colon_cast(r.expr_sql or "") for r in rules):
-        for rule in rules:
-            _validate_expression(rule, empty_df)
-        return
-    try:
-        checked_df = _analysed(rules, empty_df)
-        row_level = _is_row_level(checked_df)
-    except PySparkException:
-        row_level = False
+    """Analyse a chunk of expressions in one projection; on any problem, find the culprit one by one.
+
+    Then analyse the chunk the way the evaluation uses it (:func:`expression_outcome_columns`), so an expression
+    that is valid alone but breaks the generated statement is refused here, not mid-audit.
+    """
+    spark = empty_df.sparkSession
+    suspect = any(_has_double_colon_cast(r.expr_sql or "") for r in rules) or any(
+        parse_tree_problem(spark, r.expr_sql or "") is not None for r in rules
+    )
+    row_level = False
+    if not suspect:
+        try:
+            checked_df = _analysed(rules, empty_df)
+            row_level = _is_row_level(checked_df) and _forbidden_class(checked_df) is None
+        except PySparkException:
+            row_level = False
     if not row_level:
         for rule in rules:
             _validate_expression(rule, empty_df)
         return
     for i, rule in enumerate(rules):
         _check_result(rule, checked_df, f"__e{i}")
+    _validate_as_evaluated(rules, empty_df)
+
+
+def _validate_as_evaluated(rules: Sequence[CompiledConstraint], empty_df: DataFrame) -> None:
+    """Analyse the generated CASE column of these rules over the evaluation's columns (no job runs)."""
+    guided_df = empty_df.select("*", F.lit(0).alias("rule_idx"), F.lit(0).alias("expr_chunk"))
+    try:
+        guided_df.select(*expression_outcome_columns(rules, chunk_size=len(rules)))
+    except PySparkException as exc:
+        ids = ", ".join(r.constraint.id for r in rules)
+        raise ConfigError(
+            f"{rules[0].source}: constraints {ids}: the generated evaluation does not parse: {_first_line(exc)}"
+        ) from None
 
 
 def _validate_regex(rule: CompiledConstraint, spark: SparkSession) -> None:
@@ -330,7 +401,8 @@ def expression_outcome_columns(
     for start in range(0, len(rules), chunk_size):
         chunk = rules[start : start + chunk_size]
         branches = " ".join(
-            f"WHEN {rule.rule_idx} THEN coalesce(CAST(NOT ({rule.expr_sql}) AS INT), {OUTCOME_NULL})" for rule in chunk
+            f"WHEN {rule.rule_idx} THEN coalesce(CAST(NOT {embedded(rule.expr_sql or '')} AS INT), {OUTCOME_NULL})"
+            for rule in chunk
         )
         columns.append(F.expr(f"CASE WHEN expr_chunk = {start // chunk_size} THEN CASE rule_idx {branches} END END"))
     return columns

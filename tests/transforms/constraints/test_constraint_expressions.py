@@ -31,8 +31,8 @@ from transforms.constraints.expressions import (
         ("try_cast(value as int) > 1", "try_cast(value as int) > 1"),
         ("value = 'cast(x as int)'", "value = 'cast(x as int)'"),
         ('value = "it\'s cast("', 'value = "it\'s cast("'),
-        ("`cast(` = 1 -- cast(\ncast(1 as int)", "`cast(` = 1 -- cast(\ntry_cast(1 as int)"),
-        ("/* cast( */ my_cast(1) + broadcast(2)", "/* cast( */ my_cast(1) + broadcast(2)"),
+        ("`cast(` = 1 -- cast(\ncast(1 as int)", "`cast(` = 1  \ntry_cast(1 as int)"),
+        ("/* cast( */ my_cast(1) + broadcast(2)", "  my_cast(1) + broadcast(2)"),
         ("value = 'a''cast(' or cast(value as int) = 1", "value = 'a''cast(' or try_cast(value as int) = 1"),
     ],
     ids=[
@@ -90,10 +90,10 @@ def _one_expr(resource: str, expr: str) -> str:
         ("topic", "value ==== 1", "does not parse"),
         ("topic", "topic.partitons > 1", "unknown field"),
         ("topic", "cfg['a'] > nosuchcolumn", "unknown field"),
-        ("topic", "no_such_function(value)", "unknown field"),
+        ("topic", "no_such_function(value)", "not an allowed SQL function"),
         ("broker", "topic.partitions > 1", "unknown field"),
         ("topic", "cast(value as int) + 1", "must be a boolean condition, it returns int"),
-        ("topic", "count(value) > 1", "row-level condition"),
+        ("topic", "count(value) > 1", "aggregate or window function"),
         ("topic", "value::int > 1", "uses `::`"),
     ],
     ids=[

@@ -1,0 +1,98 @@
+"""Checks of the command line that need no Spark: run before the session starts, each mistake one line, exit 2.
+
+A gate must not run for minutes and then fail to write its JUnit file (the verdict printed, the exit code saying
+otherwise), nor start Spark only to learn that ``--master`` is not a master URL or the warehouse is a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from schemas.errors import UsageError
+
+__all__ = ["OUTPUT_OPTIONS", "check_args", "check_master", "check_output_file", "check_warehouse"]
+
+# Spark's master URLs (SparkContext.createTaskScheduler and the cluster managers Spark ships: YARN, Kubernetes).
+_MASTER = re.compile(
+    r"local(\[(\*|[1-9][0-9]*)(,\s*[0-9]+)?\])?"
+    r"|local-cluster\[[1-9][0-9]*,\s*[1-9][0-9]*,\s*[1-9][0-9]*\]"
+    r"|spark://[^\s/]+(:[0-9]+)?(,[^\s/]+(:[0-9]+)?)*/?"
+    r"|yarn"
+    r"|k8s://\S+"
+)
+# argparse destinations of the files a command writes (option name for messages).
+OUTPUT_OPTIONS: dict[str, str] = {
+    "summary_json": "--summary-json",
+    "junit": "--junit",
+    "remediation_out": "--remediation-out",
+    "report": "--report",
+}
+# `report --out` is a file; `synth --out` is a directory (created by the job).
+_FILE_OUT_COMMANDS = frozenset({"report"})
+
+
+def check_master(master: str | None) -> None:
+    """``--master`` is a URL Spark can start (``local[*]``, ``spark://host:7077``, ``yarn``, ``k8s://...``)."""
+    if master is not None and not _MASTER.fullmatch(master.strip()):
+        raise UsageError(
+            f"--master {master!r} is not a Spark master URL (local, local[N], local[*], spark://HOST:PORT, yarn, "
+            "k8s://URL)"
+        )
+
+
+def _local_path(location: str) -> Path | None:
+    parsed = urlparse(location)
+    if parsed.scheme == "file":
+        return Path(unquote(parsed.path))
+    if "://" in location:
+        return None  # a remote file system: Spark and delta-rs report its problems
+    return Path(location)
+
+
+def check_warehouse(location: str) -> None:
+    """A local warehouse is a directory or can become one: not a file, not below a file."""
+    path = _local_path(location)
+    if path is None:
+        return
+    path = path.absolute()
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--warehouse {location}: is a file, not a directory")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"--warehouse {location}: {parent} is a file, so no directory can be made below it")
+            return
+
+
+def check_output_file(option: str, location: str) -> None:
+    """A file the command will write: its directory exists and is writable, and it is not itself a directory.
+
+    Nothing is created: the check has no side effect, so a run that fails later leaves no empty file behind.
+    """
+    path = Path(location).absolute()
+    if path.is_dir():
+        raise UsageError(f"{option} {location}: is a directory; give a file name")
+    parent = path.parent
+    if not parent.exists():
+        raise UsageError(f"{option} {location}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise UsageError(f"{option} {location}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"{option} {location}: not writable")
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Every check above that applies to the parsed command line."""
+    check_master(getattr(args, "master", None))
+    if getattr(args, "warehouse", None):
+        check_warehouse(args.warehouse)
+    for dest, option in OUTPUT_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if value:
+            check_output_file(option, value)
+    if getattr(args, "command", None) in _FILE_OUT_COMMANDS and getattr(args, "out", None):
+        check_output_file("--out", args.out)

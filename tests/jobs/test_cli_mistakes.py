@@ -1,0 +1,127 @@
+"""#16 item 4: command-line mistakes are one line on stderr and exit 2, found before Spark starts.
+
+Each case runs the real entry point in-process; the unit tier fails any test that leaves a SparkContext behind, so
+every case here also proves the mistake was found before the session started.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from jobs.cli import main as cli_main
+
+ROOT = Path(__file__).resolve().parents[2]
+INPUT = str(ROOT / "tests" / "data" / "e2e" / "cluster.jsonl")
+
+
+def _gate(tmp: Path, *extra: str) -> list[str]:
+    return ["gate", "--input", INPUT, "--target-mv", "4.2-IV1", "--warehouse", str(tmp / "wh"), "--no-dq", *extra]
+
+
+def _bad_utf8(tmp: Path) -> list[str]:
+    catalog = tmp / "rules.yaml"
+    catalog.write_bytes(b"constraints:\n  - id: \xff\xfe\n")
+    return _gate(tmp, "--constraints", str(catalog))
+
+
+def _directory_catalog(tmp: Path) -> list[str]:
+    return _gate(tmp, "--constraints", str(tmp))
+
+
+def _warehouse_file(tmp: Path) -> list[str]:
+    (tmp / "file").write_text("x", encoding="utf-8")
+    return ["gate", "--input", INPUT, "--target-mv", "4.2-IV1", "--warehouse", str(tmp / "file"), "--no-dq"]
+
+
+def _warehouse_below_file(tmp: Path) -> list[str]:
+    (tmp / "file").write_text("x", encoding="utf-8")
+    return ["ingest", "--input", INPUT, "--warehouse", str(tmp / "file" / "wh")]
+
+
+def _bad_master(tmp: Path) -> list[str]:
+    return _gate(tmp, "--master", "foo://bar")
+
+
+def _junit_missing_dir(tmp: Path) -> list[str]:
+    return _gate(tmp, "--junit", str(tmp / "missing-dir" / "j.xml"))
+
+
+def _summary_is_dir(tmp: Path) -> list[str]:
+    return _gate(tmp, "--summary-json", str(tmp))
+
+
+def _remediation_missing_dir(tmp: Path) -> list[str]:
+    return _gate(tmp, "--remediation-out", str(tmp / "nope" / "changes.yaml"))
+
+
+def _report_out_missing_dir(tmp: Path) -> list[str]:
+    return ["report", "--warehouse", str(tmp), "--out", str(tmp / "nope" / "r.html")]
+
+
+def _bad_kafka_version(tmp: Path) -> list[str]:
+    return _gate(tmp, "--kafka-version", "four")
+
+
+def _missing_input(tmp: Path) -> list[str]:
+    return ["gate", "--input", str(tmp / "absent"), "--target-mv", "4.2-IV1", "--warehouse", str(tmp / "wh")]
+
+
+def _bad_static_config(tmp: Path) -> list[str]:
+    return _gate(tmp, "--static-config", "x=" + str(tmp / "absent.properties"))
+
+
+def _java_method_rule(tmp: Path) -> list[str]:
+    catalog = tmp / "rules.yaml"
+    catalog.write_text(
+        "constraints: [{id: r, resource: broker, config: a, expr: \"java_method('java.lang.System', "
+        "'getenv', 'KRAFT_AUDIT_REDACTION_KEY') is not null\"}]\n",
+        encoding="utf-8",
+    )
+    return _gate(tmp, "--constraints", str(catalog))
+
+
+CASES: dict[str, tuple[Callable[[Path], list[str]], str]] = {
+    "constraints-not-utf8": (_bad_utf8, "not UTF-8"),
+    "constraints-directory": (_directory_catalog, "is a directory"),
+    "warehouse-is-a-file": (_warehouse_file, "is a file, not a directory"),
+    "warehouse-below-a-file": (_warehouse_below_file, "is a file, so no directory"),
+    "master-url": (_bad_master, "is not a Spark master URL"),
+    "junit-missing-directory": (_junit_missing_dir, "--junit"),
+    "summary-json-directory": (_summary_is_dir, "--summary-json"),
+    "remediation-missing-directory": (_remediation_missing_dir, "--remediation-out"),
+    "report-out-missing-directory": (_report_out_missing_dir, "--out"),
+    "kafka-version": (_bad_kafka_version, "--kafka-version"),
+    "missing-input": (_missing_input, "does not exist"),
+    "static-config-missing": (_bad_static_config, "absent.properties"),
+    "reflection-in-rule": (_java_method_rule, "calls java_method()"),
+}
+
+
+@pytest.mark.parametrize(("build", "expected"), list(CASES.values()), ids=list(CASES))
+def test_a_cli_mistake_is_one_line_and_exit_2_before_spark(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    build: Callable[[Path], list[str]],
+    expected: str,
+) -> None:
+    code = cli_main(build(tmp_path))
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""  # no verdict printed
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("kraft-audit: error: ") and expected in lines[0]
+    assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(
+    "master",
+    ["local", "local[2]", "local[*]", "local[4, 2]", "local-cluster[2, 1, 1024]", "spark://h1:7077,h2:7077", "yarn"],
+)
+def test_spark_master_urls_are_accepted(master: str) -> None:
+    from jobs.preflight import check_master
+
+    check_master(master)
