@@ -1,6 +1,6 @@
 """The upgrade's own side effects: configs the feature update writes (``UPGRADE_EFFECTS``, docs/contract.md §5.7).
 
-Kafka semantics (docs/kafka-semantics.md §4.3; confluentinc/kafka 4.1–4.4 and master):
+Kafka semantics (docs/kafka-semantics.md §4.1; confluentinc/kafka 4.1–4.4 and master):
 
 * ``kafka-features.sh upgrade --release-version X`` (tools/src/main/java/org/apache/kafka/tools/FeatureCommand.java,
   ``handleUpgradeOrDowngrade``) sends ``metadata.version`` = X and, for every production feature, its
