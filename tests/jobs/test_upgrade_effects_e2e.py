@@ -82,7 +82,13 @@ def run(spark: SparkSession, warehouse: Path, tmp: Path, form: str) -> dict[str,
 def runs(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("elr")
     warehouse = tmp / "warehouse"
-    return {form: run(spark, warehouse, tmp, form) for form in ("release-version", "metadata")}
+    out = {form: run(spark, warehouse, tmp, form) for form in ("release-version", "metadata")}
+    html, summary = tmp / "report.html", tmp / "report.json"
+    run_id = out["release-version"]["summary"]["run_id"]
+    args = ["report", "--warehouse", str(warehouse), "--run-id", run_id, "--out", str(html)]
+    assert cli_main([*args, "--summary-json", str(summary), "-q"]) == 0
+    out["report"] = {"html": html.read_text(), "summary": json.loads(summary.read_text())}
+    return out
 
 
 def test_release_version_predicts_the_generated_cluster_value_and_the_deleted_broker_value(
@@ -132,3 +138,12 @@ def test_the_audit_at_the_target_judges_the_state_after_the_effects(runs: dict[s
         "assumed_clusters": [],
         "changes": [],
     }
+
+
+def test_the_report_shows_the_effects_and_rebuilds_the_summary_entry(runs: dict[str, dict[str, Any]]) -> None:
+    report = runs["report"]
+    assert report["summary"]["upgrade_effects"] == runs["release-version"]["summary"]["upgrade_effects"]
+    html = report["html"]
+    section = html[html.index('id="upgrade-effects"') : html.index('id="findings"')]
+    assert section.count('<tr data-cluster="elr">') == 2
+    assert "maybeGenerateElrSafetyRecords" in section and "cluster default" in section

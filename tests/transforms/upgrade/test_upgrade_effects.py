@@ -215,7 +215,7 @@ def test_the_effect_starts_at_the_elr_enabling_level(
 
 def test_a_cluster_already_at_elr_1_has_nothing_to_change(spark: SparkSession, mv_table: MetadataVersionTable) -> None:
     # ELR on: the bootstrap (ActivationRecordsGenerator) or the enabling update wrote the cluster value, and
-    # validateAlterConfig rejects per-broker values since
+    # validateAlterConfig rejects per-broker values while ELR is enabled, so the request finds nothing to do
     out, _ = effects(spark, mv_table, current_level=27, elr=1, dynamic=[dyn("", "2", 2)])
     assert out.count() == 0
 
