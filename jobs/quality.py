@@ -198,9 +198,11 @@ def check_gold(
     run_ts: datetime,
     command: str,
 ) -> DqCounts:
-    """After evaluation: the effective configs of the run's clusters and the run's violations, findings, row."""
+    """After evaluation: the effective configs of the run's clusters and the run's violations, findings, upgrade
+    effects and row."""
     frames = {"effective_configs": scoped(store.read("effective_configs"), clusters=clusters)}
-    frames.update({name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings", "audit_runs")})
+    run_tables = ("violations", "findings", "upgrade_effects", "audit_runs")
+    frames.update({name: scoped(store.read(name), run_id=run_id) for name in run_tables})
     return check(spark, store, "gold", frames, run_id=run_id, run_ts=run_ts, command=command)
 
 
