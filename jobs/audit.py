@@ -30,7 +30,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs import conf_loader, lifecycle, lookups, quality
+from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
 from jobs.progress import stage, step
 from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
@@ -43,6 +43,7 @@ from schemas.kafka_catalog import normalize_release, release_rank
 from schemas.kafka_vocabulary import ResourceType
 from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
+from schemas.upgrade_effects import UPGRADE_EFFECTS, UpgradeWith
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
 from transforms.checkpoints import truncated
@@ -61,6 +62,7 @@ from transforms.releases import release_rank_column
 from transforms.replay.brokers import ambiguous_release_findings
 from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
+from transforms.upgrade_effects import apply_upgrade_effects, to_upgrade_effect_findings
 from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
 log = logging.getLogger("kraft_audit")
@@ -83,6 +85,7 @@ RUN_TABLES: dict[str, Any] = {
     "findings": gold.FINDINGS,
     "violations_by_level": gold.with_run_columns(VIOLATIONS_BY_LEVEL),
     "highest_safe_levels": gold.with_run_columns(HIGHEST_SAFE_LEVELS),
+    upgrade_effects.TABLE: gold.with_run_columns(UPGRADE_EFFECTS),
 }
 
 
@@ -107,6 +110,7 @@ class AuditSettings:
     waivers: tuple[Waiver, ...] = ()  # validated --waivers files
     run_id: str | None = None  # given by `run`/`gate`, whose bronze checks carry the same id
     dq: bool = True  # the data-quality stage (--no-dq skips it)
+    upgrade_with: UpgradeWith = UpgradeWith.RELEASE_VERSION  # the kafka-features.sh form whose effects are predicted
 
 
 @dataclass
@@ -160,6 +164,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser, *, cluster_option: bool
         help="write the fixes of the violations as a changes file for `kraft-audit simulate`",
     )
     lifecycle.add_waiver_argument(parser)
+    upgrade_effects.add_argument(parser)
     if cluster_option:
         parser.add_argument(
             "--cluster-id",
@@ -199,6 +204,7 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
         delta_backend=args.delta_backend,
         waivers=conf_loader.waivers(getattr(args, "waivers", None) or []),  # validated before Spark starts
         dq=not args.no_dq,
+        upgrade_with=UpgradeWith(args.upgrade_with),
     )
 
 
@@ -275,7 +281,8 @@ class _Resolved:
     """Silver state and gold effective configuration of the audited clusters, at the target's release."""
 
     state: ReplayResult
-    at_target: ReplayResult
+    at_target: ReplayResult  # the state at the target: the target's release, the upgrade's own effects applied
+    upgrade_effects: DataFrame  # UPGRADE_EFFECTS without run columns
     frames: CatalogFrames
     records_read: int
     effective_df: DataFrame
@@ -407,7 +414,15 @@ def _replay_and_resolve(
             **{name: _read(store, name, clusters) for name in STATE_TABLES if name != "effective_configs"},
         )
     frames = lookups.catalog_frames(spark)
-    at_target = dataclasses.replace(state, brokers=with_release_at_least(state.brokers, release=target.release))
+    target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
+    effects_df = upgrade_effects.predict(
+        state, scope.static_df, target_keys_df, target=target, mv_table=mv_table, upgrade_with=settings.upgrade_with
+    )
+    at_target = dataclasses.replace(
+        state,
+        brokers=with_release_at_least(state.brokers, release=target.release),
+        dynamic_configs=apply_upgrade_effects(state.dynamic_configs, effects_df),
+    )
     with stage(spark, "resolving effective configurations"):
         _replace(
             store,
@@ -417,10 +432,10 @@ def _replay_and_resolve(
         )
         effective_df = _read(store, "effective_configs", clusters)
     replayed.applied_records.unpersist()
-    target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
     return _Resolved(
         state=state,
         at_target=at_target,
+        upgrade_effects=effects_df,
         frames=frames,
         records_read=records_read,
         effective_df=effective_df,
@@ -500,6 +515,9 @@ def _evaluate(
         all_findings_df = resolved.state.findings.unionByName(
             effective_findings(at_target, frames, kafka_version=settings.kafka_version)
         ).unionByName(ambiguous_release_findings(resolved.state.brokers, kafka_version=settings.kafka_version))
+        all_findings_df = all_findings_df.unionByName(to_upgrade_effect_findings(resolved.upgrade_effects))
+        with step(spark, "upgrade effects"):
+            _append(store, upgrade_effects.TABLE, _with_run(resolved.upgrade_effects, run_id, run_ts))
         with step(spark, "findings"):
             _append(store, "findings", _findings(all_findings_df, run_id, run_ts))
     return _Evaluated(life=life)
@@ -560,6 +578,9 @@ def _summarize(
         violations_waived=sum(waived.values()),
         errors_waived=waived.get("error", 0),
         expired_waivers=life.expired_waivers,
+        upgrade_effects=upgrade_effects.summary_entry(
+            settings.upgrade_with, (r.asDict() for r in resolved.upgrade_effects.collect())
+        ),
     )
     audit_row = (
         run_id,

@@ -27,7 +27,7 @@ from jobs.storage import DeltaStore, open_store
 from schemas.errors import InputError, UsageError
 from schemas.quality import STAGES, Stage
 
-RUN_TABLES = ("violations", "findings", "audit_runs")
+RUN_TABLES = ("violations", "findings", "upgrade_effects", "audit_runs")
 
 
 @dataclass(frozen=True)

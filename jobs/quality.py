@@ -250,10 +250,12 @@ def check_gold(
     command: str,
     audit_run_df: DataFrame,
 ) -> DqCounts:
-    """After evaluation: the effective configs of the run's clusters, the run's violations and findings, and its
-    ``audit_runs`` row before it is written (the row is written last, after these checks)."""
+    """After evaluation: the effective configs of the run's clusters, the run's violations, findings and upgrade
+    effects, and its ``audit_runs`` row before it is written (the row is written last, after these checks)."""
     frames = {"effective_configs": scoped(store.read("effective_configs"), clusters=clusters)}
-    frames.update({name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings")})
+    frames.update(
+        {name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings", "upgrade_effects")}
+    )
     frames["audit_runs"] = audit_run_df
     return check(spark, store, "gold", frames, run_id=run_id, run_ts=run_ts, command=command)
 

@@ -28,8 +28,11 @@ from jobs.report_svg import Bar, Cell, Point
 from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, write_summary_json
+from jobs.upgrade_effects import TABLE as UPGRADE_EFFECTS_TABLE
+from jobs.upgrade_effects import summary_entry
 from schemas import bronze, gold
 from schemas.errors import InputError, UsageError
+from schemas.upgrade_effects import UPGRADE_EFFECTS
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms import report_data as rd
 
@@ -46,6 +49,7 @@ TABLES: dict[str, StructType] = {
     "highest_safe_levels": gold.with_run_columns(HIGHEST_SAFE_LEVELS),
     "findings": gold.FINDINGS,
     "quarantine": bronze.QUARANTINE,
+    UPGRADE_EFFECTS_TABLE: gold.with_run_columns(UPGRADE_EFFECTS),
 }
 
 
@@ -205,7 +209,14 @@ def collect_report_data(store: DeltaStore, run: dict[str, Any], *, max_violation
         findings=_rows(findings_df.transform(rd.to_finding_rows).limit(MAX_FINDINGS)),
         findings_total=sum(int(r["findings"]) for r in finding_counts),
         quarantine=_rows(quarantine_df.transform(rd.to_quarantine_counts)),
+        upgrade_effects=_upgrade_effect_rows(store, run_id),
     )
+
+
+def _upgrade_effect_rows(store: DeltaStore, run_id: str) -> list[dict[str, Any]]:
+    """The run's ``upgrade_effects`` rows (a few per cluster), cluster and resource order."""
+    effects_df = _read(store, UPGRADE_EFFECTS_TABLE).transform(rd.filter_run, run_id=run_id)
+    return _rows(effects_df.orderBy("cluster_id", "resource_type", "resource_name", "config_name"))
 
 
 def _rows(df: DataFrame) -> list[dict[str, Any]]:
@@ -245,6 +256,7 @@ def _write_atomically(path: Path, text: str) -> None:
 def run_summary(store: DeltaStore, run: dict[str, Any]) -> RunSummary:
     """docs/contract.md §8's summary of a past run, from its ``audit_runs`` row."""
     errors, warnings = int(run["violations_error"]), int(run["violations_warning"])
+    effects = _upgrade_effect_rows(store, run["run_id"])
     tables = {name: store.path(name) for name in ("violations", "violations_by_level", "findings", "audit_runs")}
     return RunSummary(
         run_id=run["run_id"],
@@ -261,6 +273,8 @@ def run_summary(store: DeltaStore, run: dict[str, Any]) -> RunSummary:
         downgrade_clusters=list(run["downgrade_clusters"] or []),
         findings_total=int(run["findings"]),
         duration_seconds=int(run["duration_ms"]) / 1000,
+        # the command form is stored on the effect rows only: a run that predicted none has no entry
+        upgrade_effects=summary_entry(effects[0]["upgrade_with"], effects) if effects else None,
     )
 
 

@@ -45,6 +45,7 @@ class ReportData:
     findings: Sequence[Row] = ()
     findings_total: int = 0
     quarantine: Sequence[Row] = ()
+    upgrade_effects: Sequence[Row] = ()  # UPGRADE_EFFECTS rows of the run
 
 
 def render_report(data: ReportData) -> str:
@@ -70,6 +71,7 @@ def render_report(data: ReportData) -> str:
                 ("charts", "Charts"),
                 ("readiness", "Readiness"),
                 ("trend", "Trend"),
+                ("upgrade-effects", "Upgrade effects"),
                 ("findings", "Findings"),
                 ("violations", "Violations"),
                 ("quarantine", "Quarantine"),
@@ -83,6 +85,7 @@ def render_report(data: ReportData) -> str:
         _charts(data),
         _readiness(data),
         _trend(data),
+        _upgrade_effects(data),
         _findings(data),
         _violations(data),
         _quarantine(data),
@@ -263,6 +266,45 @@ def _filters(table_id: str, selects: Mapping[str, tuple[str, Sequence[str]]], wh
         controls.append(el("select", {"data-attr": attr, "aria-label": attr}, *options))
     controls.append(el("span", {"class": "shown muted"}))
     return el("div", {"class": "filters", "data-filter-for": table_id}, *controls)
+
+
+def _upgrade_effects(data: ReportData) -> Markup:
+    rows = [
+        el(
+            "tr",
+            {"data-cluster": r["cluster_id"]},
+            _td(r["cluster_id"]),
+            _td(
+                _resource(
+                    r["resource_type"], "cluster default" if r["resource_name"] == "" else r["resource_name"], None
+                )
+            ),
+            _td(r["config_name"]),
+            _td(r["operation"]),
+            el("td", None, _set_or(r["value_before"], "not set")),
+            el("td", None, _set_or(r["value_after"], "deleted")),
+            _td("yes" if r["is_assumed"] else "no"),
+            el("td", {"class": "msg"}, el("div", None, _folded(r["message"])), el("code", None, r["mechanism"])),
+        )
+        for r in data.upgrade_effects
+    ]
+    columns = [("cluster", False), ("resource", False), ("config", False), ("operation", False)]
+    columns += [("before", False), ("after", False), ("assumed", False), ("why (Kafka mechanism)", False)]
+    note = el(
+        "p",
+        {"class": "muted"},
+        "Configs the upgrade command itself writes; the audit at the target judges the state after them.",
+    )
+    return _section(
+        "upgrade-effects",
+        "Upgrade effects",
+        note,
+        _table("upgrade-effects-table", columns, rows, "The upgrade command changes no configs in this run."),
+    )
+
+
+def _set_or(value: str | None, absent: str) -> Markup:
+    return el("span", {"class": "muted"}, absent) if value is None else value_cell(value)
 
 
 def _findings(data: ReportData) -> Markup:

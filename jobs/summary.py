@@ -32,6 +32,8 @@ class RunSummary:
     errors_waived: int = 0
     expired_waivers: list[dict[str, str]] = field(default_factory=list)  # id, owner, expires; ignored
     dq: dict[str, Any] | None = None  # data-quality stage: expectations checked, failed critical/warning
+    # what the upgrade command itself would set or delete (jobs.upgrade_effects.summary_entry)
+    upgrade_effects: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object written by ``--summary-json``."""
@@ -53,6 +55,7 @@ class RunSummary:
             "violations_waived": self.violations_waived,
             "expired_waivers": self.expired_waivers,
             **({"dq": self.dq} if self.dq is not None else {}),
+            **({"upgrade_effects": self.upgrade_effects} if self.upgrade_effects is not None else {}),
         }
 
 
@@ -126,8 +129,26 @@ def verdict_text(summary: RunSummary) -> str:
         )
     if summary.downgrade_clusters:
         lines.append("  downgrade audit for: " + ", ".join(summary.downgrade_clusters))
+    lines.extend(_upgrade_effect_lines(summary.upgrade_effects))
     for cluster, mv in sorted(summary.highest_safe_mv.items()):
         lines.append(f"  {cluster}: highest safe MV {mv or 'none above the current level'}")
     if "violations" in summary.tables:
         lines.append(f"  violations: {summary.tables['violations']}")
     return "\n".join(lines)
+
+
+def _upgrade_effect_lines(effects: Mapping[str, Any] | None) -> list[str]:
+    """One line per cluster whose upgrade command itself changes configs (docs/contract.md §5.7)."""
+    by_cluster: dict[str, list[str]] = {}
+    for change in (effects or {}).get("changes", []):
+        where = "cluster-level" if change["resource_name"] == "" else f"broker {change['resource_name']}"
+        if change["operation"] == "SET":
+            text = f"sets {where} {change['config_name']}={change['value_after']}"
+            text += " (assumed)" if change["is_assumed"] else ""
+        else:
+            text = f"deletes {where} {change['config_name']}={change['value_before']}"
+        by_cluster.setdefault(str(change["cluster_id"]), []).append(text)
+    return [
+        f"  {cluster}: the upgrade itself {', '.join(texts)} (upgrade_effects)"
+        for cluster, texts in sorted(by_cluster.items())
+    ]

@@ -23,9 +23,16 @@ from pyspark.sql.types import StructType
 from schemas import bronze, gold, silver
 from schemas.constraints import CHECK_KINDS
 from schemas.decoded import INPUT_KINDS
-from schemas.kafka_vocabulary import CONFIG_RESOURCE_IDS, CONFIG_RESOURCE_TYPES, RESOURCE_TYPES, ConfigSource
+from schemas.kafka_vocabulary import (
+    CONFIG_RESOURCE_IDS,
+    CONFIG_RESOURCE_TYPES,
+    RESOURCE_TYPES,
+    AlterConfigOpType,
+    ConfigSource,
+)
 from schemas.quality import CRITICAL, DERIVED_PREFIX, WARNING, Criticality, Expectation, Stage
 from schemas.record_types import CLIENT_CONFIG_RECORD, CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES, UNKNOWN_RECORD
+from schemas.upgrade_effects import UPGRADE_EFFECTS, UpgradeWith
 from schemas.violations import VIOLATION_CODES, VIOLATIONS
 from transforms.quality import flags as fl
 from transforms.redact import EXCERPT_LIMIT
@@ -508,6 +515,34 @@ def gold_suites() -> list[TableSuite]:
                 ),
                 _regex("kind_format", "kind", r"^[A-Z][A-Z_]*$", "kind is an UPPER_SNAKE finding kind"),
                 _regex("message_present", "message", r"\S", "every finding has a message"),
+            ),
+        ),
+        TableSuite(
+            "gold",
+            "upgrade_effects",
+            gold.with_run_columns(UPGRADE_EFFECTS),
+            ("cluster_id", "resource_type", "resource_name", "config_name"),
+            rules=(
+                _in_set("upgrade_with_allowed", "upgrade_with", [f.value for f in UpgradeWith], "a known command form"),
+                _in_set(
+                    "operation_allowed",
+                    "operation",
+                    [AlterConfigOpType.SET.value, AlterConfigOpType.DELETE.value],
+                    "operation is SET or DELETE",
+                ),
+                resource_type_allowed,
+                _in_set("value_origin_allowed", "value_origin", CONFIG_SOURCES, "value_origin is a ConfigSource name"),
+                _regex("message_present", "message", r"\S", "every effect has a message"),
+            ),
+            flag_checks=(
+                _unique(["run_id", "cluster_id", "resource_type", "resource_name", "config_name"]),
+                FlagCheck(
+                    "value_matches_operation",
+                    lambda: F.when(
+                        F.col("operation") == AlterConfigOpType.SET, F.col("value_after").isNotNull()
+                    ).otherwise(F.col("value_after").isNull()),
+                    "a SET writes a value, a DELETE none",
+                ),
             ),
         ),
         TableSuite(

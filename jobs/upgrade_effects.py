@@ -1,0 +1,83 @@
+"""The upgrade's own side effects in an audit: the ``--upgrade-with`` option, the prediction and its summary entry.
+
+``audit``/``run``/``gate`` predict what the upgrade command itself writes (``transforms.upgrade_effects``), judge
+the state after it, append the ``upgrade_effects`` table and report it in the summary (docs/contract.md §5.7).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pyspark.sql import DataFrame
+
+from schemas.metadata_version import MetadataVersion, MetadataVersionTable
+from schemas.upgrade_effects import UpgradeWith
+from transforms.checkpoints import truncated
+from transforms.metadata_version import parse_metadata_version
+from transforms.replay.state import ReplayResult
+from transforms.upgrade_effects import ELR_ENABLING_MV, to_upgrade_effects
+
+TABLE = "upgrade_effects"
+
+
+def add_argument(parser: argparse.ArgumentParser) -> None:
+    """``--upgrade-with release-version|metadata``."""
+    parser.add_argument(
+        "--upgrade-with",
+        choices=[form.value for form in UpgradeWith],
+        default=UpgradeWith.RELEASE_VERSION.value,
+        help="how the MV will be raised: `kafka-features.sh upgrade --release-version` (default; also raises "
+        "eligible.leader.replicas.version, whose controller-side effects are predicted) or `--metadata`",
+    )
+
+
+def predict(
+    state: ReplayResult,
+    static_configs_df: DataFrame,
+    target_keys_df: DataFrame,
+    *,
+    target: MetadataVersion,
+    mv_table: MetadataVersionTable,
+    upgrade_with: UpgradeWith,
+) -> DataFrame:
+    """``UPGRADE_EFFECTS`` rows (no run columns) of the audited clusters, computed once (a local checkpoint)."""
+    return truncated(
+        to_upgrade_effects(
+            dynamic_configs_df=state.dynamic_configs,
+            features_df=state.features,
+            cluster_state_df=state.cluster_state,
+            brokers_df=state.brokers,
+            controllers_df=state.controllers,
+            static_configs_df=static_configs_df,
+            target_keys_df=target_keys_df,
+            target=target,
+            elr_level=parse_metadata_version(ELR_ENABLING_MV, mv_table).level,
+            upgrade_with=upgrade_with,
+        )
+    )
+
+
+def summary_entry(upgrade_with: str | None, rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The summary's ``upgrade_effects`` object: the command form and what the upgrade itself would change."""
+    rows = list(rows)
+    return {
+        "upgrade_with": upgrade_with,
+        "configs_set": sum(1 for r in rows if r["operation"] == "SET"),
+        "configs_deleted": sum(1 for r in rows if r["operation"] == "DELETE"),
+        "assumed_clusters": sorted({str(r["cluster_id"]) for r in rows if r["is_assumed"]}),
+        "changes": [
+            {
+                "cluster_id": r["cluster_id"],
+                "resource_type": r["resource_type"],
+                "resource_name": r["resource_name"],
+                "config_name": r["config_name"],
+                "operation": r["operation"],
+                "value_before": r["value_before"],
+                "value_after": r["value_after"],
+                "is_assumed": r["is_assumed"],
+            }
+            for r in sorted(rows, key=lambda r: (r["cluster_id"], r["resource_name"], r["config_name"]))
+        ],
+    }
