@@ -3,6 +3,9 @@
 * ``IGNORED_DYNAMIC_CONFIG``: a BROKER ConfigRecord brokers drop (read-only key, listener prefix missing,
   per-broker key at the cluster default); one finding per (resource, key), ``resource_name`` ``""`` for the
   cluster default, ``offset`` of the record.
+* ``INVALID_DYNAMIC_CONFIG``: a BROKER ConfigRecord whose value the broker's ConfigDef parse rejects
+  (``DynamicBrokerConfig.removeInvalidConfigs``); same shape, the message names the value (redacted when
+  sensitive) and the failed check of the release the brokers run.
 * ``COVERAGE_GAP``: a registered broker without static configs (no v5 ``staticConfigs``, no ``--static-config``
   file). One finding per broker; the message lists every read-only (non-internal) key of its release, which was
   therefore resolved from dynamic layers and defaults only and could not be audited against server.properties.
@@ -18,7 +21,8 @@ from schemas.kafka_vocabulary import ResourceType
 
 
 def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
-    """``IGNORED_DYNAMIC_CONFIG`` findings from broker layer rows (``to_broker_layers``)."""
+    """``IGNORED_DYNAMIC_CONFIG`` / ``INVALID_DYNAMIC_CONFIG`` findings from broker layer rows (``to_broker_layers``);
+    a cluster-default record rejected differently by brokers of different releases gives one finding per reason."""
     where = F.when(F.col("resource_name") == "", F.lit("the cluster default")).otherwise(
         F.concat(F.lit("broker "), F.col("resource_name"))
     )
@@ -32,13 +36,13 @@ def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
     )
     return (
         layers_df.where(F.col("ignored_reason").isNotNull())
-        .groupBy("cluster_id", "resource_name", "name", "source_offset")
-        .agg(F.min(message).alias("message"))
+        .select("cluster_id", "resource_name", "name", "source_offset", "ignored_kind", message.alias("message"))
+        .distinct()
         .select(
             "cluster_id",
             F.lit(ResourceType.BROKER).alias("resource_type"),
             "resource_name",
-            F.lit("IGNORED_DYNAMIC_CONFIG").alias("kind"),
+            F.col("ignored_kind").alias("kind"),
             F.col("name").alias("config_name"),
             "message",
             F.col("source_offset").alias("offset"),

@@ -49,7 +49,9 @@ def _nodes_and_layers(
 ) -> tuple[DataFrame, DataFrame]:
     nodes_df = truncated(with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version))
     layers_df = truncated(
-        to_broker_layers(state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df)
+        to_broker_layers(
+            state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df, frames.key_checks_df
+        )
     )
     return nodes_df, layers_df
 

@@ -18,7 +18,7 @@ from pyspark.testing import assertSchemaEqual
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.metadata_version import MetadataVersionTable
 from schemas.whatif import FALLBACK_COLUMNS
-from tests.transforms.effective.catalog_fixture import small_catalog
+from tests.transforms.effective.catalog_fixture import small_catalog, small_key_checks
 from tests.transforms.replay.bronze_rows import (
     broker_config,
     client_config,
@@ -72,6 +72,9 @@ def _c1() -> list[Any]:
         broker_config(28, 1, "log.segment.bytes", None),  # deleted again
         broker_config(29, "", "group.consumer.session.timeout.ms", "50000"),
         broker_config(30, 11, "log.retention.ms", "-1"),
+        broker_config(31, "", "log.segment.bytes", "1000"),  # below 4.x's 1 MiB minimum: rejected
+        broker_config(32, 3, "num.io.threads", "many"),  # not an INT: rejected, the cluster default applies
+        broker_config(33, "", "num.replica.fetchers", "0"),  # rejected by 4.2 (atLeast(1)), kept by 4.1
         topic(40, "mixed", "MMMMMMMMMMMMMMMMMMMMMA"),
         partition(41, "MMMMMMMMMMMMMMMMMMMMMA", 0, [1, 2]),
         topic(42, "same", "SSSSSSSSSSSSSSSSSSSSSA"),
@@ -121,7 +124,7 @@ def _resolve(spark: SparkSession, mv_table: MetadataVersionTable, **kw: Any) -> 
     )
     files = static_configs(spark, [(6, "log.segment.bytes", "3000000"), (6, "log.roll.ms", None)])
     state = replay_state(bronze, files, mv_table=mv_table)
-    frames = to_catalog_frames(spark, small_catalog())
+    frames = to_catalog_frames(spark, small_catalog(), key_checks=small_key_checks(mv_table))
     findings_kw = {k: v for k, v in kw.items() if k != "resource_types"}
     return resolve_effective_configs(state, frames, **kw), effective_findings(state, frames, **findings_kw)
 
@@ -254,6 +257,51 @@ def test_ignored_dynamic_configs_are_findings(result: Result, resource_name: str
 def test_only_ignored_keys_are_reported_as_ignored(result: Result) -> None:
     ignored = sorted(f.config_name for f in result.findings if f.kind == "IGNORED_DYNAMIC_CONFIG")
     assert ignored == ["listeners", "log.retention.hours", "ssl.keystore.location"]
+
+
+# --- brokers: values the release's ConfigDef parse rejects (DynamicBrokerConfig.removeInvalidConfigs) --------
+
+
+@pytest.mark.parametrize(
+    ("node", "key", "expected"),
+    [
+        (5, "log.segment.bytes", ("1073741824", "DEFAULT_CONFIG", "log.segment.bytes", None)),
+        (1, "log.segment.bytes", ("2000000", "STATIC_BROKER_CONFIG", "log.segment.bytes", None)),
+        (3, "num.io.threads", ("16", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 20)),
+        (9, "num.replica.fetchers", ("0", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.replica.fetchers", 33)),
+        (5, "num.replica.fetchers", ("1", "DEFAULT_CONFIG", "num.replica.fetchers", None)),
+    ],
+    ids=["below-min-default", "below-min-static", "not-an-int", "4.1-has-no-validator", "4.2-rejects"],
+)
+def test_rejected_dynamic_values_are_not_applied(
+    result: Result, node: int, key: str, expected: tuple[Any, ...]
+) -> None:
+    assert _summary(_broker(result, node, key)) == expected
+
+
+def test_rejected_dynamic_values_are_not_inherited_by_topics(result: Result) -> None:
+    # topic "same" is hosted by 5 and 8 (no static configs): the rejected cluster default does not reach it
+    row = result.rows[("c1", "TOPIC", "same", None, "segment.bytes")]
+    assert (row.value, row.source) == ("1073741824", "DEFAULT_CONFIG")
+
+
+def test_rejected_dynamic_values_are_findings(result: Result) -> None:
+    invalid = sorted(
+        (f.resource_name, f.config_name, f.offset, f.message)
+        for f in result.findings
+        if f.kind == "INVALID_DYNAMIC_CONFIG" and f.cluster_id == "c1"
+    )
+    # the cluster default is judged by the 4.1 broker (9) and the 4.2 brokers: one finding per release's reason
+    assert [i[:3] for i in invalid] == [
+        ("", "log.segment.bytes", 31),
+        ("", "log.segment.bytes", 31),
+        ("", "num.replica.fetchers", 33),
+        ("3", "num.io.threads", 32),
+    ]
+    assert all("log.segment.bytes=1000 is below the minimum 1048576" in i[3] for i in invalid[:2])
+    assert ["Kafka 4.1 broker" in invalid[0][3], "Kafka 4.2 broker" in invalid[1][3]] == [True, True]
+    assert "Kafka 4.2 broker ConfigDef" in invalid[2][3] and "num.replica.fetchers=0" in invalid[2][3]
+    assert "'many' is not a valid int" in invalid[3][3]
 
 
 def test_listener_prefixed_key_is_applied_per_broker(result: Result) -> None:
