@@ -126,7 +126,7 @@ def _ignored_reason() -> Column:
 
 def _rejected_values(rows_df: DataFrame, config_keys_df: DataFrame, key_checks_df: DataFrame) -> DataFrame:
     """``(cluster_id, node_id, layer, name, rejected)``: dynamic rows the release's ConfigDef parse rejects, with
-    the sentence of the first failed check (by rule id)."""
+    the sentence of the first failed check (a type failure first, as ConfigDef parses before it validates)."""
     base = F.regexp_extract(F.col("name"), LISTENER_CONFIG_PATTERN, 1)
     attrs_df = config_keys_df.where(
         (F.col("resource_type") == ResourceType.BROKER) & (F.col("dynamic_scope") != "read-only")
@@ -168,7 +168,12 @@ def _rejected_values(rows_df: DataFrame, config_keys_df: DataFrame, key_checks_d
     sentence = _check_sentence()
     return (
         failed_df.groupBy(*_ROW_KEY)
-        .agg(F.min_by(F.struct(sentence.alias("text"), F.col("catalog_release")), F.col("rule_id")).alias("r"))
+        .agg(
+            F.min_by(
+                F.struct(sentence.alias("text"), F.col("catalog_release")),
+                F.struct(F.col("constraint_kind") != "type", F.col("rule_id")),
+            ).alias("r")
+        )
         .select(
             *_ROW_KEY,
             F.concat(

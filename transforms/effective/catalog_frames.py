@@ -30,9 +30,23 @@ from schemas.kafka_catalog import (
 )
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES, ResourceType
 from schemas.metadata_version import MetadataVersionTable
+from transforms.constraints.expressions import rewrite_casts
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.rule_table import check_rule_rows, rule_info_rows
 from transforms.constraints.selection import compile_catalog
+
+
+@dataclass(frozen=True)
+class LayerCheck:
+    """A ``KafkaConfig`` cross-field check (``cross_field_checks`` of ``conf/kafka``) whose failure makes the broker
+    refuse a whole dynamic layer: ``expr_sql`` (casts rewritten to ``try_cast``) over ``cfg``, the broker's effective
+    values, for brokers running one of ``releases``."""
+
+    check_id: str
+    releases: tuple[str, ...]
+    expr_sql: str
+    rule: str
+    source: str
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,7 @@ class CatalogFrames:
     synonyms_df: DataFrame
     releases_df: DataFrame
     key_checks_df: DataFrame
+    layer_checks: tuple[LayerCheck, ...] = ()
 
 
 def _key_row(release: str, resource_type: ResourceType, key: ConfigKey) -> tuple[object, ...]:
@@ -112,11 +127,34 @@ def broker_key_check_rows(
     return rows
 
 
+def broker_layer_checks(documents: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[LayerCheck, ...]:
+    """The broker ``cross_field_checks`` with an expression that Kafka enforces (``KafkaConfig`` construction fails;
+    not the ones whose ``kafka_effect`` is "not enforced"), one :class:`LayerCheck` per distinct (id, expression)."""
+    found: dict[tuple[str, str], tuple[list[str], str, str]] = {}
+    for _name, doc in documents:
+        for check in doc.get("cross_field_checks") or []:
+            if check.get("resource") != "broker" or not check.get("expr"):
+                continue
+            if "not enforced" in str(check.get("kafka_effect", "")):
+                continue
+            key = (str(check["id"]), rewrite_casts(str(check["expr"])))
+            entry = found.setdefault(key, ([], str(check.get("rule") or ""), str(check.get("source") or "")))
+            entry[0].append(str(doc["release"]))
+    return tuple(
+        LayerCheck(check_id=i, releases=tuple(r), expr_sql=e, rule=rule, source=source)
+        for (i, e), (r, rule, source) in sorted(found.items())
+    )
+
+
 def to_catalog_frames(
-    spark: SparkSession, catalog: KafkaCatalog, *, key_checks: Sequence[tuple[object, ...]] = ()
+    spark: SparkSession,
+    catalog: KafkaCatalog,
+    *,
+    key_checks: Sequence[tuple[object, ...]] = (),
+    layer_checks: Sequence[LayerCheck] = (),
 ) -> CatalogFrames:
-    """Build the lookup frames of every release in ``catalog``; ``key_checks`` are ``broker_key_check_rows``
-    (none: no dynamic broker value is judged invalid).
+    """Build the lookup frames of every release in ``catalog``; ``key_checks`` are ``broker_key_check_rows`` and
+    ``layer_checks`` ``broker_layer_checks`` (none: no dynamic broker value or layer is judged invalid).
 
     Topic keys listed in ``topic_configs_without_server_default`` get no synonym rows, so they resolve to the
     topic default unless set on the topic. Broker synonym groups whose primary is in
@@ -136,4 +174,5 @@ def to_catalog_frames(
         synonyms_df=spark.createDataFrame(synonym_rows, CATALOG_SYNONYMS),
         releases_df=spark.createDataFrame(release_rows, CATALOG_RELEASES),
         key_checks_df=spark.createDataFrame(list(key_checks), CATALOG_KEY_CHECKS),
+        layer_checks=tuple(layer_checks),
     )

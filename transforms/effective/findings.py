@@ -6,6 +6,9 @@
 * ``INVALID_DYNAMIC_CONFIG``: a BROKER ConfigRecord whose value the broker's ConfigDef parse rejects
   (``DynamicBrokerConfig.removeInvalidConfigs``); same shape, the message names the value (redacted when
   sensitive) and the failed check of the release the brokers run.
+* ``REJECTED_CONFIG_LAYER``: a broker refuses a whole dynamic layer (cluster default or per-broker) because the
+  config with it fails a ``KafkaConfig`` cross-field check (``transforms.effective.layer_validity``); one finding
+  per (broker, layer) naming the checks and the keys not applied, ``offset`` of the layer's latest record.
 * ``COVERAGE_GAP``: a registered broker without static configs (no v5 ``staticConfigs``, no ``--static-config``
   file). One finding per broker; the message lists every read-only (non-internal) key of its release, which was
   therefore resolved from dynamic layers and defaults only and could not be audited against server.properties.
@@ -18,6 +21,7 @@ from pyspark.sql import functions as F
 
 from schemas.gold import FINDING_ROWS
 from schemas.kafka_vocabulary import ResourceType
+from transforms.effective.common import DEFAULT_LAYER
 
 
 def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
@@ -35,7 +39,7 @@ def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
         F.col("ignored_reason"),
     )
     return (
-        layers_df.where(F.col("ignored_reason").isNotNull())
+        layers_df.where(F.col("ignored_reason").isNotNull() & (F.col("ignored_kind") != "REJECTED_CONFIG_LAYER"))
         .select("cluster_id", "resource_name", "name", "source_offset", "ignored_kind", message.alias("message"))
         .distinct()
         .select(
@@ -46,6 +50,39 @@ def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
             F.col("name").alias("config_name"),
             "message",
             F.col("source_offset").alias("offset"),
+            F.lit(False).alias("is_blocking"),
+        )
+        .select(*FINDING_ROWS.fieldNames())
+    )
+
+
+def to_rejected_layer_findings(layers_df: DataFrame) -> DataFrame:
+    """``REJECTED_CONFIG_LAYER`` findings from broker layer rows (``without_rejected_layers``)."""
+    layer_name = F.when(F.col("layer") == DEFAULT_LAYER, F.lit("cluster-default")).otherwise(F.lit("per-broker"))
+    message = F.concat(
+        F.lit("broker "),
+        F.col("node_id").cast("string"),
+        F.lit(" does not apply its "),
+        layer_name,
+        F.lit(" dynamic config layer ("),
+        F.size("keys").cast("string"),
+        F.lit(" keys: "),
+        F.array_join("keys", ", "),
+        F.lit("): it "),
+        F.col("ignored_reason"),
+    )
+    return (
+        layers_df.where(F.col("ignored_kind") == "REJECTED_CONFIG_LAYER")
+        .groupBy("cluster_id", "node_id", "layer", "ignored_reason")
+        .agg(F.array_sort(F.collect_list("name")).alias("keys"), F.max("source_offset").alias("offset"))
+        .select(
+            "cluster_id",
+            F.lit(ResourceType.BROKER).alias("resource_type"),
+            F.col("node_id").cast("string").alias("resource_name"),
+            F.lit("REJECTED_CONFIG_LAYER").alias("kind"),
+            F.lit(None).cast("string").alias("config_name"),
+            message.alias("message"),
+            "offset",
             F.lit(False).alias("is_blocking"),
         )
         .select(*FINDING_ROWS.fieldNames())

@@ -38,8 +38,13 @@ from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clients import to_client_effective
 from transforms.effective.common import with_catalog_release
-from transforms.effective.findings import to_coverage_findings, to_ignored_dynamic_findings
+from transforms.effective.findings import (
+    to_coverage_findings,
+    to_ignored_dynamic_findings,
+    to_rejected_layer_findings,
+)
 from transforms.effective.groups import to_client_metrics_effective, to_group_effective
+from transforms.effective.layer_validity import without_rejected_layers
 from transforms.effective.topics import to_topic_effective, to_topic_node_views
 from transforms.replay.state import ReplayResult
 
@@ -48,11 +53,10 @@ def _nodes_and_layers(
     state: ReplayResult, frames: CatalogFrames, kafka_version: str | None
 ) -> tuple[DataFrame, DataFrame]:
     nodes_df = truncated(with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version))
-    layers_df = truncated(
-        to_broker_layers(
-            state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df, frames.key_checks_df
-        )
+    layers_df = to_broker_layers(
+        state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df, frames.key_checks_df
     )
+    layers_df = truncated(without_rejected_layers(truncated(layers_df), nodes_df, frames))
     return nodes_df, layers_df
 
 
@@ -106,11 +110,13 @@ def resolve_effective_configs(
 def effective_findings(
     state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None
 ) -> DataFrame:
-    """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG`` and ``COVERAGE_GAP`` (same arguments as
+    """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG``, ``INVALID_DYNAMIC_CONFIG``,
+    ``REJECTED_CONFIG_LAYER`` and ``COVERAGE_GAP`` (same arguments as
     ``resolve_effective_configs``)."""
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version)
     return (
         to_ignored_dynamic_findings(layers_df)
+        .unionByName(to_rejected_layer_findings(layers_df))
         .unionByName(to_coverage_findings(state.brokers, nodes_df, catalog_frames.config_keys_df))
         .select(*FINDING_ROWS.fieldNames())
     )

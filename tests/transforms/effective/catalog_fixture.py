@@ -10,7 +10,7 @@ from typing import Any
 
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from schemas.metadata_version import MetadataVersionTable
-from transforms.effective.catalog_frames import broker_key_check_rows
+from transforms.effective.catalog_frames import LayerCheck, broker_key_check_rows, broker_layer_checks
 
 
 def _broker(name: str, type_: str, default: str | None, dynamic: str, **extra: Any) -> dict[str, Any]:
@@ -100,6 +100,27 @@ def document(release: str, *, io_threads: str) -> dict[str, Any]:
             "share.isolation.level": None,
         },
         "topic_configs_without_server_default": ["remote.storage.enable"],
+        # confluentinc/kafka 4.2: KafkaConfig.scala validateValues
+        # require(logRetentionTimeMillis >= 1 || logRetentionTimeMillis == -1, ...)
+        "cross_field_checks": [
+            {
+                "id": "broker-log-retention-ms-not-zero",
+                "resource": "broker",
+                "keys": ["log.retention.ms", "log.retention.minutes", "log.retention.hours"],
+                "rule": "the effective log.retention.ms must be -1 or >= 1",
+                "expr": "cast(cfg['log.retention.ms'] as long) != 0",
+                "kafka_effect": "broker refuses to start (KafkaConfig construction fails)",
+                "source": "core/src/main/scala/kafka/server/KafkaConfig.scala: validateValues",
+            },
+            {
+                "id": "broker-heartbeat-not-enforced",
+                "resource": "broker",
+                "keys": ["num.io.threads"],
+                "rule": "a check Kafka only logs",
+                "expr": "cast(cfg['num.io.threads'] as int) != 12",
+                "kafka_effect": "ERROR log only (not enforced)",
+            },
+        ],
         "notes": [],
         "unresolved": [],
     }
@@ -117,3 +138,8 @@ def small_catalog() -> KafkaCatalog:
 def small_key_checks(mv_table: MetadataVersionTable) -> list[tuple[object, ...]]:
     """The ``CATALOG_KEY_CHECKS`` rows of ``small_catalog``'s documents."""
     return broker_key_check_rows(_documents(), mv_table)
+
+
+def small_layer_checks() -> tuple[LayerCheck, ...]:
+    """The enforced broker cross-field checks of ``small_catalog``'s documents."""
+    return broker_layer_checks(_documents())

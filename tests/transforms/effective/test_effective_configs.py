@@ -18,7 +18,7 @@ from pyspark.testing import assertSchemaEqual
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.metadata_version import MetadataVersionTable
 from schemas.whatif import FALLBACK_COLUMNS
-from tests.transforms.effective.catalog_fixture import small_catalog, small_key_checks
+from tests.transforms.effective.catalog_fixture import small_catalog, small_key_checks, small_layer_checks
 from tests.transforms.replay.bronze_rows import (
     broker_config,
     client_config,
@@ -107,6 +107,34 @@ def _c1() -> list[Any]:
     ]
 
 
+def _c2() -> list[Any]:
+    """Whole dynamic layers brokers refuse (KafkaConfig's log.retention.ms check), one case per broker."""
+    return [
+        feature(0, "metadata.version", 29),
+        register(1, 1, static=[("log.retention.hours", "24")]),
+        register(2, 2, static=[("log.retention.hours", "24")]),
+        register(3, 3, static=[("log.retention.hours", "24")]),
+        broker_config(10, "", "num.io.threads", "12"),
+        broker_config(11, 1, "log.retention.ms", "0"),  # no ConfigDef validator, but KafkaConfig refuses it
+        broker_config(12, 1, "num.io.threads", "20"),
+        broker_config(13, 2, "log.retention.ms", "-5"),  # negative → -1 (unlimited): valid
+    ]
+
+
+def _c3() -> list[Any]:
+    """A cluster-default layer that fails: refused, and so is every per-broker layer built on it, unless the
+    per-broker layer repairs the config."""
+    return [
+        feature(0, "metadata.version", 29),
+        register(1, 1, static=[("log.retention.hours", "24")]),
+        register(2, 2, static=[("log.retention.hours", "24")]),
+        broker_config(10, "", "log.retention.ms", "0"),
+        broker_config(11, "", "num.io.threads", "12"),
+        broker_config(12, 1, "num.io.threads", "20"),
+        broker_config(13, 2, "log.retention.ms", "5000"),
+    ]
+
+
 @dataclass(frozen=True)
 class Result:
     rows: dict[tuple[str, str, str, int | None, str], Row]
@@ -120,11 +148,15 @@ def _resolve(spark: SparkSession, mv_table: MetadataVersionTable, **kw: Any) -> 
         [
             records(spark, _c1(), cluster_id="c1"),
             records(spark, [register(0, 1, mv_max=None)], cluster_id="c0", source_file="/in/c0/00.log"),
+            records(spark, _c2(), cluster_id="c2", source_file="/in/c2/00.log"),
+            records(spark, _c3(), cluster_id="c3", source_file="/in/c3/00.log"),
         ],
     )
     files = static_configs(spark, [(6, "log.segment.bytes", "3000000"), (6, "log.roll.ms", None)])
     state = replay_state(bronze, files, mv_table=mv_table)
-    frames = to_catalog_frames(spark, small_catalog(), key_checks=small_key_checks(mv_table))
+    frames = to_catalog_frames(
+        spark, small_catalog(), key_checks=small_key_checks(mv_table), layer_checks=small_layer_checks()
+    )
     findings_kw = {k: v for k, v in kw.items() if k != "resource_types"}
     return resolve_effective_configs(state, frames, **kw), effective_findings(state, frames, **findings_kw)
 
@@ -302,6 +334,54 @@ def test_rejected_dynamic_values_are_findings(result: Result) -> None:
     assert ["Kafka 4.1 broker" in invalid[0][3], "Kafka 4.2 broker" in invalid[1][3]] == [True, True]
     assert "Kafka 4.2 broker ConfigDef" in invalid[2][3] and "num.replica.fetchers=0" in invalid[2][3]
     assert "'many' is not a valid int" in invalid[3][3]
+
+
+# --- brokers: whole layers KafkaConfig's cross-field checks refuse (DynamicBrokerConfig.updateCurrentConfig) ---
+
+
+@pytest.mark.parametrize(
+    ("cluster", "node", "key", "expected"),
+    [
+        ("c2", 1, "log.retention.ms", ("86400000", "STATIC_BROKER_CONFIG", "log.retention.hours", None)),
+        ("c2", 1, "num.io.threads", ("12", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 10)),
+        ("c2", 2, "log.retention.ms", ("-1", "DYNAMIC_BROKER_CONFIG", "log.retention.ms", 13)),
+        ("c2", 3, "num.io.threads", ("12", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 10)),
+        ("c3", 1, "log.retention.ms", ("86400000", "STATIC_BROKER_CONFIG", "log.retention.hours", None)),
+        ("c3", 1, "num.io.threads", ("8", "DEFAULT_CONFIG", "num.io.threads", None)),
+        ("c3", 2, "log.retention.ms", ("5000", "DYNAMIC_BROKER_CONFIG", "log.retention.ms", 13)),
+        ("c3", 2, "num.io.threads", ("12", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 11)),
+    ],
+    ids=[
+        "per-broker-layer-refused",
+        "per-broker-layer-refused-keeps-default",
+        "negative-is-unlimited-not-refused",
+        "untouched-broker",
+        "default-layer-refused",
+        "per-broker-on-refused-default-refused",
+        "per-broker-layer-repairs-default",
+        "repaired-default-applies",
+    ],
+)
+def test_refused_layers_are_not_applied(
+    result: Result, cluster: str, node: int, key: str, expected: tuple[Any, ...]
+) -> None:
+    assert _summary(_broker(result, node, key, cluster)) == expected
+
+
+def test_refused_layers_are_findings(result: Result) -> None:
+    refused = sorted(
+        (f.cluster_id, f.resource_name, f.offset, f.message)
+        for f in result.findings
+        if f.kind == "REJECTED_CONFIG_LAYER"
+    )
+    # c3 broker 2 repairs the cluster default with its own log.retention.ms: nothing refused there
+    assert [r[:3] for r in refused] == [("c2", "1", 12), ("c3", "1", 11), ("c3", "1", 12)]
+    c2 = refused[0][3]
+    assert "per-broker dynamic config layer (2 keys: log.retention.ms, num.io.threads)" in c2
+    assert "broker-log-retention-ms-not-zero" in c2
+    assert "cluster-default dynamic config layer (2 keys: log.retention.ms, num.io.threads)" in refused[1][3]
+    assert "stored cluster-default layer" in refused[2][3]
+    assert not [f for f in result.findings if f.cluster_id in ("c2", "c3") and f.kind == "IGNORED_DYNAMIC_CONFIG"]
 
 
 def test_listener_prefixed_key_is_applied_per_broker(result: Result) -> None:
