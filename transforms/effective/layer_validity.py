@@ -28,7 +28,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.effective import LAYER_COLUMNS
-from transforms.constraints.expressions import ansi_disabled
+from transforms.constraints.expressions import ansi_disabled, cfg_keys_read
 from transforms.effective.brokers import to_broker_effective
 from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER
@@ -56,12 +56,29 @@ def _failed_checks(cfg_df: DataFrame, checks: tuple[LayerCheck, ...]) -> DataFra
         )
 
 
+def _read_keys(frames: CatalogFrames) -> DataFrame | None:
+    """``(name)``: the broker keys the checks read and the members of their synonym groups; None when a check
+    reads ``cfg`` in a way that cannot be listed (then every key is resolved)."""
+    keys: set[str] = set()
+    for check in frames.layer_checks:
+        read = cfg_keys_read(check.expr_sql)
+        if read is None:
+            return None
+        keys |= read
+    synonyms_df = frames.synonyms_df.where((F.col("resource_type") == "BROKER") & F.col("config_name").isin(*keys))
+    listed_df = frames.config_keys_df.where(F.col("name").isin(*keys)).select("name")
+    return listed_df.unionByName(synonyms_df.select(F.col("synonym").alias("name"))).distinct()
+
+
 def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames, top_layer: int) -> DataFrame:
-    """``(cluster_id, node_id, catalog_release, cfg)``: the effective broker values from the layers up to
-    ``top_layer``."""
-    effective_df = to_broker_effective(
-        layers_df.where(F.col("layer") <= top_layer), nodes_df, frames.config_keys_df, frames.synonyms_df
-    )
+    """``(cluster_id, node_id, catalog_release, cfg)``: the effective broker values (of the keys the checks read)
+    from the layers up to ``top_layer``."""
+    wanted_df = _read_keys(frames)
+    keys_df, layers_df = frames.config_keys_df, layers_df.where(F.col("layer") <= top_layer)
+    if wanted_df is not None:
+        keys_df = keys_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
+        layers_df = layers_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
+    effective_df = to_broker_effective(layers_df, nodes_df, keys_df, frames.synonyms_df)
     return effective_df.groupBy(*_NODE).agg(
         F.map_from_entries(F.collect_list(F.struct("config_name", "value"))).alias("cfg"),
         F.min("kafka_release").alias("catalog_release"),
