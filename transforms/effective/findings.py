@@ -9,6 +9,9 @@
 * ``REJECTED_CONFIG_LAYER``: a broker refuses a whole dynamic layer (cluster default or per-broker) because the
   config with it fails a ``KafkaConfig`` cross-field check (``transforms.effective.layer_validity``); one finding
   per (broker, layer) naming the checks and the keys not applied, ``offset`` of the layer's latest record.
+* ``SKIPPED_ON_REPLAY``: a TOPIC / GROUP / CLIENT_METRICS override of a key the cluster's release (4.0+) does
+  not define: Kafka skips it on replay (KAFKA-19851, ``transforms.effective.common.unsupported_overrides``), so it
+  has no effective row; one finding per (resource, key), ``offset`` of the record.
 * ``COVERAGE_GAP``: a registered broker without static configs (no v5 ``staticConfigs``, no ``--static-config``
   file). One finding per broker; the message lists every read-only (non-internal) key of its release, which was
   therefore resolved from dynamic layers and defaults only and could not be audited against server.properties.
@@ -87,6 +90,39 @@ def to_rejected_layer_findings(layers_df: DataFrame) -> DataFrame:
         )
         .select(*FINDING_ROWS.fieldNames())
     )
+
+
+def to_skipped_config_findings(unsupported_df: DataFrame) -> DataFrame:
+    """``SKIPPED_ON_REPLAY`` findings from ``unsupported_overrides`` rows."""
+    known = F.when(
+        F.col("last_release").isNotNull(),
+        F.concat(F.lit("was removed after Kafka "), F.col("last_release")),
+    ).otherwise(F.lit("is not a config of any Kafka release the catalog knows"))
+    message = F.concat(
+        F.lit("config "),
+        F.col("name"),
+        F.lit("="),
+        F.coalesce(F.col("value"), F.lit("null")),
+        F.lit(" set on "),
+        F.lower(F.col("resource_type")),
+        F.lit(" "),
+        F.col("resource_name"),
+        F.lit(" "),
+        known,
+        F.lit(": Kafka "),
+        F.col("catalog_release"),
+        F.lit(" ignores it on replay (KAFKA-19851) and does not apply it; delete it"),
+    )
+    return unsupported_df.select(
+        "cluster_id",
+        "resource_type",
+        "resource_name",
+        F.lit("SKIPPED_ON_REPLAY").alias("kind"),
+        F.col("name").alias("config_name"),
+        message.alias("message"),
+        F.col("source_offset").alias("offset"),
+        F.lit(False).alias("is_blocking"),
+    ).select(*FINDING_ROWS.fieldNames())
 
 
 def to_coverage_findings(brokers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:

@@ -57,6 +57,8 @@ def document(release: str, *, io_threads: str) -> dict[str, Any]:
             ),
         ],
         "topic": [
+            # a topic key 4.2 no longer defines (stands for message.format.version, removed in 4.0)
+            *([_key("message.format.version", "STRING", "3.0-IV1")] if release == "4.1" else []),
             _key("cleanup.policy", "LIST", "delete"),
             _key("remote.storage.enable", "BOOLEAN", "false"),
             _key("retention.ms", "LONG", "604800000"),

@@ -94,6 +94,10 @@ def _c1() -> list[Any]:
         partition(56, "UUUUUUUUUUUUUUUUUUUUUA", 0, [10, 11]),
         config(60, 32, "g1", "share.isolation.level", "read_committed"),
         config(61, 16, "sub1", "interval.ms", "1000"),
+        config(62, 16, "sub2", "metrics", "org.apache.kafka.producer."),  # interval.ms from the default
+        topic_config(63, "override", "message.format.version", "2.8"),  # unknown to 4.2: skipped on replay
+        config(64, 32, "g1", "no.such.group.key", "x"),  # skipped on replay
+        broker_config(65, 2, "custom.plugin.key", "x"),  # broker keys are never skipped
         quota(70, {"user": "alice"}, "producer_byte_rate", 100),
         quota(71, {"user": "alice", "client-id": "app"}, "producer_byte_rate", 200),
         quota(72, {"user": None}, "producer_byte_rate", 10),
@@ -415,11 +419,16 @@ def test_defaults_follow_the_broker_release(
 def test_kafka_version_overrides_inferred_release(
     interpreted_spark: SparkSession, mv_table: MetadataVersionTable
 ) -> None:
-    effective_df, _ = _resolve(interpreted_spark, mv_table, kafka_version="4.1.2")
+    effective_df, findings_df = _resolve(interpreted_spark, mv_table, kafka_version="4.1.2")
     releases = {
         r.kafka_release for r in effective_df.where("resource_type = 'BROKER'").select("kafka_release").collect()
     }
     assert releases == {"4.1"}
+    # 4.1 still defines the topic key 4.2 skips: its override applies and is no replay finding
+    kept = effective_df.where("resource_name = 'override' and config_name = 'message.format.version'").collect()
+    assert [(r.value, r.source) for r in kept] == [("2.8", "DYNAMIC_TOPIC_CONFIG")]
+    skipped = findings_df.where("kind = 'SKIPPED_ON_REPLAY'").select("config_name").collect()
+    assert [r.config_name for r in skipped] == ["no.such.group.key"]
 
 
 # --- coverage ---------------------------------------------------------------------------------------------------
@@ -517,9 +526,33 @@ def test_group_override_and_inherited_broker_synonym(result: Result) -> None:
     )
 
 
-def test_client_metrics_have_no_defaults(result: Result) -> None:
-    rows = [(k[2], k[4], r.value, r.source) for k, r in result.rows.items() if k[1] == "CLIENT_METRICS"]
-    assert rows == [("sub1", "interval.ms", "1000", "DYNAMIC_CLIENT_METRICS_CONFIG")]
+def test_client_metrics_subscriptions_have_defaults(result: Result) -> None:
+    # ClientMetricsConfigs: interval.ms 300000, metrics [] (the fixture's 4.2 defines interval.ms and metrics)
+    rows = sorted((k[2], k[4], r.value, r.source) for k, r in result.rows.items() if k[1] == "CLIENT_METRICS")
+    assert rows == [
+        ("sub1", "interval.ms", "1000", "DYNAMIC_CLIENT_METRICS_CONFIG"),
+        ("sub1", "metrics", "", "DEFAULT_CONFIG"),
+        ("sub2", "interval.ms", "300000", "DEFAULT_CONFIG"),
+        ("sub2", "metrics", "org.apache.kafka.producer.", "DYNAMIC_CLIENT_METRICS_CONFIG"),
+    ]
+
+
+def test_unsupported_keys_are_skipped_on_replay(result: Result) -> None:
+    # KAFKA-19851: 4.x skips TOPIC / GROUP / CLIENT_METRICS keys its ConfigDefs do not define, never BROKER keys
+    assert ("c1", "TOPIC", "override", None, "message.format.version") not in result.rows
+    assert not [k for k in result.rows if k[1] == "GROUP" and k[4] == "no.such.group.key"]
+    assert _broker(result, 2, "custom.plugin.key").source == "DYNAMIC_BROKER_CONFIG"
+    skipped = sorted(
+        (f.resource_type, f.resource_name, f.config_name, f.offset, f.message)
+        for f in result.findings
+        if f.kind == "SKIPPED_ON_REPLAY"
+    )
+    assert [s[:4] for s in skipped] == [
+        ("GROUP", "g1", "no.such.group.key", 64),
+        ("TOPIC", "override", "message.format.version", 63),
+    ]
+    assert "is not a config of any Kafka release" in skipped[0][4]
+    assert "was removed after Kafka 4.1: Kafka 4.2 ignores it on replay (KAFKA-19851)" in skipped[1][4]
 
 
 @pytest.mark.parametrize(
