@@ -99,6 +99,10 @@ def test_findings(run: dict[str, Any]) -> None:
     ]
     assert "log.segment.bytes=1000 is below the minimum 1048576" in run["findings"][0][4]
     assert "broker-log-retention-ms-not-zero" in run["findings"][1][4]
+    gaps = [f[4] for f in run["findings"] if f[0] == "COVERAGE_GAP"]
+    assert (
+        len(gaps) == 1 and "static configs come only from its RegisterBrokerRecord v5 StaticConfigs (1 keys)" in gaps[0]
+    )
 
 
 def test_only_the_client_metrics_default_violates(run: dict[str, Any]) -> None:

@@ -12,6 +12,10 @@
 * ``SKIPPED_ON_REPLAY``: a TOPIC / GROUP / CLIENT_METRICS override of a key the cluster's release (4.0+) does
   not define: Kafka skips it on replay (KAFKA-19851, ``transforms.effective.common.unsupported_overrides``), so it
   has no effective row; one finding per (resource, key), ``offset`` of the record.
+* ``COVERAGE_GAP`` (partial static layer): a broker whose static configs come only from its RegisterBrokerRecord v5
+  ``StaticConfigs`` (no ``--static-config`` file). KIP-1294 registrations carry the static keys that need
+  validation, not the whole server.properties, so every other key the broker's layers do not set resolves to its
+  default by assumption; one finding per broker with the number of such keys.
 * ``COVERAGE_GAP``: a registered broker without static configs (no v5 ``staticConfigs``, no ``--static-config``
   file). One finding per broker; the message lists every read-only (non-internal) key of its release, which was
   therefore resolved from dynamic layers and defaults only and could not be audited against server.properties.
@@ -123,6 +127,72 @@ def to_skipped_config_findings(unsupported_df: DataFrame) -> DataFrame:
         F.col("source_offset").alias("offset"),
         F.lit(False).alias("is_blocking"),
     ).select(*FINDING_ROWS.fieldNames())
+
+
+def to_partial_static_findings(
+    static_df: DataFrame, layers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
+) -> DataFrame:
+    """``COVERAGE_GAP`` findings for brokers whose static layer is only the registration's ``StaticConfigs``."""
+    partial_df = (
+        static_df.groupBy("cluster_id", "node_id")
+        .agg(
+            F.count(F.lit(1)).alias("carried"),
+            F.max((F.col("origin") == "FILE").cast("int")).alias("has_file"),
+            F.max("source_offset").alias("offset"),
+        )
+        .where(F.col("has_file") == 0)
+        .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
+    )
+    groups_df = synonyms_df.where(F.col("resource_type") == ResourceType.BROKER).select(
+        F.col("release").alias("catalog_release"), F.col("synonym").alias("name"), F.col("config_name").alias("grp")
+    )
+
+    def grouped(df: DataFrame) -> DataFrame:
+        return df.join(F.broadcast(groups_df), on=["catalog_release", "name"], how="left").select(
+            "*", F.coalesce(F.col("grp"), F.col("name")).alias("group_key")
+        )
+
+    set_df = (
+        grouped(layers_df.where(F.col("ignored_reason").isNull()))
+        .select("cluster_id", "node_id", "group_key")
+        .distinct()
+    )
+    keys_df = config_keys_df.where((F.col("resource_type") == ResourceType.BROKER) & ~F.col("is_internal")).select(
+        F.col("release").alias("catalog_release"), "name"
+    )
+    assumed_df = (
+        grouped(partial_df.select("cluster_id", "node_id", "catalog_release").join(keys_df, on="catalog_release"))
+        .join(set_df, on=["cluster_id", "node_id", "group_key"], how="left_anti")
+        .groupBy("cluster_id", "node_id")
+        .agg(F.count(F.lit(1)).alias("assumed"))
+    )
+    message = F.concat(
+        F.lit("broker "),
+        F.col("node_id").cast("string"),
+        F.lit("'s static configs come only from its RegisterBrokerRecord v5 StaticConfigs ("),
+        F.col("carried").cast("string"),
+        F.lit(" keys), which carry the keys that need validation, not the whole server.properties: "),
+        F.coalesce(F.col("assumed"), F.lit(0)).cast("string"),
+        F.lit(" keys no layer sets were resolved to Kafka "),
+        F.col("catalog_release"),
+        F.lit("'s defaults by assumption; pass --static-config "),
+        F.col("node_id").cast("string"),
+        F.lit("=server.properties to audit them"),
+    )
+    return (
+        partial_df.join(assumed_df, on=["cluster_id", "node_id"], how="left")
+        .select(
+            "cluster_id",
+            F.lit(ResourceType.BROKER).alias("resource_type"),
+            F.col("node_id").cast("string").alias("resource_name"),
+            F.lit("COVERAGE_GAP").alias("kind"),
+            F.lit(None).cast("string").alias("config_name"),
+            message.alias("message"),
+            F.col("offset"),
+            F.lit(False).alias("is_blocking"),
+        )
+        .select(*FINDING_ROWS.fieldNames())
+    )
 
 
 def to_coverage_findings(brokers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:

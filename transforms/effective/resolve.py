@@ -41,6 +41,7 @@ from transforms.effective.common import unsupported_overrides, with_catalog_rele
 from transforms.effective.findings import (
     to_coverage_findings,
     to_ignored_dynamic_findings,
+    to_partial_static_findings,
     to_rejected_layer_findings,
     to_skipped_config_findings,
 )
@@ -119,6 +120,15 @@ def effective_findings(
     return (
         to_ignored_dynamic_findings(layers_df)
         .unionByName(to_rejected_layer_findings(layers_df))
+        .unionByName(
+            to_partial_static_findings(
+                state.broker_static_configs,
+                layers_df,
+                nodes_df,
+                catalog_frames.config_keys_df,
+                catalog_frames.synonyms_df,
+            )
+        )
         .unionByName(
             to_skipped_config_findings(
                 unsupported_overrides(state.dynamic_configs, nodes_df, catalog_frames.config_keys_df)

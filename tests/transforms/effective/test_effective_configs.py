@@ -435,11 +435,32 @@ def test_kafka_version_overrides_inferred_release(
 
 
 def test_brokers_without_static_configs_are_coverage_gaps(result: Result) -> None:
-    gaps = sorted((f.cluster_id, f.resource_name) for f in result.findings if f.kind == "COVERAGE_GAP")
+    gaps = sorted(
+        (f.cluster_id, f.resource_name)
+        for f in result.findings
+        if f.kind == "COVERAGE_GAP" and "registered no static configs" in f.message
+    )
     assert gaps == [("c0", "1"), ("c1", "5"), ("c1", "8")]
     message = next(f.message for f in result.findings if f.kind == "COVERAGE_GAP" and f.resource_name == "5")
     assert "4 read-only configs" in message
     assert message.endswith("broker.rack, log.retention.hours, log.retention.minutes, log.roll.hours")
+
+
+def test_registration_static_configs_are_a_partial_layer(result: Result) -> None:
+    partial = {
+        (f.cluster_id, f.resource_name): f.message
+        for f in result.findings
+        if f.kind == "COVERAGE_GAP" and "RegisterBrokerRecord v5 StaticConfigs" in f.message
+    }
+    # every broker registered with StaticConfigs and without a --static-config file (6 has the file)
+    assert sorted(partial) == [
+        ("c1", "1"), ("c1", "10"), ("c1", "11"), ("c1", "2"), ("c1", "3"), ("c1", "4"), ("c1", "9"),
+        ("c2", "1"), ("c2", "2"), ("c2", "3"), ("c3", "1"), ("c3", "2"),
+    ]  # fmt: skip
+    # c2 broker 3: 14 non-internal keys of the fixture's 4.2; the retention group (3 keys) is set statically and
+    # num.io.threads at the cluster default: 10 keys assumed
+    assert "StaticConfigs (1 keys)" in partial[("c2", "3")]
+    assert "10 keys no layer sets were resolved to Kafka 4.2's defaults by assumption" in partial[("c2", "3")]
 
 
 # --- topics -----------------------------------------------------------------------------------------------------
