@@ -2,7 +2,7 @@
 
 ``transforms.effective.to_catalog_frames`` builds them from Python rows, which carry no size statistics: the
 planner would shuffle both sides of every join with them, and every scan would unpickle the rows in a Python worker
-again. Cached and counted (three small jobs, once per application), their size is known, joins broadcast them and
+again. Cached and counted (four small jobs, once per application), their size is known, joins broadcast them and
 scans read the cached columns. Jobs that resolve configurations (audit, simulate) take the frames from here.
 """
 
@@ -12,7 +12,12 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 
 from jobs import conf_loader
-from transforms.effective.catalog_frames import CatalogFrames, to_catalog_frames
+from transforms.effective.catalog_frames import (
+    CatalogFrames,
+    broker_key_check_rows,
+    broker_layer_checks,
+    to_catalog_frames,
+)
 
 # (application id, start time) -> the frames of the shipped catalog
 _BUILT: dict[tuple[str, int], CatalogFrames] = {}
@@ -29,10 +34,18 @@ def catalog_frames(spark: SparkSession) -> CatalogFrames:
     context = spark.sparkContext
     key = (context.applicationId, context.startTime)
     if key not in _BUILT:
-        frames = to_catalog_frames(spark, conf_loader.kafka_catalog())
+        documents = conf_loader.kafka_catalog_documents()
+        frames = to_catalog_frames(
+            spark,
+            conf_loader.kafka_catalog(),
+            key_checks=broker_key_check_rows(documents, conf_loader.metadata_versions()),
+            layer_checks=broker_layer_checks(documents),
+        )
         _BUILT[key] = CatalogFrames(
             config_keys_df=_materialized(frames.config_keys_df),
             synonyms_df=_materialized(frames.synonyms_df),
             releases_df=_materialized(frames.releases_df),
+            key_checks_df=_materialized(frames.key_checks_df),
+            layer_checks=frames.layer_checks,
         )
     return _BUILT[key]

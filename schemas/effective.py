@@ -18,7 +18,8 @@ LAYER_COLUMNS: Final = (
     "source",
     "source_offset",
     "source_timestamp",
-    "ignored_reason",
+    "ignored_reason",  # why brokers do not apply the row (NULL: applied)
+    "ignored_kind",  # the finding kind of an ignored row: IGNORED_DYNAMIC_CONFIG or INVALID_DYNAMIC_CONFIG
 )
 
 # The fields every resolved value carries, in this order, with their types (``transforms.effective.common.resolved``).

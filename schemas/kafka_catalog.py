@@ -16,7 +16,15 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pyspark.sql.types import BooleanType, IntegerType, StringType, StructField, StructType
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    DoubleType,
+    IntegerType,
+    StringType,
+    StructField,
+    StructType,
+)
 
 from schemas.errors import ConfigError
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES
@@ -259,5 +267,29 @@ CATALOG_RELEASES: Final = StructType(
     [
         StructField("release", StringType(), False),
         StructField("release_rank", IntegerType(), False),
+    ]
+)
+
+# One row per single-key check a release's ConfigDef parse makes (``transforms.effective.catalog_frames``): the
+# rule columns of ``schemas.evaluation.CHECK_RULES_DDL`` keyed by release instead of a KIP-1294 interval.
+CATALOG_KEY_CHECKS: Final = StructType(
+    [
+        StructField("release", StringType(), False),
+        StructField("resource_type", StringType(), False),
+        StructField("config_name", StringType(), False),
+        StructField("rule_kind", StringType(), False),
+        StructField("rule_num_a", DoubleType(), True),
+        StructField("rule_num_b", DoubleType(), True),
+        StructField("rule_values", ArrayType(StringType(), True), False),
+        StructField("rule_values_num", ArrayType(DoubleType(), True), False),
+        StructField("rule_pattern", StringType(), True),
+        StructField("rule_type", StringType(), True),
+        StructField("rule_id", StringType(), False),  # the default catalog's constraint id, e.g. kafka-4.0-broker-...
+        # texts for messages, as in schemas.evaluation.RULE_INFO_DDL
+        StructField("rule_bound_a", StringType(), True),
+        StructField("rule_bound_b", StringType(), True),
+        StructField("rule_values_text", StringType(), True),
+        StructField("rule_pattern_text", StringType(), True),
+        StructField("rule_type_text", StringType(), True),
     ]
 )

@@ -9,6 +9,15 @@ broker's release defines the key as ``read-only``, when the key needs a listener
 ``listener.name.<l>.<config>`` key other than the cluster-level listener configs. Keys unknown to the catalog are
 kept (Kafka only drops *known* non-dynamic keys).
 
+A dynamic record whose value the broker's ConfigDef parse rejects does not take effect either (``ignored_kind``
+``INVALID_DYNAMIC_CONFIG``): ``DynamicBrokerConfig.fromPersistentProps`` → ``removeInvalidConfigs`` parses the
+layer with ``DynamicConfig.Broker``'s ConfigDef (the dynamic keys and broker quotas of the release, a
+``listener.name.<l>.`` key under its base name) and drops every key that fails on its own (confluentinc/kafka
+3.3–4.2: core/src/main/scala/kafka/server/DynamicBrokerConfig.scala and DynamicConfig.scala; 4.3, 4.4: the same
+with ``JDynamicBrokerConfig.validateConfigTypes``). The checks are the release's single-key rules of the default
+constraint catalog (``CATALOG_KEY_CHECKS``), evaluated with ``transforms.constraints.checks``. A dropped value is
+neither a broker's effective value nor inherited by topics or groups: the layers below apply.
+
 Resolution per broker and key: within a synonym group (``log.retention.ms`` / ``.minutes`` / ``.hours``, ...) only
 the highest layer setting any member survives; every member then takes its own surviving value, else its
 default. The group's primary key takes the group's value: the surviving member of highest priority (ms over
@@ -26,7 +35,13 @@ from schemas.effective import LAYER_COLUMNS
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_catalog import CLUSTER_LEVEL_LISTENER_CONFIGS, LISTENER_CONFIG_PATTERN
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from transforms.constraints.checks import check_violation, with_parsed_value
+from transforms.constraints.messages import violation_message
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER, converted, top_layer_only
+
+IGNORED_DYNAMIC_CONFIG = "IGNORED_DYNAMIC_CONFIG"
+INVALID_DYNAMIC_CONFIG = "INVALID_DYNAMIC_CONFIG"
+_ROW_KEY = ["cluster_id", "node_id", "layer", "name"]
 
 
 def _static_layer(static_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
@@ -109,26 +124,110 @@ def _ignored_reason() -> Column:
     )
 
 
+def _rejected_values(rows_df: DataFrame, config_keys_df: DataFrame, key_checks_df: DataFrame) -> DataFrame:
+    """``(cluster_id, node_id, layer, name, rejected)``: dynamic rows the release's ConfigDef parse rejects, with
+    the sentence of the first failed check (a type failure first, as ConfigDef parses before it validates)."""
+    base = F.regexp_extract(F.col("name"), LISTENER_CONFIG_PATTERN, 1)
+    attrs_df = config_keys_df.where(
+        (F.col("resource_type") == ResourceType.BROKER) & (F.col("dynamic_scope") != "read-only")
+    ).select(F.col("release").alias("catalog_release"), F.col("name").alias("base_name"), "config_type", "is_sensitive")
+    checks_df = key_checks_df.where(F.col("resource_type") == ResourceType.BROKER).select(
+        F.col("release").alias("catalog_release"),
+        F.col("config_name").alias("base_name"),
+        *[c for c in key_checks_df.columns if c.startswith("rule_")],
+    )
+    failed_df = (
+        rows_df.where((F.col("layer") != STATIC_LAYER) & F.col("ignored_reason").isNull())
+        .select(
+            *_ROW_KEY, "catalog_release", "value", F.when(base != "", base).otherwise(F.col("name")).alias("base_name")
+        )
+        .join(F.broadcast(attrs_df), on=["catalog_release", "base_name"], how="inner")
+        .join(F.broadcast(checks_df), on=["catalog_release", "base_name"], how="inner")
+        .transform(with_parsed_value)
+        .select("*", check_violation().alias("failure"))
+        .where(F.col("failure").isNotNull())
+        .select(
+            *_ROW_KEY,
+            "catalog_release",
+            "rule_id",
+            F.col("rule_id").alias("constraint_id"),
+            F.col("name").alias("config_name"),
+            "value",
+            F.col("failure.code").alias("code"),
+            F.col("failure.detail").alias("detail"),
+            F.col("rule_kind").alias("constraint_kind"),
+            "rule_bound_a",
+            "rule_bound_b",
+            "rule_values_text",
+            "rule_pattern_text",
+            "rule_type_text",
+            *[F.lit(None).cast("string").alias(c) for c in ("expr_text", "description", "constraint_mv", "reference")],
+            F.lit(ResourceType.BROKER).alias("resource_type"),
+        )
+    )
+    sentence = _check_sentence()
+    return (
+        failed_df.groupBy(*_ROW_KEY)
+        .agg(
+            F.min_by(
+                F.struct(sentence.alias("text"), F.col("catalog_release")),
+                F.struct(F.col("constraint_kind") != "type", F.col("rule_id")),
+            ).alias("r")
+        )
+        .select(
+            *_ROW_KEY,
+            F.concat(
+                F.lit("is rejected by the Kafka "),
+                F.col("r.catalog_release"),
+                F.lit(" broker ConfigDef ("),
+                F.col("r.text"),
+                F.lit("): DynamicBrokerConfig.removeInvalidConfigs drops it, the layers below apply"),
+            ).alias("rejected"),
+        )
+    )
+
+
 def to_broker_layers(
-    static_df: DataFrame, dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame
+    static_df: DataFrame,
+    dynamic_df: DataFrame,
+    nodes_df: DataFrame,
+    config_keys_df: DataFrame,
+    key_checks_df: DataFrame,
 ) -> DataFrame:
-    """All layer rows of every registered broker (``LAYER_COLUMNS``), with ``ignored_reason`` for dropped ones.
+    """All layer rows of every registered broker (``LAYER_COLUMNS``), with ``ignored_reason`` / ``ignored_kind``
+    for dropped ones.
 
     Args:
         static_df: silver ``BROKER_STATIC_CONFIGS``.
         dynamic_df: silver ``DYNAMIC_CONFIGS``.
         nodes_df: ``(cluster_id, node_id, catalog_release, release_rank)`` (``with_catalog_release``).
         config_keys_df: ``CATALOG_CONFIG_KEYS``.
+        key_checks_df: ``CATALOG_KEY_CHECKS``.
     """
     keys_df = config_keys_df.where(F.col("resource_type") == ResourceType.BROKER).select(
         F.col("release").alias("catalog_release"), "name", "dynamic_scope", "listener_prefix_required"
     )
-    return (
+    rows_df = (
         _static_layer(static_df, nodes_df)
         .unionByName(_dynamic_layers(dynamic_df, nodes_df))
         .join(keys_df, on=["catalog_release", "name"], how="left")
-        .select(*LAYER_COLUMNS[:-1], _ignored_reason().alias("ignored_reason"))
+        .select(*LAYER_COLUMNS[:-2], _ignored_reason().alias("ignored_reason"))
     )
+    rejected_df = _rejected_values(rows_df, config_keys_df, key_checks_df)
+    reason = F.coalesce(F.col("ignored_reason"), F.col("rejected"))
+    kind = (
+        F.when(F.col("ignored_reason").isNotNull(), F.lit(IGNORED_DYNAMIC_CONFIG))
+        .when(F.col("rejected").isNotNull(), F.lit(INVALID_DYNAMIC_CONFIG))
+        .otherwise(F.lit(None).cast("string"))
+    )
+    return rows_df.join(rejected_df, on=_ROW_KEY, how="left").select(
+        *LAYER_COLUMNS[:-2], reason.alias("ignored_reason"), kind.alias("ignored_kind")
+    )
+
+
+def _check_sentence() -> Column:
+    """``violation_message`` of a failed ``CATALOG_KEY_CHECKS`` row: the key as set, no MV and no reference."""
+    return violation_message()
 
 
 def _group_members(synonyms_df: DataFrame, resource_type: str) -> DataFrame:

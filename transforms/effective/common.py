@@ -162,3 +162,56 @@ def top_layer_only(df: DataFrame, *, group_col: str) -> DataFrame:
     of a synonym group removes the whole group from lower layers."""
     group = Window.partitionBy("cluster_id", "node_id", group_col)
     return df.select("*", F.max("layer").over(group).alias("top_layer")).where(F.col("layer") == F.col("top_layer"))
+
+
+# KAFKA-19851 (confluentinc/kafka 4.0–4.3: metadata/src/main/java/org/apache/kafka/image/ConfigurationDelta.java
+# replay + server/src/main/java/org/apache/kafka/server/config/DefaultSupportedConfigChecker.java): from 4.0,
+# ConfigRecords of TOPIC / GROUP / CLIENT_METRICS keys the release's LogConfig / GroupConfig /
+# ClientMetricsConfigs do not define are skipped on replay; BROKER keys are never filtered.
+SKIPS_UNSUPPORTED_FROM_RANK: Final = 4000
+SKIPPABLE_RESOURCE_TYPES: Final = ("TOPIC", "GROUP", "CLIENT_METRICS")
+# Keys kraft-audit itself puts into a what-if state (``transforms.whatif.fallbacks.GROUP_PLACEHOLDER_KEY``): never
+# skipped, they stand for no record.
+SYNTHETIC_KEY_PREFIX: Final = "\u0000kraft-audit."
+
+
+def cluster_release(nodes_df: DataFrame) -> DataFrame:
+    """``(cluster_id, catalog_release, release_rank)``: the newest catalog release a registered broker of the
+    cluster runs (what cluster-wide entities, topic overrides, groups and subscriptions are resolved with)."""
+    return nodes_df.groupBy("cluster_id").agg(
+        F.max_by("catalog_release", "release_rank").alias("catalog_release"),
+        F.max("release_rank").alias("release_rank"),
+    )
+
+
+def unsupported_overrides(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
+    """Silver ``DYNAMIC_CONFIGS`` rows Kafka skips on replay (KAFKA-19851), with ``catalog_release`` (the cluster's
+    release, 4.0 or newer) and ``last_release`` (the newest catalog release defining the key, NULL if none).
+
+    A TOPIC, GROUP or CLIENT_METRICS key is skipped when the cluster's release (``cluster_release``) is 4.0 or newer
+    and its catalog does not define the key for that resource type.
+    """
+    known_df = config_keys_df.select(F.col("release").alias("catalog_release"), "resource_type", "name")
+    last_df = config_keys_df.groupBy("resource_type", "name").agg(
+        F.max_by("release", release_rank_column(F.col("release"))).alias("last_release")
+    )
+    return (
+        dynamic_df.where(
+            F.col("resource_type").isin(*SKIPPABLE_RESOURCE_TYPES) & ~F.col("name").startswith(SYNTHETIC_KEY_PREFIX)
+        )
+        .join(
+            cluster_release(nodes_df).where(F.col("release_rank") >= SKIPS_UNSUPPORTED_FROM_RANK).drop("release_rank"),
+            on="cluster_id",
+            how="inner",
+        )
+        .join(F.broadcast(known_df), on=["catalog_release", "resource_type", "name"], how="left_anti")
+        .join(F.broadcast(last_df), on=["resource_type", "name"], how="left")
+    )
+
+
+def without_unsupported(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
+    """``dynamic_df`` without the rows ``unsupported_overrides`` names (what Kafka's image holds)."""
+    skipped_df = unsupported_overrides(dynamic_df, nodes_df, config_keys_df).select(
+        "cluster_id", "resource_type", "resource_name", "name"
+    )
+    return dynamic_df.join(skipped_df, on=["cluster_id", "resource_type", "resource_name", "name"], how="left_anti")

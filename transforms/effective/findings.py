@@ -3,6 +3,19 @@
 * ``IGNORED_DYNAMIC_CONFIG``: a BROKER ConfigRecord brokers drop (read-only key, listener prefix missing,
   per-broker key at the cluster default); one finding per (resource, key), ``resource_name`` ``""`` for the
   cluster default, ``offset`` of the record.
+* ``INVALID_DYNAMIC_CONFIG``: a BROKER ConfigRecord whose value the broker's ConfigDef parse rejects
+  (``DynamicBrokerConfig.removeInvalidConfigs``); same shape, the message names the value (redacted when
+  sensitive) and the failed check of the release the brokers run.
+* ``REJECTED_CONFIG_LAYER``: a broker refuses a whole dynamic layer (cluster default or per-broker) because the
+  config with it fails a ``KafkaConfig`` cross-field check (``transforms.effective.layer_validity``); one finding
+  per (broker, layer) naming the checks and the keys not applied, ``offset`` of the layer's latest record.
+* ``SKIPPED_ON_REPLAY``: a TOPIC / GROUP / CLIENT_METRICS override of a key the cluster's release (4.0+) does
+  not define: Kafka skips it on replay (KAFKA-19851, ``transforms.effective.common.unsupported_overrides``), so it
+  has no effective row; one finding per (resource, key), ``offset`` of the record.
+* ``COVERAGE_GAP`` (partial static layer): a broker whose static configs come only from its RegisterBrokerRecord v5
+  ``StaticConfigs`` (no ``--static-config`` file). KIP-1294 registrations carry the static keys that need
+  validation, not the whole server.properties, so every other key the broker's layers do not set resolves to its
+  default by assumption; one finding per broker with the number of such keys.
 * ``COVERAGE_GAP``: a registered broker without static configs (no v5 ``staticConfigs``, no ``--static-config``
   file). One finding per broker; the message lists every read-only (non-internal) key of its release, which was
   therefore resolved from dynamic layers and defaults only and could not be audited against server.properties.
@@ -15,10 +28,12 @@ from pyspark.sql import functions as F
 
 from schemas.gold import FINDING_ROWS
 from schemas.kafka_vocabulary import ResourceType
+from transforms.effective.common import DEFAULT_LAYER
 
 
 def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
-    """``IGNORED_DYNAMIC_CONFIG`` findings from broker layer rows (``to_broker_layers``)."""
+    """``IGNORED_DYNAMIC_CONFIG`` / ``INVALID_DYNAMIC_CONFIG`` findings from broker layer rows (``to_broker_layers``);
+    a cluster-default record rejected differently by brokers of different releases gives one finding per reason."""
     where = F.when(F.col("resource_name") == "", F.lit("the cluster default")).otherwise(
         F.concat(F.lit("broker "), F.col("resource_name"))
     )
@@ -31,17 +46,149 @@ def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
         F.col("ignored_reason"),
     )
     return (
-        layers_df.where(F.col("ignored_reason").isNotNull())
-        .groupBy("cluster_id", "resource_name", "name", "source_offset")
-        .agg(F.min(message).alias("message"))
+        layers_df.where(F.col("ignored_reason").isNotNull() & (F.col("ignored_kind") != "REJECTED_CONFIG_LAYER"))
+        .select("cluster_id", "resource_name", "name", "source_offset", "ignored_kind", message.alias("message"))
+        .distinct()
         .select(
             "cluster_id",
             F.lit(ResourceType.BROKER).alias("resource_type"),
             "resource_name",
-            F.lit("IGNORED_DYNAMIC_CONFIG").alias("kind"),
+            F.col("ignored_kind").alias("kind"),
             F.col("name").alias("config_name"),
             "message",
             F.col("source_offset").alias("offset"),
+            F.lit(False).alias("is_blocking"),
+        )
+        .select(*FINDING_ROWS.fieldNames())
+    )
+
+
+def to_rejected_layer_findings(layers_df: DataFrame) -> DataFrame:
+    """``REJECTED_CONFIG_LAYER`` findings from broker layer rows (``without_rejected_layers``)."""
+    layer_name = F.when(F.col("layer") == DEFAULT_LAYER, F.lit("cluster-default")).otherwise(F.lit("per-broker"))
+    message = F.concat(
+        F.lit("broker "),
+        F.col("node_id").cast("string"),
+        F.lit(" does not apply its "),
+        layer_name,
+        F.lit(" dynamic config layer ("),
+        F.size("keys").cast("string"),
+        F.lit(" keys: "),
+        F.array_join("keys", ", "),
+        F.lit("): it "),
+        F.col("ignored_reason"),
+    )
+    return (
+        layers_df.where(F.col("ignored_kind") == "REJECTED_CONFIG_LAYER")
+        .groupBy("cluster_id", "node_id", "layer", "ignored_reason")
+        .agg(F.array_sort(F.collect_list("name")).alias("keys"), F.max("source_offset").alias("offset"))
+        .select(
+            "cluster_id",
+            F.lit(ResourceType.BROKER).alias("resource_type"),
+            F.col("node_id").cast("string").alias("resource_name"),
+            F.lit("REJECTED_CONFIG_LAYER").alias("kind"),
+            F.lit(None).cast("string").alias("config_name"),
+            message.alias("message"),
+            "offset",
+            F.lit(False).alias("is_blocking"),
+        )
+        .select(*FINDING_ROWS.fieldNames())
+    )
+
+
+def to_skipped_config_findings(unsupported_df: DataFrame) -> DataFrame:
+    """``SKIPPED_ON_REPLAY`` findings from ``unsupported_overrides`` rows."""
+    known = F.when(
+        F.col("last_release").isNotNull(),
+        F.concat(F.lit("was removed after Kafka "), F.col("last_release")),
+    ).otherwise(F.lit("is not a config of any Kafka release the catalog knows"))
+    message = F.concat(
+        F.lit("config "),
+        F.col("name"),
+        F.lit("="),
+        F.coalesce(F.col("value"), F.lit("null")),
+        F.lit(" set on "),
+        F.lower(F.col("resource_type")),
+        F.lit(" "),
+        F.col("resource_name"),
+        F.lit(" "),
+        known,
+        F.lit(": Kafka "),
+        F.col("catalog_release"),
+        F.lit(" ignores it on replay (KAFKA-19851) and does not apply it; delete it"),
+    )
+    return unsupported_df.select(
+        "cluster_id",
+        "resource_type",
+        "resource_name",
+        F.lit("SKIPPED_ON_REPLAY").alias("kind"),
+        F.col("name").alias("config_name"),
+        message.alias("message"),
+        F.col("source_offset").alias("offset"),
+        F.lit(False).alias("is_blocking"),
+    ).select(*FINDING_ROWS.fieldNames())
+
+
+def to_partial_static_findings(
+    static_df: DataFrame, layers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
+) -> DataFrame:
+    """``COVERAGE_GAP`` findings for brokers whose static layer is only the registration's ``StaticConfigs``."""
+    partial_df = (
+        static_df.groupBy("cluster_id", "node_id")
+        .agg(
+            F.count(F.lit(1)).alias("carried"),
+            F.max((F.col("origin") == "FILE").cast("int")).alias("has_file"),
+            F.max("source_offset").alias("offset"),
+        )
+        .where(F.col("has_file") == 0)
+        .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
+    )
+    groups_df = synonyms_df.where(F.col("resource_type") == ResourceType.BROKER).select(
+        F.col("release").alias("catalog_release"), F.col("synonym").alias("name"), F.col("config_name").alias("grp")
+    )
+
+    def grouped(df: DataFrame) -> DataFrame:
+        return df.join(F.broadcast(groups_df), on=["catalog_release", "name"], how="left").select(
+            "*", F.coalesce(F.col("grp"), F.col("name")).alias("group_key")
+        )
+
+    set_df = (
+        grouped(layers_df.where(F.col("ignored_reason").isNull()))
+        .select("cluster_id", "node_id", "group_key")
+        .distinct()
+    )
+    keys_df = config_keys_df.where((F.col("resource_type") == ResourceType.BROKER) & ~F.col("is_internal")).select(
+        F.col("release").alias("catalog_release"), "name"
+    )
+    assumed_df = (
+        grouped(partial_df.select("cluster_id", "node_id", "catalog_release").join(keys_df, on="catalog_release"))
+        .join(set_df, on=["cluster_id", "node_id", "group_key"], how="left_anti")
+        .groupBy("cluster_id", "node_id")
+        .agg(F.count(F.lit(1)).alias("assumed"))
+    )
+    message = F.concat(
+        F.lit("broker "),
+        F.col("node_id").cast("string"),
+        F.lit("'s static configs come only from its RegisterBrokerRecord v5 StaticConfigs ("),
+        F.col("carried").cast("string"),
+        F.lit(" keys), which carry the keys that need validation, not the whole server.properties: "),
+        F.coalesce(F.col("assumed"), F.lit(0)).cast("string"),
+        F.lit(" keys no layer sets were resolved to Kafka "),
+        F.col("catalog_release"),
+        F.lit("'s defaults by assumption; pass --static-config "),
+        F.col("node_id").cast("string"),
+        F.lit("=server.properties to audit them"),
+    )
+    return (
+        partial_df.join(assumed_df, on=["cluster_id", "node_id"], how="left")
+        .select(
+            "cluster_id",
+            F.lit(ResourceType.BROKER).alias("resource_type"),
+            F.col("node_id").cast("string").alias("resource_name"),
+            F.lit("COVERAGE_GAP").alias("kind"),
+            F.lit(None).cast("string").alias("config_name"),
+            message.alias("message"),
+            F.col("offset"),
             F.lit(False).alias("is_blocking"),
         )
         .select(*FINDING_ROWS.fieldNames())

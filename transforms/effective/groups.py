@@ -8,7 +8,11 @@ default (``DEFAULT_CONFIG``; in 4.0–4.2 a group with overrides does so for eve
 Any broker may coordinate a group, so the broker views of all registered brokers are compared: one row
 (``node_id`` NULL) when they agree, else one row per broker.
 
-Client-metrics subscriptions have no defaults: only the keys set (``DYNAMIC_CLIENT_METRICS_CONFIG``).
+Client-metrics subscriptions: the keys set (``DYNAMIC_CLIENT_METRICS_CONFIG``), and for every other key of the
+cluster's release (``common.cluster_release``) ClientMetricsConfigs' default (``DEFAULT_CONFIG``; ``interval.ms``
+300000, ``metrics`` and ``match`` empty lists: confluentinc/kafka 3.7–4.4
+server/src/main/java/org/apache/kafka/server/metrics/ClientMetricsConfigs.java, ``fromProps`` puts the defaults
+under the overrides).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from transforms.effective.common import collapse_node_views, latest_key_attributes, resolved
+from transforms.effective.common import cluster_release, collapse_node_views, latest_key_attributes, resolved
 from transforms.effective.topics import to_effective_rows
 
 _ALL_BROKERS = "*"
@@ -113,9 +117,44 @@ def to_group_effective(
     return to_effective_rows(overrides_df.unionByName(inherited_df), resource_type=ResourceType.GROUP)
 
 
-def to_client_metrics_effective(dynamic_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
-    """``EFFECTIVE_CONFIGS`` rows of resource type CLIENT_METRICS: the keys set, nothing else."""
+def to_client_metrics_effective(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
+    """``EFFECTIVE_CONFIGS`` rows of resource type CLIENT_METRICS: the keys set and the defaults of the others."""
     overrides_df = _overrides(
         dynamic_df, config_keys_df, ResourceType.CLIENT_METRICS, ConfigSource.DYNAMIC_CLIENT_METRICS_CONFIG
     )
-    return to_effective_rows(overrides_df, resource_type=ResourceType.CLIENT_METRICS)
+    keys_df = config_keys_df.where(
+        (F.col("resource_type") == ResourceType.CLIENT_METRICS) & ~F.col("is_internal")
+    ).select(
+        F.col("release").alias("catalog_release"),
+        F.col("name").alias("config_name"),
+        "config_type",
+        "default_value",
+        "is_sensitive",
+    )
+    defaults_df = (
+        overrides_df.select("cluster_id", "entity")
+        .distinct()
+        .join(cluster_release(nodes_df), on="cluster_id", how="inner")
+        .join(keys_df, on="catalog_release", how="inner")
+        .join(
+            overrides_df.select("cluster_id", "entity", "config_name"),
+            on=["cluster_id", "entity", "config_name"],
+            how="left_anti",
+        )
+        .select(
+            "cluster_id",
+            "entity",
+            F.lit(None).cast("int").alias("node_id"),
+            "config_name",
+            resolved(
+                value=F.col("default_value"),
+                source=F.lit(ConfigSource.DEFAULT_CONFIG),
+                synonym=F.col("config_name"),
+                config_type=F.col("config_type"),
+                is_sensitive=F.col("is_sensitive"),
+                kafka_release=F.col("catalog_release"),
+                release_rank=F.col("release_rank"),
+            ).alias("r"),
+        )
+    )
+    return to_effective_rows(overrides_df.unionByName(defaults_df), resource_type=ResourceType.CLIENT_METRICS)

@@ -37,9 +37,16 @@ from transforms.checkpoints import truncated
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clients import to_client_effective
-from transforms.effective.common import with_catalog_release
-from transforms.effective.findings import to_coverage_findings, to_ignored_dynamic_findings
+from transforms.effective.common import unsupported_overrides, with_catalog_release, without_unsupported
+from transforms.effective.findings import (
+    to_coverage_findings,
+    to_ignored_dynamic_findings,
+    to_partial_static_findings,
+    to_rejected_layer_findings,
+    to_skipped_config_findings,
+)
 from transforms.effective.groups import to_client_metrics_effective, to_group_effective
+from transforms.effective.layer_validity import without_rejected_layers
 from transforms.effective.topics import to_topic_effective, to_topic_node_views
 from transforms.replay.state import ReplayResult
 
@@ -48,9 +55,10 @@ def _nodes_and_layers(
     state: ReplayResult, frames: CatalogFrames, kafka_version: str | None
 ) -> tuple[DataFrame, DataFrame]:
     nodes_df = truncated(with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version))
-    layers_df = truncated(
-        to_broker_layers(state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df)
+    layers_df = to_broker_layers(
+        state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df, frames.key_checks_df
     )
+    layers_df = truncated(without_rejected_layers(truncated(layers_df), nodes_df, frames))
     return nodes_df, layers_df
 
 
@@ -80,6 +88,7 @@ def resolve_effective_configs(
         raise ValueError(f"resource_types must be a non-empty subset of {known}, got {sorted(wanted)}")
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version)
     keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
+    dynamic_df = without_unsupported(state.dynamic_configs, nodes_df, keys_df)  # KAFKA-19851
     broker_df = (
         truncated(to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df))
         if wanted & {ResourceType.BROKER, ResourceType.GROUP}
@@ -90,11 +99,11 @@ def resolve_effective_configs(
         parts.append(broker_df)
     if ResourceType.TOPIC in wanted:
         topic_views_df = truncated(to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df))
-        parts.append(to_topic_effective(state.topics, state.dynamic_configs, nodes_df, topic_views_df, keys_df))
+        parts.append(to_topic_effective(state.topics, dynamic_df, nodes_df, topic_views_df, keys_df))
     if broker_df is not None and ResourceType.GROUP in wanted:
-        parts.append(to_group_effective(state.dynamic_configs, nodes_df, broker_df, keys_df, synonyms_df))
+        parts.append(to_group_effective(dynamic_df, nodes_df, broker_df, keys_df, synonyms_df))
     if ResourceType.CLIENT_METRICS in wanted:
-        parts.append(to_client_metrics_effective(state.dynamic_configs, keys_df))
+        parts.append(to_client_metrics_effective(dynamic_df, nodes_df, keys_df))
     if ResourceType.CLIENT in wanted:
         parts.append(to_client_effective(state.client_entity_configs))
     columns = EFFECTIVE_CONFIGS.fieldNames()
@@ -104,11 +113,27 @@ def resolve_effective_configs(
 def effective_findings(
     state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None
 ) -> DataFrame:
-    """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG`` and ``COVERAGE_GAP`` (same arguments as
+    """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG``, ``INVALID_DYNAMIC_CONFIG``,
+    ``REJECTED_CONFIG_LAYER``, ``SKIPPED_ON_REPLAY`` and ``COVERAGE_GAP`` (same arguments as
     ``resolve_effective_configs``)."""
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version)
     return (
         to_ignored_dynamic_findings(layers_df)
+        .unionByName(to_rejected_layer_findings(layers_df))
+        .unionByName(
+            to_partial_static_findings(
+                state.broker_static_configs,
+                layers_df,
+                nodes_df,
+                catalog_frames.config_keys_df,
+                catalog_frames.synonyms_df,
+            )
+        )
+        .unionByName(
+            to_skipped_config_findings(
+                unsupported_overrides(state.dynamic_configs, nodes_df, catalog_frames.config_keys_df)
+            )
+        )
         .unionByName(to_coverage_findings(state.brokers, nodes_df, catalog_frames.config_keys_df))
         .select(*FINDING_ROWS.fieldNames())
     )

@@ -21,9 +21,10 @@ Kafka semantics (``ClusterDelta``):
   newest release for a level above the table, NULL when unknown) and ``release_candidates`` is empty.
 
 Static configs: a registration's v5 ``staticConfigs`` (origin ``REGISTRATION``, last entry wins for a repeated
-name); else, for brokers without them, the ``--static-config`` rows of the node (origin ``FILE``; with several
-files for one node the lexicographically first ``source_file`` is used as a whole). ``has_static_configs`` is
-true when either exists and is non-empty.
+name), over the ``--static-config`` rows of the node (origin ``FILE``; with several files for one node the
+lexicographically first ``source_file`` is used as a whole) for the keys the registration does not carry: v5
+``StaticConfigs`` is a partial layer (KIP-1294: the keys that need validation), the file the whole
+server.properties. ``has_static_configs`` is true when either exists and is non-empty.
 """
 
 from __future__ import annotations
@@ -209,11 +210,13 @@ def to_broker_static_configs(applied_df: DataFrame, static_configs_df: DataFrame
             F.col("e.offset").alias("source_offset"),
         )
     )
-    without_registration_configs_df = regs_df.where(F.coalesce(F.size(F.col("reg.p.staticConfigs")), F.lit(0)) <= 0)
     from_file_df = (
         _file_static_configs(static_configs_df)
+        .join(regs_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="inner")
         .join(
-            without_registration_configs_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="inner"
+            from_registration_df.select("cluster_id", "node_id", "name"),
+            on=["cluster_id", "node_id", "name"],
+            how="left_anti",
         )
         .select(
             "cluster_id",

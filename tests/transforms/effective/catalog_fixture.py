@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
+from schemas.metadata_version import MetadataVersionTable
+from transforms.effective.catalog_frames import LayerCheck, broker_key_check_rows, broker_layer_checks
 
 
 def _broker(name: str, type_: str, default: str | None, dynamic: str, **extra: Any) -> dict[str, Any]:
@@ -35,14 +37,28 @@ def document(release: str, *, io_threads: str) -> dict[str, Any]:
             _broker("log.retention.ms", "LONG", None, "cluster-wide"),
             _broker("log.roll.hours", "INT", "168", "read-only"),
             _broker("log.roll.ms", "LONG", None, "cluster-wide"),
-            _broker("log.segment.bytes", "INT", "1073741824", "cluster-wide"),
-            _broker("num.io.threads", "INT", io_threads, "cluster-wide"),
+            # confluentinc/kafka 4.1, 4.2: LogConfig.java atLeast(1024 * 1024)
+            _broker(
+                "log.segment.bytes", "INT", "1073741824", "cluster-wide", validator={"kind": "at_least", "min": 1048576}
+            ),
+            # ServerConfigs.java: NUM_IO_THREADS atLeast(1)
+            _broker("num.io.threads", "INT", io_threads, "cluster-wide", validator={"kind": "at_least", "min": 1}),
+            # ReplicationConfigs.java: no validator in 4.1, atLeast(1) from 4.2
+            _broker(
+                "num.replica.fetchers",
+                "INT",
+                "1",
+                "cluster-wide",
+                validator={"kind": "at_least", "min": 1} if release != "4.1" else None,
+            ),
             _broker("ssl.keystore.location", "STRING", None, "per-broker", listener_prefix_required=True),
             _broker(
                 "ssl.keystore.password", "PASSWORD", None, "per-broker", sensitive=True, listener_prefix_required=True
             ),
         ],
         "topic": [
+            # a topic key 4.2 no longer defines (stands for message.format.version, removed in 4.0)
+            *([_key("message.format.version", "STRING", "3.0-IV1")] if release == "4.1" else []),
             _key("cleanup.policy", "LIST", "delete"),
             _key("remote.storage.enable", "BOOLEAN", "false"),
             _key("retention.ms", "LONG", "604800000"),
@@ -86,16 +102,46 @@ def document(release: str, *, io_threads: str) -> dict[str, Any]:
             "share.isolation.level": None,
         },
         "topic_configs_without_server_default": ["remote.storage.enable"],
+        # confluentinc/kafka 4.2: KafkaConfig.scala validateValues
+        # require(logRetentionTimeMillis >= 1 || logRetentionTimeMillis == -1, ...)
+        "cross_field_checks": [
+            {
+                "id": "broker-log-retention-ms-not-zero",
+                "resource": "broker",
+                "keys": ["log.retention.ms", "log.retention.minutes", "log.retention.hours"],
+                "rule": "the effective log.retention.ms must be -1 or >= 1",
+                "expr": "cast(cfg['log.retention.ms'] as long) != 0",
+                "kafka_effect": "broker refuses to start (KafkaConfig construction fails)",
+                "source": "core/src/main/scala/kafka/server/KafkaConfig.scala: validateValues",
+            },
+            {
+                "id": "broker-heartbeat-not-enforced",
+                "resource": "broker",
+                "keys": ["num.io.threads"],
+                "rule": "a check Kafka only logs",
+                "expr": "cast(cfg['num.io.threads'] as int) != 12",
+                "kafka_effect": "ERROR log only (not enforced)",
+            },
+        ],
         "notes": [],
         "unresolved": [],
     }
 
 
+def _documents() -> list[tuple[str, dict[str, Any]]]:
+    return [("4.1 fixture", document("4.1", io_threads="4")), ("4.2 fixture", document("4.2", io_threads="8"))]
+
+
 def small_catalog() -> KafkaCatalog:
     """Releases 4.1 (``num.io.threads`` default 4) and 4.2 (default 8)."""
-    return KafkaCatalog(
-        releases=(
-            release_catalog_from_document(document("4.1", io_threads="4"), source="4.1 fixture"),
-            release_catalog_from_document(document("4.2", io_threads="8"), source="4.2 fixture"),
-        )
-    )
+    return KafkaCatalog(releases=tuple(release_catalog_from_document(doc, source=name) for name, doc in _documents()))
+
+
+def small_key_checks(mv_table: MetadataVersionTable) -> list[tuple[object, ...]]:
+    """The ``CATALOG_KEY_CHECKS`` rows of ``small_catalog``'s documents."""
+    return broker_key_check_rows(_documents(), mv_table)
+
+
+def small_layer_checks() -> tuple[LayerCheck, ...]:
+    """The enforced broker cross-field checks of ``small_catalog``'s documents."""
+    return broker_layer_checks(_documents())

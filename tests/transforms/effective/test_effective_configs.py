@@ -18,7 +18,7 @@ from pyspark.testing import assertSchemaEqual
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.metadata_version import MetadataVersionTable
 from schemas.whatif import FALLBACK_COLUMNS
-from tests.transforms.effective.catalog_fixture import small_catalog
+from tests.transforms.effective.catalog_fixture import small_catalog, small_key_checks, small_layer_checks
 from tests.transforms.replay.bronze_rows import (
     broker_config,
     client_config,
@@ -72,6 +72,9 @@ def _c1() -> list[Any]:
         broker_config(28, 1, "log.segment.bytes", None),  # deleted again
         broker_config(29, "", "group.consumer.session.timeout.ms", "50000"),
         broker_config(30, 11, "log.retention.ms", "-1"),
+        broker_config(31, "", "log.segment.bytes", "1000"),  # below 4.x's 1 MiB minimum: rejected
+        broker_config(32, 3, "num.io.threads", "many"),  # not an INT: rejected, the cluster default applies
+        broker_config(33, "", "num.replica.fetchers", "0"),  # rejected by 4.2 (atLeast(1)), kept by 4.1
         topic(40, "mixed", "MMMMMMMMMMMMMMMMMMMMMA"),
         partition(41, "MMMMMMMMMMMMMMMMMMMMMA", 0, [1, 2]),
         topic(42, "same", "SSSSSSSSSSSSSSSSSSSSSA"),
@@ -91,6 +94,10 @@ def _c1() -> list[Any]:
         partition(56, "UUUUUUUUUUUUUUUUUUUUUA", 0, [10, 11]),
         config(60, 32, "g1", "share.isolation.level", "read_committed"),
         config(61, 16, "sub1", "interval.ms", "1000"),
+        config(62, 16, "sub2", "metrics", "org.apache.kafka.producer."),  # interval.ms from the default
+        topic_config(63, "override", "message.format.version", "2.8"),  # unknown to 4.2: skipped on replay
+        config(64, 32, "g1", "no.such.group.key", "x"),  # skipped on replay
+        broker_config(65, 2, "custom.plugin.key", "x"),  # broker keys are never skipped
         quota(70, {"user": "alice"}, "producer_byte_rate", 100),
         quota(71, {"user": "alice", "client-id": "app"}, "producer_byte_rate", 200),
         quota(72, {"user": None}, "producer_byte_rate", 10),
@@ -101,6 +108,34 @@ def _c1() -> list[Any]:
         client_config(77, {"user": "alice"}, "acks", "all"),
         quota(78, {"ip": "1.2.3.4"}, "connection_creation_rate", 5),
         quota(79, {"ip": None}, "connection_creation_rate", 1),
+    ]
+
+
+def _c2() -> list[Any]:
+    """Whole dynamic layers brokers refuse (KafkaConfig's log.retention.ms check), one case per broker."""
+    return [
+        feature(0, "metadata.version", 29),
+        register(1, 1, static=[("log.retention.hours", "24")]),
+        register(2, 2, static=[("log.retention.hours", "24")]),
+        register(3, 3, static=[("log.retention.hours", "24")]),
+        broker_config(10, "", "num.io.threads", "12"),
+        broker_config(11, 1, "log.retention.ms", "0"),  # no ConfigDef validator, but KafkaConfig refuses it
+        broker_config(12, 1, "num.io.threads", "20"),
+        broker_config(13, 2, "log.retention.ms", "-5"),  # negative → -1 (unlimited): valid
+    ]
+
+
+def _c3() -> list[Any]:
+    """A cluster-default layer that fails: refused, and so is every per-broker layer built on it, unless the
+    per-broker layer repairs the config."""
+    return [
+        feature(0, "metadata.version", 29),
+        register(1, 1, static=[("log.retention.hours", "24")]),
+        register(2, 2, static=[("log.retention.hours", "24")]),
+        broker_config(10, "", "log.retention.ms", "0"),
+        broker_config(11, "", "num.io.threads", "12"),
+        broker_config(12, 1, "num.io.threads", "20"),
+        broker_config(13, 2, "log.retention.ms", "5000"),
     ]
 
 
@@ -117,11 +152,15 @@ def _resolve(spark: SparkSession, mv_table: MetadataVersionTable, **kw: Any) -> 
         [
             records(spark, _c1(), cluster_id="c1"),
             records(spark, [register(0, 1, mv_max=None)], cluster_id="c0", source_file="/in/c0/00.log"),
+            records(spark, _c2(), cluster_id="c2", source_file="/in/c2/00.log"),
+            records(spark, _c3(), cluster_id="c3", source_file="/in/c3/00.log"),
         ],
     )
     files = static_configs(spark, [(6, "log.segment.bytes", "3000000"), (6, "log.roll.ms", None)])
     state = replay_state(bronze, files, mv_table=mv_table)
-    frames = to_catalog_frames(spark, small_catalog())
+    frames = to_catalog_frames(
+        spark, small_catalog(), key_checks=small_key_checks(mv_table), layer_checks=small_layer_checks()
+    )
     findings_kw = {k: v for k, v in kw.items() if k != "resource_types"}
     return resolve_effective_configs(state, frames, **kw), effective_findings(state, frames, **findings_kw)
 
@@ -256,6 +295,99 @@ def test_only_ignored_keys_are_reported_as_ignored(result: Result) -> None:
     assert ignored == ["listeners", "log.retention.hours", "ssl.keystore.location"]
 
 
+# --- brokers: values the release's ConfigDef parse rejects (DynamicBrokerConfig.removeInvalidConfigs) --------
+
+
+@pytest.mark.parametrize(
+    ("node", "key", "expected"),
+    [
+        (5, "log.segment.bytes", ("1073741824", "DEFAULT_CONFIG", "log.segment.bytes", None)),
+        (1, "log.segment.bytes", ("2000000", "STATIC_BROKER_CONFIG", "log.segment.bytes", None)),
+        (3, "num.io.threads", ("16", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 20)),
+        (9, "num.replica.fetchers", ("0", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.replica.fetchers", 33)),
+        (5, "num.replica.fetchers", ("1", "DEFAULT_CONFIG", "num.replica.fetchers", None)),
+    ],
+    ids=["below-min-default", "below-min-static", "not-an-int", "4.1-has-no-validator", "4.2-rejects"],
+)
+def test_rejected_dynamic_values_are_not_applied(
+    result: Result, node: int, key: str, expected: tuple[Any, ...]
+) -> None:
+    assert _summary(_broker(result, node, key)) == expected
+
+
+def test_rejected_dynamic_values_are_not_inherited_by_topics(result: Result) -> None:
+    # topic "same" is hosted by 5 and 8 (no static configs): the rejected cluster default does not reach it
+    row = result.rows[("c1", "TOPIC", "same", None, "segment.bytes")]
+    assert (row.value, row.source) == ("1073741824", "DEFAULT_CONFIG")
+
+
+def test_rejected_dynamic_values_are_findings(result: Result) -> None:
+    invalid = sorted(
+        (f.resource_name, f.config_name, f.offset, f.message)
+        for f in result.findings
+        if f.kind == "INVALID_DYNAMIC_CONFIG" and f.cluster_id == "c1"
+    )
+    # the cluster default is judged by the 4.1 broker (9) and the 4.2 brokers: one finding per release's reason
+    assert [i[:3] for i in invalid] == [
+        ("", "log.segment.bytes", 31),
+        ("", "log.segment.bytes", 31),
+        ("", "num.replica.fetchers", 33),
+        ("3", "num.io.threads", 32),
+    ]
+    assert all("log.segment.bytes=1000 is below the minimum 1048576" in i[3] for i in invalid[:2])
+    assert ["Kafka 4.1 broker" in invalid[0][3], "Kafka 4.2 broker" in invalid[1][3]] == [True, True]
+    assert "Kafka 4.2 broker ConfigDef" in invalid[2][3] and "num.replica.fetchers=0" in invalid[2][3]
+    assert "'many' is not a valid int" in invalid[3][3]
+
+
+# --- brokers: whole layers KafkaConfig's cross-field checks refuse (DynamicBrokerConfig.updateCurrentConfig) ---
+
+
+@pytest.mark.parametrize(
+    ("cluster", "node", "key", "expected"),
+    [
+        ("c2", 1, "log.retention.ms", ("86400000", "STATIC_BROKER_CONFIG", "log.retention.hours", None)),
+        ("c2", 1, "num.io.threads", ("12", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 10)),
+        ("c2", 2, "log.retention.ms", ("-1", "DYNAMIC_BROKER_CONFIG", "log.retention.ms", 13)),
+        ("c2", 3, "num.io.threads", ("12", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 10)),
+        ("c3", 1, "log.retention.ms", ("86400000", "STATIC_BROKER_CONFIG", "log.retention.hours", None)),
+        ("c3", 1, "num.io.threads", ("8", "DEFAULT_CONFIG", "num.io.threads", None)),
+        ("c3", 2, "log.retention.ms", ("5000", "DYNAMIC_BROKER_CONFIG", "log.retention.ms", 13)),
+        ("c3", 2, "num.io.threads", ("12", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 11)),
+    ],
+    ids=[
+        "per-broker-layer-refused",
+        "per-broker-layer-refused-keeps-default",
+        "negative-is-unlimited-not-refused",
+        "untouched-broker",
+        "default-layer-refused",
+        "per-broker-on-refused-default-refused",
+        "per-broker-layer-repairs-default",
+        "repaired-default-applies",
+    ],
+)
+def test_refused_layers_are_not_applied(
+    result: Result, cluster: str, node: int, key: str, expected: tuple[Any, ...]
+) -> None:
+    assert _summary(_broker(result, node, key, cluster)) == expected
+
+
+def test_refused_layers_are_findings(result: Result) -> None:
+    refused = sorted(
+        (f.cluster_id, f.resource_name, f.offset, f.message)
+        for f in result.findings
+        if f.kind == "REJECTED_CONFIG_LAYER"
+    )
+    # c3 broker 2 repairs the cluster default with its own log.retention.ms: nothing refused there
+    assert [r[:3] for r in refused] == [("c2", "1", 12), ("c3", "1", 11), ("c3", "1", 12)]
+    c2 = refused[0][3]
+    assert "per-broker dynamic config layer (2 keys: log.retention.ms, num.io.threads)" in c2
+    assert "broker-log-retention-ms-not-zero" in c2
+    assert "cluster-default dynamic config layer (2 keys: log.retention.ms, num.io.threads)" in refused[1][3]
+    assert "stored cluster-default layer" in refused[2][3]
+    assert not [f for f in result.findings if f.cluster_id in ("c2", "c3") and f.kind == "IGNORED_DYNAMIC_CONFIG"]
+
+
 def test_listener_prefixed_key_is_applied_per_broker(result: Result) -> None:
     row = _broker(result, 1, "listener.name.internal.ssl.keystore.location")
     assert (row.value, row.source, row.config_type, row.is_sensitive) == ("/y", "DYNAMIC_BROKER_CONFIG", None, True)
@@ -287,22 +419,48 @@ def test_defaults_follow_the_broker_release(
 def test_kafka_version_overrides_inferred_release(
     interpreted_spark: SparkSession, mv_table: MetadataVersionTable
 ) -> None:
-    effective_df, _ = _resolve(interpreted_spark, mv_table, kafka_version="4.1.2")
+    effective_df, findings_df = _resolve(interpreted_spark, mv_table, kafka_version="4.1.2")
     releases = {
         r.kafka_release for r in effective_df.where("resource_type = 'BROKER'").select("kafka_release").collect()
     }
     assert releases == {"4.1"}
+    # 4.1 still defines the topic key 4.2 skips: its override applies and is no replay finding
+    kept = effective_df.where("resource_name = 'override' and config_name = 'message.format.version'").collect()
+    assert [(r.value, r.source) for r in kept] == [("2.8", "DYNAMIC_TOPIC_CONFIG")]
+    skipped = findings_df.where("kind = 'SKIPPED_ON_REPLAY'").select("config_name").collect()
+    assert [r.config_name for r in skipped] == ["no.such.group.key"]
 
 
 # --- coverage ---------------------------------------------------------------------------------------------------
 
 
 def test_brokers_without_static_configs_are_coverage_gaps(result: Result) -> None:
-    gaps = sorted((f.cluster_id, f.resource_name) for f in result.findings if f.kind == "COVERAGE_GAP")
+    gaps = sorted(
+        (f.cluster_id, f.resource_name)
+        for f in result.findings
+        if f.kind == "COVERAGE_GAP" and "registered no static configs" in f.message
+    )
     assert gaps == [("c0", "1"), ("c1", "5"), ("c1", "8")]
     message = next(f.message for f in result.findings if f.kind == "COVERAGE_GAP" and f.resource_name == "5")
     assert "4 read-only configs" in message
     assert message.endswith("broker.rack, log.retention.hours, log.retention.minutes, log.roll.hours")
+
+
+def test_registration_static_configs_are_a_partial_layer(result: Result) -> None:
+    partial = {
+        (f.cluster_id, f.resource_name): f.message
+        for f in result.findings
+        if f.kind == "COVERAGE_GAP" and "RegisterBrokerRecord v5 StaticConfigs" in f.message
+    }
+    # every broker registered with StaticConfigs and without a --static-config file (6 has the file)
+    assert sorted(partial) == [
+        ("c1", "1"), ("c1", "10"), ("c1", "11"), ("c1", "2"), ("c1", "3"), ("c1", "4"), ("c1", "9"),
+        ("c2", "1"), ("c2", "2"), ("c2", "3"), ("c3", "1"), ("c3", "2"),
+    ]  # fmt: skip
+    # c2 broker 3: 14 non-internal keys of the fixture's 4.2; the retention group (3 keys) is set statically and
+    # num.io.threads at the cluster default: 10 keys assumed
+    assert "StaticConfigs (1 keys)" in partial[("c2", "3")]
+    assert "10 keys no layer sets were resolved to Kafka 4.2's defaults by assumption" in partial[("c2", "3")]
 
 
 # --- topics -----------------------------------------------------------------------------------------------------
@@ -389,9 +547,33 @@ def test_group_override_and_inherited_broker_synonym(result: Result) -> None:
     )
 
 
-def test_client_metrics_have_no_defaults(result: Result) -> None:
-    rows = [(k[2], k[4], r.value, r.source) for k, r in result.rows.items() if k[1] == "CLIENT_METRICS"]
-    assert rows == [("sub1", "interval.ms", "1000", "DYNAMIC_CLIENT_METRICS_CONFIG")]
+def test_client_metrics_subscriptions_have_defaults(result: Result) -> None:
+    # ClientMetricsConfigs: interval.ms 300000, metrics [] (the fixture's 4.2 defines interval.ms and metrics)
+    rows = sorted((k[2], k[4], r.value, r.source) for k, r in result.rows.items() if k[1] == "CLIENT_METRICS")
+    assert rows == [
+        ("sub1", "interval.ms", "1000", "DYNAMIC_CLIENT_METRICS_CONFIG"),
+        ("sub1", "metrics", "", "DEFAULT_CONFIG"),
+        ("sub2", "interval.ms", "300000", "DEFAULT_CONFIG"),
+        ("sub2", "metrics", "org.apache.kafka.producer.", "DYNAMIC_CLIENT_METRICS_CONFIG"),
+    ]
+
+
+def test_unsupported_keys_are_skipped_on_replay(result: Result) -> None:
+    # KAFKA-19851: 4.x skips TOPIC / GROUP / CLIENT_METRICS keys its ConfigDefs do not define, never BROKER keys
+    assert ("c1", "TOPIC", "override", None, "message.format.version") not in result.rows
+    assert not [k for k in result.rows if k[1] == "GROUP" and k[4] == "no.such.group.key"]
+    assert _broker(result, 2, "custom.plugin.key").source == "DYNAMIC_BROKER_CONFIG"
+    skipped = sorted(
+        (f.resource_type, f.resource_name, f.config_name, f.offset, f.message)
+        for f in result.findings
+        if f.kind == "SKIPPED_ON_REPLAY"
+    )
+    assert [s[:4] for s in skipped] == [
+        ("GROUP", "g1", "no.such.group.key", 64),
+        ("TOPIC", "override", "message.format.version", 63),
+    ]
+    assert "is not a config of any Kafka release" in skipped[0][4]
+    assert "was removed after Kafka 4.1: Kafka 4.2 ignores it on replay (KAFKA-19851)" in skipped[1][4]
 
 
 @pytest.mark.parametrize(

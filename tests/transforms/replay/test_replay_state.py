@@ -109,7 +109,12 @@ class State:
 def state(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> State:
     files = static_configs(
         interpreted_spark,
-        [(1, "log.segment.bytes", "4194304"), (1, "log.roll.ms", None), (2, "log.segment.bytes", "1")],
+        [
+            (1, "log.segment.bytes", "4194304"),
+            (1, "log.roll.ms", None),
+            (2, "log.segment.bytes", "1"),
+            (2, "log.roll.ms", "3600000"),
+        ],
     )
     result = replay_state(records(interpreted_spark, _log()), files, mv_table=mv_table)
     tables = {
@@ -167,6 +172,7 @@ def test_static_configs_prefer_registration_over_file(state: State) -> None:
         (1, "log.segment.bytes"): ("4194304", "FILE", None),
         (1, "log.roll.ms"): (None, "FILE", None),
         (2, "log.segment.bytes"): ("3145728", "REGISTRATION", 6),  # last entry of a repeated name wins
+        (2, "log.roll.ms"): ("3600000", "FILE", None),  # v5 StaticConfigs is partial: the file fills the rest
     }
     brokers = _brokers(state)
     assert [brokers[n].has_static_configs for n in (1, 2, 4)] == [True, True, False]

@@ -1,0 +1,145 @@
+"""Dynamic broker layers a broker refuses as a whole (``without_rejected_layers``).
+
+Kafka (confluentinc/kafka 3.3–4.4, core/src/main/scala/kafka/server/DynamicBrokerConfig.scala):
+``updateDefaultConfig`` / ``updateBrokerConfig`` store the layer's surviving keys, then ``updateCurrentConfig``
+builds a new ``KafkaConfig`` from static + cluster default + per-broker props; when its constructor's cross-field
+``require``s fail (``KafkaConfig.validateValues``, e.g. ``log.retention.ms`` = 0, which no ConfigDef validator
+catches) the exception is logged ("... configs could not be applied") and the broker keeps its previous
+configuration. The stored cluster-default props stay stored, so a per-broker update is built on top of them too.
+
+Modelled per broker, with the checks of the release it runs (``CatalogFrames.layer_checks``, the broker
+``cross_field_checks`` of ``conf/kafka`` that Kafka enforces) evaluated on the broker's effective values:
+
+* static + cluster default + per-broker passes → every layer applies;
+* the static layer alone fails → nothing is blamed (such a broker does not start; the constraint rules report it);
+* static + cluster default passes but adding the per-broker layer fails → the per-broker layer is not applied;
+* static + cluster default fails → the cluster-default layer is not applied, and neither is the per-broker
+  layer (Kafka builds it on top of the stored cluster default, which still fails).
+
+Every row of a refused layer gets ``ignored_kind`` ``REJECTED_CONFIG_LAYER`` and a reason naming the failed
+checks; resolution then takes the layers below. A check that cannot be evaluated (a key it reads is missing or
+does not parse) counts as passing. 4.3+ clamps the ``group.*.assignment.interval.ms`` keys before the checks
+(``GroupCoordinatorConfig.clampDynamicConfigs``); this model does not (see docs/contract.md).
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from schemas.effective import LAYER_COLUMNS
+from transforms.constraints.expressions import ansi_disabled, cfg_keys_read
+from transforms.effective.brokers import to_broker_effective
+from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
+from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER
+
+REJECTED_CONFIG_LAYER = "REJECTED_CONFIG_LAYER"
+_NODE = ["cluster_id", "node_id"]
+
+
+def _failed_checks(cfg_df: DataFrame, checks: tuple[LayerCheck, ...]) -> DataFrame:
+    """``(cluster_id, node_id, failed)``: ``failed`` the sorted ``id (rule)`` texts of the checks that are false."""
+    spark = cfg_df.sparkSession
+    with ansi_disabled(spark):
+        failing: list[Column] = [
+            F.when(
+                F.col("catalog_release").isin(*check.releases) & ~F.coalesce(F.expr(check.expr_sql), F.lit(True)),
+                F.lit(f"{check.check_id} ({check.rule})"),
+            )
+            for check in checks
+        ]
+        return cfg_df.select(
+            *_NODE,
+            F.array_sort(F.filter(F.array(*failing), lambda c: c.isNotNull())).alias("failed")
+            if failing
+            else F.array().cast("array<string>").alias("failed"),
+        )
+
+
+def _read_keys(frames: CatalogFrames) -> DataFrame | None:
+    """``(name)``: the broker keys the checks read and the members of their synonym groups; None when a check
+    reads ``cfg`` in a way that cannot be listed (then every key is resolved)."""
+    keys: set[str] = set()
+    for check in frames.layer_checks:
+        read = cfg_keys_read(check.expr_sql)
+        if read is None:
+            return None
+        keys |= read
+    synonyms_df = frames.synonyms_df.where((F.col("resource_type") == "BROKER") & F.col("config_name").isin(*keys))
+    listed_df = frames.config_keys_df.where(F.col("name").isin(*keys)).select("name")
+    return listed_df.unionByName(synonyms_df.select(F.col("synonym").alias("name"))).distinct()
+
+
+def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames, top_layer: int) -> DataFrame:
+    """``(cluster_id, node_id, catalog_release, cfg)``: the effective broker values (of the keys the checks read)
+    from the layers up to ``top_layer``."""
+    wanted_df = _read_keys(frames)
+    keys_df, layers_df = frames.config_keys_df, layers_df.where(F.col("layer") <= top_layer)
+    if wanted_df is not None:
+        keys_df = keys_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
+        layers_df = layers_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
+    effective_df = to_broker_effective(layers_df, nodes_df, keys_df, frames.synonyms_df)
+    return effective_df.groupBy(*_NODE).agg(
+        F.map_from_entries(F.collect_list(F.struct("config_name", "value"))).alias("cfg"),
+        F.min("kafka_release").alias("catalog_release"),
+    )
+
+
+def rejected_layers(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
+    """``(cluster_id, node_id, layer, rejected)``: the dynamic layers a broker refuses, with the reason."""
+    applied_df = layers_df.where(F.col("ignored_reason").isNull())
+    full_df = _failed_checks(_cfg(applied_df, nodes_df, frames, NODE_LAYER), frames.layer_checks)
+    failing_df = full_df.where(F.size("failed") > 0)
+    suspects_df = applied_df.join(failing_df.select(*_NODE), on=_NODE, how="left_semi")
+    lower_df = _failed_checks(_cfg(suspects_df, nodes_df, frames, DEFAULT_LAYER), frames.layer_checks)
+    static_df = _failed_checks(_cfg(suspects_df, nodes_df, frames, STATIC_LAYER), frames.layer_checks)
+    decided_df = (
+        failing_df.withColumnRenamed("failed", "full")
+        .join(lower_df.withColumnRenamed("failed", "lower"), on=_NODE, how="left")
+        .join(static_df.withColumnRenamed("failed", "base"), on=_NODE, how="left")
+        .where(F.size(F.coalesce(F.col("base"), F.array())) == 0)
+    )
+    default_fails = F.size(F.coalesce(F.col("lower"), F.array())) > 0
+
+    def text(col: str) -> Column:
+        return F.array_join(F.col(col), "; ")
+
+    node_reason = F.when(
+        default_fails,
+        F.concat(
+            F.lit("belongs to the per-broker layer, which brokers build on the stored cluster-default layer that "),
+            F.lit("fails KafkaConfig's checks: "),
+            text("full"),
+        ),
+    ).otherwise(F.concat(F.lit("belongs to a per-broker layer that fails KafkaConfig's checks: "), text("full")))
+    default_reason = F.concat(
+        F.lit("belongs to the cluster-default layer, which fails KafkaConfig's checks: "), text("lower")
+    )
+    return decided_df.select(
+        *_NODE,
+        F.explode(
+            F.when(
+                default_fails,
+                F.array(
+                    F.struct(F.lit(DEFAULT_LAYER).alias("layer"), default_reason.alias("rejected")),
+                    F.struct(F.lit(NODE_LAYER).alias("layer"), node_reason.alias("rejected")),
+                ),
+            ).otherwise(F.array(F.struct(F.lit(NODE_LAYER).alias("layer"), node_reason.alias("rejected"))))
+        ).alias("r"),
+    ).select(
+        *_NODE, "r.layer", F.concat(F.col("r.rejected"), F.lit("; the broker keeps the layers below")).alias("rejected")
+    )
+
+
+def without_rejected_layers(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
+    """``layers_df`` (``LAYER_COLUMNS``, from ``to_broker_layers``) with the rows of refused layers marked ignored
+    (``ignored_kind`` ``REJECTED_CONFIG_LAYER``). Without ``frames.layer_checks`` nothing changes."""
+    if not frames.layer_checks:
+        return layers_df
+    refused_df = rejected_layers(layers_df, nodes_df, frames)
+    is_refused = F.col("ignored_reason").isNull() & F.col("rejected").isNotNull()
+    return layers_df.join(refused_df, on=[*_NODE, "layer"], how="left").select(
+        *LAYER_COLUMNS[:-2],
+        F.when(is_refused, F.col("rejected")).otherwise(F.col("ignored_reason")).alias("ignored_reason"),
+        F.when(is_refused, F.lit(REJECTED_CONFIG_LAYER)).otherwise(F.col("ignored_kind")).alias("ignored_kind"),
+    )
