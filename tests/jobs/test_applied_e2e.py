@@ -10,7 +10,10 @@ tests/data/e2e/applied.jsonl (metadata.version 29 = 4.2-IV1, broker 1 registered
   the broker keeps the layers below: ``log.retention.ms`` = 24 h from the static hours, ``num.io.threads`` = 8;
 * offset 7, topic t1 ``message.format.version=2.8``: LogConfig of 4.2 has no such key, ConfigurationDelta.replay
   skips it (KAFKA-19851): no effective row;
-* offset 8, subscription sub1 sets only ``metrics``: ClientMetricsConfigs' ``interval.ms`` default 300000 applies.
+* offset 8, subscription sub1 sets only ``metrics``: ClientMetricsConfigs' ``interval.ms`` default 300000 applies;
+* the upgrade itself (``--release-version 4.2`` raises eligible.leader.replicas.version to 1): no cluster-level
+  ``min.insync.replicas`` and no controller server.properties, so ConfigurationControlManager
+  .maybeGenerateElrSafetyRecords would write the default 1, an assumed value (an ASSUMED_UPGRADE_EFFECT finding).
 
 The rules (tests/data/e2e/applied-rules.yaml) would fail on the raw values (1000, 0, a set message.format.version);
 on what the broker applies only the client-metrics rule fails, on the default it relies on.
@@ -93,12 +96,13 @@ def test_skipped_key_has_no_effective_row(run: dict[str, Any]) -> None:
 def test_findings(run: dict[str, Any]) -> None:
     others = [f for f in run["findings"] if f[0] != "COVERAGE_GAP"]
     assert [f[:4] for f in others] == [
+        ("ASSUMED_UPGRADE_EFFECT", "", "min.insync.replicas", None),
         ("INVALID_DYNAMIC_CONFIG", "", "log.segment.bytes", 2),
         ("REJECTED_CONFIG_LAYER", "1", None, 4),
         ("SKIPPED_ON_REPLAY", "t1", "message.format.version", 7),
     ]
-    assert "log.segment.bytes=1000 is below the minimum 1048576" in others[0][4]
-    assert "broker-log-retention-ms-not-zero" in others[1][4]
+    assert "log.segment.bytes=1000 is below the minimum 1048576" in others[1][4]
+    assert "broker-log-retention-ms-not-zero" in others[2][4]
     gaps = [f[4] for f in run["findings"] if f[0] == "COVERAGE_GAP"]
     assert (
         len(gaps) == 1 and "static configs come only from its RegisterBrokerRecord v5 StaticConfigs (1 keys)" in gaps[0]

@@ -61,7 +61,7 @@ def effects(
     """(effects, dynamic configs) of one cluster."""
     dynamic_df = spark.createDataFrame(list(dynamic), DYNAMIC_CONFIGS)
     brokers_df = spark.createDataFrame(
-        [(C, b, None, 1, None, False, False, 7, 26, "4.1", 2, False, 0) for b in brokers], BROKERS
+        [(C, b, None, 1, None, False, False, 7, 26, "4.1", ["4.1"], 2, False, 0) for b in brokers], BROKERS
     )
     elr_rows = [(C, "eligible.leader.replicas.version", elr, 3)] if elr is not None else []
     mv_rows = [(C, "metadata.version", current_level, 1)] if current_level is not None else []
@@ -69,7 +69,7 @@ def effects(
     out = to_upgrade_effects(
         dynamic_configs_df=dynamic_df,
         features_df=spark.createDataFrame(elr_rows + mv_rows, FEATURES),
-        cluster_state_df=spark.createDataFrame([(C, current_level, 2, 1, 0, None, 10, None, 10)], CLUSTER_STATE),
+        cluster_state_df=spark.createDataFrame([(C, current_level, "4.1", 2, 1, 0, None, 10, None, 10)], CLUSTER_STATE),
         brokers_df=brokers_df,
         controllers_df=spark.createDataFrame([(C, c, None, 7, 26, 0) for c in controllers], CONTROLLERS),
         static_configs_df=spark.createDataFrame(list(statics), STATIC_CONFIGS),
