@@ -52,7 +52,7 @@ class JobCounts:
 
 def _jobs(spark: SparkSession) -> dict[int, str | None]:
     """Job id → description of every job the status store holds."""
-    jobs = spark.sparkContext._jsc.sc().statusStore().jobsList(None)  # type: ignore[union-attr]
+    jobs = spark.sparkContext._jsc.sc().statusStore().jobsList(None)
     found: dict[int, str | None] = {}
     for index in range(jobs.size()):
         job = jobs.apply(index)
