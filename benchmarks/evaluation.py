@@ -25,6 +25,7 @@ from pyspark.sql import functions as F
 
 from benchmarks.measure import DriverMemory, Step, measure
 from jobs import audit, conf_loader, lookups
+from jobs.stages import Checkpoints
 from jobs.storage import DeltaStore, open_store
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.metadata_version import MetadataVersion
@@ -129,6 +130,7 @@ def evaluation_step(
             run_id=uuid.uuid4().hex,
             run_ts=datetime.now(UTC),
             dynamic_scope_df=inputs.scopes_df,
+            keep=Checkpoints(),  # the boundaries the audit job holds (jobs.stages)
         )
         inputs.out.ensure(table, VIOLATIONS)
         return inputs.out.overwrite(table, violations_df)

@@ -53,10 +53,10 @@ def size_targets(result: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def write_size(result: dict[str, Any], results_dir: Path) -> Path:
-    """``<results>/<size>.json``."""
+def write_size(result: dict[str, Any], results_dir: Path, *, name: str | None = None) -> Path:
+    """``<results>/<size>.json`` (``name`` defaults to the size's name; the gate has no fleet size)."""
     results_dir.mkdir(parents=True, exist_ok=True)
-    path = results_dir / f"{result['size']['name']}.json"
+    path = results_dir / f"{name or result['size']['name']}.json"
     path.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     return path
 
@@ -69,6 +69,34 @@ def load_results(results_dir: Path) -> list[dict[str, Any]]:
         if isinstance(data, dict) and "size" in data:
             found.append(data)
     return sorted(found, key=lambda r: _ORDER.index(r["size"]["name"]) if r["size"]["name"] in _ORDER else 99)
+
+
+def load_gate(results_dir: Path) -> dict[str, Any] | None:
+    """``GATE.json`` (``benchmarks.gate``), if measured."""
+    path = results_dir / "GATE.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def gate_lines(gate: dict[str, Any]) -> list[str]:
+    """The gate's section of RESULTS.md: times, job counts per stage, targets."""
+    seconds, jobs = gate["seconds"], gate["jobs"]
+    lines = ["## Gate: one small cluster", ""]
+    lines.append(
+        f"`gate` of one synthetic cluster ({gate['data']['records']} records, {gate['gate']['constraints']} "
+        f"constraints of the default catalog, data-quality stage on, target {gate['target_mv']}; load average "
+        f"{gate['machine']['load_average_1_5_15'][0]} at the start): {_fmt(seconds['gate'])} s after a session "
+        f"start of {_fmt(seconds['session_start'])} s; floor (session start + read the bronze records once + write "
+        f"one Delta table) {_fmt(seconds['floor'])} s; {jobs['total']} Spark jobs."
+    )
+    lines.append("")
+    lines.append("Spark jobs per stage: " + ", ".join(f"{k}: {v}" for k, v in jobs["by_stage"].items()))
+    if gate.get("stages_seconds"):
+        lines.append("")
+        lines.append("Stages (s): " + ", ".join(f"{k}: {v:.1f}" for k, v in gate["stages_seconds"].items()))
+    lines.append("")
+    lines += _targets_table(gate["targets"])
+    lines.append("")
+    return lines
 
 
 def scaling_targets(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -118,9 +146,9 @@ def _targets_table(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def markdown(results: list[dict[str, Any]]) -> str:
-    """RESULTS.md: machine, versions, per-size figures and targets, data scaling."""
-    if not results:
+def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) -> str:
+    """RESULTS.md: machine, versions, the gate, per-size figures and targets, data scaling."""
+    if not results and gate is None:
         return "# Benchmark results\n\nNo results yet: run `make bench`.\n"
     lines = ["# Benchmark results", ""]
     lines.append(
@@ -130,7 +158,8 @@ def markdown(results: list[dict[str, Any]]) -> str:
         "may be shared: the load average at the start of each size is recorded)."
     )
     lines.append("")
-    first = results[0]
+    first = results[0] if results else gate
+    assert first is not None
     m, v = first["machine"], first["versions"]
     lines.append(
         f"Machine: {m['cores']} cores, {m['ram_gib']} GiB RAM, {m['cpu_model']}, {m['os']}. "
@@ -147,6 +176,8 @@ def markdown(results: list[dict[str, Any]]) -> str:
             "lot (see `runs` in the JSON files); rerun on an idle machine for publishable figures."
         )
         lines.append("")
+    if gate is not None:
+        lines += gate_lines(gate)
     lines.append("## Figures per size")
     lines.append("")
     header = "| figure | " + " | ".join(r["size"]["name"] for r in results) + " |"
@@ -177,6 +208,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
     ):
         row(label, lambda r, k=key: r["steps"][k]["records_per_second"])
     row("audit s (replay + resolve + evaluate + write)", lambda r: r["steps"]["audit"]["seconds"])
+    row("audit Spark jobs", lambda r: r["pipeline"]["audit_jobs"]["total"])
     row("pipeline s (ingest binary + audit)", lambda r: r["pipeline"]["total_seconds"])
     row("floor s (read effective table, aggregate, write)", lambda r: r["steps"]["floor"]["seconds"])
     row("evaluate default catalog s", lambda r: r["steps"]["evaluate_default"]["seconds"])
@@ -207,6 +239,10 @@ def markdown(results: list[dict[str, Any]]) -> str:
         if stages:
             lines.append("")
             lines.append("Audit stages (s): " + ", ".join(f"{k}: {v:.1f}" for k, v in stages.items()))
+        jobs = r["pipeline"].get("audit_jobs")
+        if jobs:
+            lines.append("")
+            lines.append("Audit Spark jobs per stage: " + ", ".join(f"{k}: {v}" for k, v in jobs["by_stage"].items()))
         lines.append("")
     scaling = scaling_targets(results)
     if scaling:
@@ -246,5 +282,5 @@ def markdown(results: list[dict[str, Any]]) -> str:
 def write_markdown(results_dir: Path) -> Path:
     """Rewrite ``RESULTS.md`` from every size's JSON in ``results_dir``."""
     path = results_dir / "RESULTS.md"
-    path.write_text(markdown(load_results(results_dir)), encoding="utf-8")
+    path.write_text(markdown(load_results(results_dir), load_gate(results_dir)), encoding="utf-8")
     return path

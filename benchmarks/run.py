@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
+GATE = "GATE"  # not a fleet size: one small cluster through `gate` (benchmarks.gate)
 DEFAULT_TARGET_MV = "4.4"
 log = logging.getLogger("benchmarks")
 
@@ -37,6 +38,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     """Measure one size on ``spark``; returns the result document (see ``benchmarks.report``)."""
     from benchmarks import evaluation, ingest, peers
     from benchmarks.exports import export_fleet
+    from benchmarks.jobcount import counting
     from benchmarks.machine import machine_info, versions
     from benchmarks.measure import DriverMemory, measure, stage_times
     from benchmarks.report import size_targets
@@ -92,7 +94,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     log.info("[%s] audit (target %s)", size.name, target_mv)
     settings = audit.AuditSettings(target_mv=target_mv, warehouse=str(wh_binary))
     rules = audit.load_rules(settings)
-    with stage_times() as stages:
+    with stage_times() as stages, counting(spark) as audit_jobs:
         steps["audit"], audit_result = measure("audit", lambda: audit.run(spark, settings, rules=rules), memory=memory)
     steps["audit"].extra.update(
         violations=audit_result.summary.violations_total, records_read=audit_result.summary.records_read
@@ -168,6 +170,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
             "audit_seconds": round(steps["audit"].seconds, 3),
             "total_seconds": round(steps["ingest_binary"].seconds + steps["audit"].seconds, 3),
             "audit_stages": {k: round(v, 1) for k, v in stages.stages.items()},
+            "audit_jobs": audit_jobs.to_dict(),
             "peak_memory": pipeline_memory,
         },
     }
@@ -176,16 +179,22 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
 
 
 def _one_size(size_name: str, work: Path, results_dir: Path, target_mv: str, keep: bool) -> int:
+    from benchmarks.gate import run_gate
     from benchmarks.report import write_size
     from jobs.session import build_session
 
+    session_started = time.perf_counter()
     spark = build_session(app_name=f"kraft-audit-bench-{size_name}")
+    session_seconds = time.perf_counter() - session_started  # the gate's session floor starts here
     try:
-        result = run_size(spark, size_name, work, target_mv=target_mv)
+        if size_name == GATE:
+            result = run_gate(spark, work, session_seconds=session_seconds, target_mv=target_mv)
+        else:
+            result = run_size(spark, size_name, work, target_mv=target_mv)
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
-    path = write_size(result, results_dir)
+    path = write_size(result, results_dir, name=size_name)
     log.info("[%s] wrote %s", size_name, path)
     spark.stop()
     return 0
@@ -194,7 +203,7 @@ def _one_size(size_name: str, work: Path, results_dir: Path, target_mv: str, kee
 def main(argv: list[str] | None = None) -> int:
     """CLI entry (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="S", help="comma-separated sizes: XS, S, M, L (default S)")
+    parser.add_argument("--sizes", default="S", help="comma-separated sizes: GATE, XS, S, M, L (default S)")
     parser.add_argument("--results", default=str(RESULTS_DIR), help="results directory (default %(default)s)")
     parser.add_argument("--work", default=None, help="scratch directory (default: a fresh one under /tmp)")
     parser.add_argument("--target-mv", default=DEFAULT_TARGET_MV, help="audit target (default %(default)s)")
@@ -214,35 +223,37 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.report import write_markdown
     from benchmarks.sizes import parse_sizes
 
+    names = [part.strip().upper() for part in args.sizes.split(",") if part.strip()]
     try:
-        sizes = parse_sizes(args.sizes)
+        sizes = parse_sizes(",".join(n for n in names if n != GATE)) if set(names) - {GATE} else []
     except ValueError as error:
         print(f"benchmarks: {error}", file=sys.stderr)
         return 2
-    for size in sizes:
+    run_names = ([GATE] if GATE in names else []) + [size.name for size in sizes]
+    for name in run_names:
         started = time.monotonic()
         command = [
             sys.executable,
             "-m",
             "benchmarks.run",
             "--one-size",
-            size.name,
+            name,
             "--results",
             str(results_dir),
             "--work",
-            str(work_root / size.name),
+            str(work_root / name),
             "--target-mv",
             args.target_mv,
             *(["--keep"] if args.keep else []),
         ]
         code = subprocess.run(command, check=False, cwd=Path(__file__).resolve().parent.parent).returncode
         if code != 0:
-            print(f"benchmarks: size {size.name} failed (exit {code})", file=sys.stderr)
+            print(f"benchmarks: size {name} failed (exit {code})", file=sys.stderr)
             return code
-        log.info("[%s] done in %.0f s", size.name, time.monotonic() - started)
+        log.info("[%s] done in %.0f s", name, time.monotonic() - started)
     path = write_markdown(results_dir)
     print(path.read_text(encoding="utf-8"))
-    print(json.dumps({"results": str(results_dir), "sizes": [s.name for s in sizes]}))
+    print(json.dumps({"results": str(results_dir), "sizes": run_names}))
     return 0
 
 

@@ -26,13 +26,13 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
 from jobs.progress import stage, step
 from jobs.session import build_session
+from jobs.stages import Checkpoints, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
@@ -46,7 +46,6 @@ from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.upgrade_effects import UPGRADE_EFFECTS, UpgradeWith
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
-from transforms.checkpoints import truncated
 from transforms.constraints.evaluate import (
     constraint_failures,
     evaluate_constraints,
@@ -287,13 +286,17 @@ class _Resolved:
     records_read: int
     effective_df: DataFrame
     auditable_df: DataFrame
+    resolution: Checkpoints  # the resolution's intermediates (nodes, broker layers), shared with its findings
 
 
 @dataclass(frozen=True)
 class _Evaluated:
-    """What the evaluation wrote for this run."""
+    """What the evaluation wrote for this run (the frames as written, held in executor storage)."""
 
     life: lifecycle.LifecycleResult
+    violations_df: DataFrame  # VIOLATIONS of the run
+    safe_df: DataFrame  # HIGHEST_SAFE_LEVELS of the run, without run_id / run_ts
+    findings_df: DataFrame  # FINDINGS of the run (without the lifecycle's EXPIRED_WAIVER rows)
 
 
 def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = None) -> AuditResult:
@@ -371,10 +374,19 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         raise InputError(f"nothing ingested in {settings.warehouse}: run `kraft-audit ingest` first")
     records_df = _only_clusters(store.read("metadata_records"), settings.cluster_ids)
     static_df = _only_clusters(store.read("static_configs"), settings.cluster_ids)
-    clusters = sorted(r["cluster_id"] for r in records_df.select("cluster_id").distinct().collect())
+    quarantine_df = _only_clusters(store.read("quarantine"), settings.cluster_ids)
+    # one aggregate over both tables: the clusters with records, and the quarantined rows of the scope
+    per_cluster = (
+        records_df.select("cluster_id", F.lit(0).alias("_quarantined"))
+        .unionByName(quarantine_df.select("cluster_id", F.lit(1).alias("_quarantined")))
+        .groupBy("cluster_id")
+        .agg(F.min("_quarantined").alias("_only_quarantined"), F.sum("_quarantined").alias("_quarantined"))
+        .collect()
+    )
+    clusters = sorted(r["cluster_id"] for r in per_cluster if r["_only_quarantined"] == 0)
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
-    quarantined = _only_clusters(store.read("quarantine"), settings.cluster_ids).count()
+    quarantined = sum(int(r["_quarantined"]) for r in per_cluster)
     return _Scope(records_df=records_df, static_df=static_df, clusters=clusters, quarantined=quarantined)
 
 
@@ -393,26 +405,28 @@ def _replay_and_resolve(
 
     clusters = scope.clusters
     with stage(spark, f"replaying {len(clusters)} cluster(s)"):
+        # the replay stream and every silver frame are computed once (jobs.stages); each silver table is written
+        # from its checkpoint and later stages continue from the same checkpoints, nothing is read back
         replayed = replay_state(
             scope.records_df,
             scope.static_df,
             mv_table=mv_table,
             as_of_offset=settings.as_of_offset,
             as_of_time=settings.as_of_time,
+            keep=Checkpoints(),
         )
-        replayed.applied_records.persist(StorageLevel.MEMORY_AND_DISK)
         records_read = replayed.replay_stream.count()
-        # Each silver table is written, then read back: later stages start from short plans, not from the whole
-        # replay lineage repeated once per use.
+        # what the silver tables hold, in their columns: one row per topic name (also kept: read by every stage)
+        silver_frames = {
+            name: getattr(replayed, name).select(*STATE_TABLES[name].names)
+            for name in STATE_TABLES
+            if name not in ("topics", "effective_configs")
+        }
+        silver_frames["topics"] = truncated(to_unique_topic_names(replayed.topics).select(*silver.TOPICS.names))
         for name in STATE_TABLES:
-            if name == "topics":
-                _replace(store, name, to_unique_topic_names(replayed.topics), clusters)
-            elif name != "effective_configs":
-                _replace(store, name, getattr(replayed, name), clusters)
-        state = dataclasses.replace(
-            replayed,
-            **{name: _read(store, name, clusters) for name in STATE_TABLES if name != "effective_configs"},
-        )
+            if name in silver_frames:
+                _replace(store, name, silver_frames[name], clusters)
+        state = dataclasses.replace(replayed, **silver_frames)
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
     effects_df = upgrade_effects.predict(
@@ -423,15 +437,13 @@ def _replay_and_resolve(
         brokers=with_release_at_least(state.brokers, release=target.release),
         dynamic_configs=apply_upgrade_effects(state.dynamic_configs, effects_df),
     )
+    # one set of checkpoints for the resolution of at_target: the findings stage reuses its nodes and layers
+    resolution = Checkpoints()
     with stage(spark, "resolving effective configurations"):
-        _replace(
-            store,
-            "effective_configs",
-            resolve_effective_configs(at_target, frames, kafka_version=settings.kafka_version),
-            clusters,
+        effective_df = truncated(
+            resolve_effective_configs(at_target, frames, kafka_version=settings.kafka_version, keep=resolution)
         )
-        effective_df = _read(store, "effective_configs", clusters)
-    replayed.applied_records.unpersist()
+        _replace(store, "effective_configs", effective_df, clusters)
     return _Resolved(
         state=state,
         at_target=at_target,
@@ -440,6 +452,7 @@ def _replay_and_resolve(
         records_read=records_read,
         effective_df=effective_df,
         auditable_df=filter_auditable(effective_df, target_keys_df=target_keys_df),
+        resolution=resolution,
     )
 
 
@@ -470,19 +483,28 @@ def _evaluate(
         with step(spark, "planning and remediation fallbacks"):
             # the override layers failing values come from: only their fallback variants are resolved
             layers = [row["value_source"] for row in override_sources(failures_df).collect()]
-            violations_df = evaluate_constraints(
-                auditable_df,
-                topics_df,
-                cluster_df,
-                compiled,
-                target=target,
-                run_id=run_id,
-                run_ts=run_ts,
-                dynamic_scope_df=_dynamic_scopes(frames),
-                fallback_resolver=partial(
-                    resolve_fallbacks, at_target, frames, layers=layers, kafka_version=settings.kafka_version
-                ),
-                failures_df=failures_df,
+            # held: written, folded into the lifecycle and collected for the summary without being read back
+            violations_df = truncated(
+                evaluate_constraints(
+                    auditable_df,
+                    topics_df,
+                    cluster_df,
+                    compiled,
+                    target=target,
+                    run_id=run_id,
+                    run_ts=run_ts,
+                    dynamic_scope_df=_dynamic_scopes(frames),
+                    fallback_resolver=partial(
+                        resolve_fallbacks,
+                        at_target,
+                        frames,
+                        layers=layers,
+                        kafka_version=settings.kafka_version,
+                        keep=Checkpoints(),
+                    ),
+                    failures_df=failures_df,
+                    keep=Checkpoints(),
+                ).select(*VIOLATIONS.names)
             )
         with step(spark, "violations"):
             _append(store, "violations", violations_df)
@@ -497,30 +519,29 @@ def _evaluate(
                 constraint_ids=[r.constraint.id for r in compiled.rules],
                 waivers=settings.waivers,
                 update_status=settings.as_of_offset is None and settings.as_of_time is None,
+                violations_df=violations_df,
             )
-        by_level_df = violations_by_level(
-            auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table, failures_df=failures_df
+        by_level_df = truncated(
+            violations_by_level(
+                auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table, failures_df=failures_df
+            ).select(*VIOLATIONS_BY_LEVEL.names)
         )
         with step(spark, "every MV level"):
             _append(store, "violations_by_level", _with_run(by_level_df, run_id, run_ts))
-        safe_df = _with_run(
-            highest_safe_levels(
-                store.read("violations_by_level").filter(F.col("run_id") == run_id).drop("run_id", "run_ts"), cluster_df
-            ),
-            run_id,
-            run_ts,
-        )
+        safe_df = truncated(highest_safe_levels(by_level_df, cluster_df).select(*HIGHEST_SAFE_LEVELS.names))
         with step(spark, "highest safe MV"):
-            _append(store, "highest_safe_levels", safe_df)
+            _append(store, "highest_safe_levels", _with_run(safe_df, run_id, run_ts))
+        # the resolution's nodes and broker layers are reused (resolved.resolution), not computed again
         all_findings_df = resolved.state.findings.unionByName(
-            effective_findings(at_target, frames, kafka_version=settings.kafka_version)
+            effective_findings(at_target, frames, kafka_version=settings.kafka_version, keep=resolved.resolution)
         ).unionByName(ambiguous_release_findings(resolved.state.brokers, kafka_version=settings.kafka_version))
         all_findings_df = all_findings_df.unionByName(to_upgrade_effect_findings(resolved.upgrade_effects))
         with step(spark, "upgrade effects"):
             _append(store, upgrade_effects.TABLE, _with_run(resolved.upgrade_effects, run_id, run_ts))
+        findings_df = truncated(_findings(all_findings_df, run_id, run_ts))
         with step(spark, "findings"):
-            _append(store, "findings", _findings(all_findings_df, run_id, run_ts))
-    return _Evaluated(life=life)
+            _append(store, "findings", findings_df)
+    return _Evaluated(life=life, violations_df=violations_df, safe_df=safe_df, findings_df=findings_df)
 
 
 def _summarize(
@@ -539,15 +560,11 @@ def _summarize(
 ) -> tuple[list[dict[str, Any]], RunSummary, tuple[Any, ...]]:
     """The run's violations (waivers marked), its summary and its ``audit_runs`` row."""
     clusters, life = scope.clusters, evaluated.life
-    violations = [
-        r.asDict(recursive=True) for r in store.read("violations").filter(F.col("run_id") == run_id).collect()
-    ]
-    safe = {
-        r["cluster_id"]: r["highest_safe_mv"]
-        for r in store.read("highest_safe_levels").filter(F.col("run_id") == run_id).collect()
-    }
+    # rows reach the driver bounded by the violation count (the verdict needs each error's waiver match)
+    violations = [r.asDict(recursive=True) for r in evaluated.violations_df.collect()]
+    safe = {r["cluster_id"]: r["highest_safe_mv"] for r in evaluated.safe_df.collect()}
     current = {r["cluster_id"]: r["current_level"] for r in resolved.state.cluster_state.collect()}
-    findings_total = store.read("findings").filter(F.col("run_id") == run_id).count()
+    findings_total = evaluated.findings_df.count() + life.findings_added
     entities = resolved.effective_df.select("cluster_id", "resource_type", "resource_name").distinct().count()
     lifecycle.mark_waived(violations, life)
     waived = lifecycle.waived_counts(violations)

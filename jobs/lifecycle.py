@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
+from jobs.stages import truncated
 from jobs.storage import DeltaStore
 from schemas import gold
 from schemas.lifecycle import (
@@ -46,6 +47,7 @@ class LifecycleResult:
     waived: dict[tuple[Any, ...], dict[str, str]] = field(default_factory=dict)
     expired_waivers: list[dict[str, str]] = field(default_factory=list)  # id, owner, expires
     status_updated: bool = False
+    findings_added: int = 0  # EXPIRED_WAIVER findings appended for the run
 
 
 def add_waiver_argument(parser: argparse.ArgumentParser) -> None:
@@ -71,6 +73,7 @@ def apply(
     constraint_ids: Iterable[str],
     waivers: Sequence[Waiver] = (),
     update_status: bool = True,
+    violations_df: DataFrame | None = None,
 ) -> LifecycleResult:
     """Fold the run's violations into ``violation_status`` and match them to the waivers.
 
@@ -83,10 +86,13 @@ def apply(
         waivers: the validated waivers of the run.
         update_status: false for point-in-time audits (``--as-of-*``), which describe the past and must not move
             the lifecycle of the current state.
+        violations_df: the run's VIOLATIONS rows when the caller holds them (default: read from ``violations``;
+            only the run's rows are used either way).
     """
     today = run_ts.date()
     waivers_df = spark.createDataFrame([w.to_row() for w in waivers], WAIVERS) if waivers else None
-    violations_df = store.read("violations")
+    if violations_df is None:
+        violations_df = store.read("violations")
     if update_status:
         store.ensure(STATUS_TABLE, VIOLATION_STATUS, VIOLATION_STATUS_PARTITIONS)
         status_df = to_violation_status(
@@ -113,15 +119,20 @@ def apply(
             "waiver_expires": row["waiver_expires"].isoformat(),
         }
     expired = expired_summary(tuple(waivers), today)
+    findings_added = 0
     if expired:
         for item in expired:
             log.warning("waiver %s (owner %s) expired on %s: ignored", item["id"], item["owner"], item["expires"])
         findings_df = to_expired_waiver_findings(
             violations_df, waivers_df, clusters=clusters, today=today, run_id=run_id, run_ts=run_ts
         )
+        findings_df = truncated(findings_df)  # written, then counted for the run summary
         store.ensure("findings", gold.FINDINGS, gold.FINDINGS_PARTITIONS)
         store.append("findings", findings_df)
-    return LifecycleResult(waived=waived, expired_waivers=expired, status_updated=update_status)
+        findings_added = findings_df.count()
+    return LifecycleResult(
+        waived=waived, expired_waivers=expired, status_updated=update_status, findings_added=findings_added
+    )
 
 
 def mark_waived(violations: list[dict[str, Any]], result: LifecycleResult) -> None:

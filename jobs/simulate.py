@@ -29,12 +29,12 @@ from pyspark.sql import functions as F
 from jobs import audit, conf_loader, lookups
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
+from jobs.stages import Checkpoints, truncated
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.errors import ConfigError, InputError
 from schemas.kafka_vocabulary import RESOURCE_TYPES
 from transforms.audit_scope import filter_auditable, with_release_at_least
-from transforms.checkpoints import truncated
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.expressions import validate_with_spark
 from transforms.effective import resolve_effective_configs
@@ -161,13 +161,16 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     )
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))
-    layers = apply_changes(state, changes, defaults_df=target_keys_df, redact=_redactor())
+    # every changed layer and every shared resolution intermediate is computed once (jobs.stages)
+    layers = apply_changes(state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints())
 
     def at_target(s: ReplayResult) -> ReplayResult:
         return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
 
     both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
-    effective_df = truncated(resolve_effective_configs(both, frames, kafka_version=settings.kafka_version))
+    effective_df = truncated(
+        resolve_effective_configs(both, frames, kafka_version=settings.kafka_version, keep=Checkpoints())
+    )
     run_id = uuid.uuid4().hex
     run_ts = datetime.now(UTC).replace(microsecond=0)
 
@@ -179,6 +182,7 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         target=target,
         run_id=run_id,
         run_ts=run_ts,
+        keep=Checkpoints(),
     ).select(*VIOLATION_KEY, "severity")
     found: dict[str, dict[tuple[Any, ...], str]] = {BEFORE: {}, AFTER: {}}
     for row in violations_df.collect():

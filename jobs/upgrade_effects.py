@@ -12,9 +12,9 @@ from typing import Any
 
 from pyspark.sql import DataFrame
 
+from jobs.stages import truncated
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.upgrade_effects import UpgradeWith
-from transforms.checkpoints import truncated
 from transforms.metadata_version import parse_metadata_version
 from transforms.replay.state import ReplayResult
 from transforms.upgrade_effects import ELR_ENABLING_MV, to_upgrade_effects

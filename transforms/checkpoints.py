@@ -1,24 +1,29 @@
-"""Local checkpoints: how replay, resolution, evaluation and the what-if compute a reused frame once."""
+"""Stage boundaries: where a transform's plan reuses a frame, the caller decides how that frame is held.
+
+Transforms are pure plans: they never checkpoint, persist or run an action. Where one of their intermediate frames
+is read in several places of the plan they return (the replay stream by every silver frame, the broker layers by
+every effective resource type), they pass it through a ``Keep`` the caller gives, named for what it is. The
+default, ``as_planned``, keeps the plan as it is (tests, small inputs); a job passes a function that caches or
+checkpoints the frames it wants computed once (``jobs.stages``).
+"""
 
 from __future__ import annotations
 
-from pyspark import StorageLevel
+from typing import Protocol
+
 from pyspark.sql import DataFrame
 
-__all__ = ["truncated"]
+__all__ = ["Keep", "as_planned"]
 
 
-def truncated(df: DataFrame) -> DataFrame:
-    """``df`` behind a local checkpoint (executor storage, memory spilling to disk): later plans read its rows
-    instead of carrying its lineage.
+class Keep(Protocol):
+    """How a caller holds a transform's reused intermediate frame ``name`` (returns the frame to plan on)."""
 
-    Replay and resolution reuse the same frames many times (every silver table reads the replay stream, every
-    effective resource type reads the brokers and their layers). Without this, Spark expands each reuse into a
-    copy of the whole upstream plan: on a 17,000-record real log the effective-config plan ran the 1 GiB driver
-    out of memory while being planned (also with ``persist``), and replay plus resolution took twice as long.
+    def __call__(self, name: str, df: DataFrame, /) -> DataFrame:
+        """The frame later plans read in place of ``df``."""
+        ...
 
-    The checkpoint is declared lazily (``eager=False``), but with adaptive query execution Spark runs the frame's
-    shuffle stages while planning it, so the caller of ``replay_state`` / ``resolve_effective_configs`` pays for
-    the shuffles at call time; the final stages run when the caller acts.
-    """
-    return df.localCheckpoint(eager=False, storageLevel=StorageLevel.MEMORY_AND_DISK)
+
+def as_planned(name: str, df: DataFrame, /) -> DataFrame:
+    """``df`` itself: the plan is left as it is."""
+    return df

@@ -10,8 +10,9 @@ import pytest
 
 from benchmarks.catalogs import sized_catalog
 from benchmarks.exports import export_cluster
+from benchmarks.jobcount import stage_of
 from benchmarks.pyvalidator import kafka_list, make_validator, parse_number
-from benchmarks.report import markdown, size_targets, target
+from benchmarks.report import gate_lines, markdown, size_targets, target
 from benchmarks.sizes import SIZES, parse_sizes
 from schemas.constraints import Check, CompiledConstraint, Constraint, ConstraintCatalog
 from schemas.decoded import DecodedRecord
@@ -187,3 +188,35 @@ def test_markdown_lists_every_size_and_the_data_scaling_targets() -> None:
     assert "| figure | S | L |" in text
     assert "## Targets, L" in text
     assert "| time_growth_vs_data_growth | 0.40 | <= 1.00 | yes |" in text
+
+
+def test_jobs_are_attributed_to_the_stage_that_started_them() -> None:
+    # descriptions as jobs.progress.stage / step set them
+    assert stage_of("replaying 3 cluster(s)") == "replay"
+    assert stage_of("resolving effective configurations") == "effective"
+    assert stage_of("evaluating 1096 constraints at 4.4-IV2: every MV level") == "evaluation"
+    assert stage_of("checking data quality (silver: 8 tables)") == "dq"
+    assert stage_of("decoding 2 files (0.0 MB) on the executors") == "ingest"
+    assert stage_of(None) == "other"
+    assert stage_of("Delta: something else") == "other"
+
+
+def test_the_gate_section_shows_jobs_per_stage_and_both_targets() -> None:
+    gate = {
+        "gate": {"constraints": 1096},
+        "target_mv": "4.4-IV2",
+        "machine": {"load_average_1_5_15": [3.0, 2.0, 1.0]},
+        "data": {"records": 127},
+        "seconds": {"gate": 30.0, "session_start": 5.0, "floor": 8.0},
+        "stages_seconds": {"replaying 1 cluster(s)": 4.0},
+        "jobs": {"total": 50, "by_stage": {"replay": 20, "effective": 30}},
+        "targets": [
+            target("gate_jobs", 50, 60, "<=", "jobs"),
+            target("gate_vs_session_floor", 4.38, 3.0, "<=", "ratio"),
+        ],
+    }
+    text = "\n".join(gate_lines(gate))
+    assert "127 records" in text and "50 Spark jobs" in text
+    assert "Spark jobs per stage: replay: 20, effective: 30" in text
+    assert "| gate_jobs | 50 | <= 60 | yes |" in text
+    assert "| gate_vs_session_floor | 4.38 | <= 3.00 | **no** |" in text

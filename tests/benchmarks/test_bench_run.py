@@ -40,6 +40,10 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
     assert set(result["catalog_scaling"]["steps"]) == {"100", "300"}
     assert result["data"]["effective_rows"] >= result["data"]["auditable_rows"] >= result["data"]["judged_rows"] > 0
     assert result["pipeline"]["peak_memory"]["jvm_peak_heap_mib"] > 0
+    # The audit's Spark jobs are counted per stage (each stage starts at least one job).
+    jobs = result["pipeline"]["audit_jobs"]
+    assert {"replay", "effective", "evaluation"} <= set(jobs["by_stage"])
+    assert jobs["total"] == sum(jobs["by_stage"].values()) > 0
     assert [t["name"] for t in result["targets"]] == [
         "eval_vs_floor",
         "gx_vs_eval",

@@ -63,7 +63,7 @@ from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from schemas.whatif import FALLBACK_SOURCES
-from transforms.checkpoints import truncated
+from transforms.checkpoints import Keep, as_planned
 from transforms.constraints.checks import check_violation, with_parsed_value
 from transforms.constraints.expr_fixes import expression_fix_columns
 from transforms.constraints.expressions import (
@@ -491,6 +491,7 @@ def _with_fallbacks(
     target_level: int,
     releases_df: DataFrame,
     level_ranks: Sequence[int],
+    keep: Keep = as_planned,
 ) -> DataFrame:
     """Add ``fallback_ok`` (single-key violations of override values only; else NULL), ``fallback_value`` and
     ``fallback_source``."""
@@ -502,11 +503,14 @@ def _with_fallbacks(
             F.lit(None).cast("string").alias("fallback_source"),
         )
     eligible = F.col("value_source").isin(*FALLBACK_SOURCES) & (F.col("constraint_kind") != "expr")
-    # computed once: the resolver reads it in many places of its plan
-    needed_df = truncated(
-        df.where(eligible).select("cluster_id", "resource_type", "resource_name", "value_source").distinct()
+    # kept by the caller: the resolver reads it in many places of its plan
+    needed_df = keep(
+        "fallback_needed",
+        df.where(eligible).select("cluster_id", "resource_type", "resource_name", "value_source").distinct(),
     )
-    verdicts_df = _fallback_verdicts(truncated(resolver(needed_df)), tables, target_level, releases_df, level_ranks)
+    verdicts_df = _fallback_verdicts(
+        keep("fallback_rows", resolver(needed_df)), tables, target_level, releases_df, level_ranks
+    )
     on = ["cluster_id", "resource_type", "_deleted", "config_name", "value_source"]
     return (
         df.select(
@@ -553,6 +557,7 @@ def evaluate_constraints(
     dynamic_scope_df: DataFrame | None = None,
     fallback_resolver: FallbackResolver | None = None,
     failures_df: DataFrame | None = None,
+    keep: Keep = as_planned,
 ) -> DataFrame:
     """The VIOLATIONS rows of one audit run at ``target`` (see the module docstring for semantics).
 
@@ -570,6 +575,8 @@ def evaluate_constraints(
         failures_df: ``constraint_failures`` of the same arguments, when the caller shares it with
             ``violations_by_level`` (checkpointed, so the catalog is evaluated once per run); computed here
             otherwise.
+        keep: how the caller holds the reused intermediates (``at_target``, ``reported``, ``fallback_needed``,
+            ``fallback_rows``; default: the plan as it is).
 
     Returns:
         ``VIOLATIONS`` (``schemas.violations``).
@@ -595,16 +602,16 @@ def evaluate_constraints(
         Window.partitionBy(*ENTITY, "node_id", "sel_key")
     )
     new_at_target = F.when(F.col("current_level").isNotNull(), F.coalesce(fails_at_current, F.lit(0)) == 0)
-    # checkpointed: read by the affected-topics filter and by the rows it is joined back to
-    at_target_df = truncated(with_info_df.select("*", new_at_target.alias("new_at_target")).filter(at_target))
+    # kept: read by the affected-topics filter and by the rows it is joined back to
+    at_target_df = keep("at_target", with_info_df.select("*", new_at_target.alias("new_at_target")).filter(at_target))
     reported_df = at_target_df.transform(
         _with_affected_topics, _affected_topics(effective_df, topics_df, at_target_df)
     ).transform(_with_scope, dynamic_scope_df)
     if fallback_resolver is not None:
         # the fallbacks are resolved for these rows: compute them once, not once for the resolver and once more
-        reported_df = truncated(reported_df)
+        reported_df = keep("reported", reported_df)
     reported_df = reported_df.transform(
-        _with_fallbacks, fallback_resolver, tables, target.level, releases_df, level_ranks
+        _with_fallbacks, fallback_resolver, tables, target.level, releases_df, level_ranks, keep
     )
     reported_df = reported_df.select("*", fix_value().alias("fix_value"))
     current = F.col("current_level")

@@ -14,9 +14,9 @@ Rows per resource type (see the module of each for Kafka's rules):
   brokers resolve an inherited key differently.
 * GROUP, CLIENT_METRICS (``transforms.effective.groups``), CLIENT (``transforms.effective.clients``).
 
-Shared intermediates (brokers with their catalog release, broker layers, broker rows, topic views) sit behind local
-checkpoints (``transforms.checkpoints.truncated``), so each is computed once per call; their shuffle stages run
-during the call.
+A pure plan. The shared intermediates (``nodes``: brokers with their catalog release, ``broker_layers``,
+``broker_rows``, ``topic_views``) pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can
+compute each once (the audit job checkpoints them: ``jobs.stages``).
 
 ``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses
 its registered metadata.version's release (``BROKERS.kafka_release``), mapped to the newest catalog release not
@@ -33,7 +33,7 @@ from pyspark.sql import DataFrame
 
 from schemas.gold import EFFECTIVE_CONFIGS, FINDING_ROWS
 from schemas.kafka_vocabulary import RESOURCE_TYPES, ResourceType
-from transforms.checkpoints import truncated
+from transforms.checkpoints import Keep, as_planned
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clients import to_client_effective
@@ -52,13 +52,16 @@ from transforms.replay.state import ReplayResult
 
 
 def _nodes_and_layers(
-    state: ReplayResult, frames: CatalogFrames, kafka_version: str | None
+    state: ReplayResult, frames: CatalogFrames, kafka_version: str | None, keep: Keep
 ) -> tuple[DataFrame, DataFrame]:
-    nodes_df = truncated(with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version))
-    layers_df = to_broker_layers(
-        state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df, frames.key_checks_df
+    nodes_df = keep("nodes", with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version))
+    layers_df = keep(
+        "broker_layers",
+        to_broker_layers(
+            state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df, frames.key_checks_df
+        ),
     )
-    layers_df = truncated(without_rejected_layers(truncated(layers_df), nodes_df, frames))
+    layers_df = keep("applied_layers", without_rejected_layers(layers_df, nodes_df, frames))
     return nodes_df, layers_df
 
 
@@ -68,6 +71,7 @@ def resolve_effective_configs(
     *,
     kafka_version: str | None = None,
     resource_types: Collection[str] = RESOURCE_TYPES,
+    keep: Keep = as_planned,
 ) -> DataFrame:
     """Gold ``EFFECTIVE_CONFIGS`` of every cluster in ``state``.
 
@@ -77,6 +81,7 @@ def resolve_effective_configs(
         kafka_version: the Kafka release all brokers run (overrides the inferred one), e.g. ``"4.2"``.
         resource_types: the resource types to resolve (default all); the others are not planned at all, e.g. the
             remediation fallbacks resolve only the types whose overrides they delete.
+        keep: how the caller holds each shared intermediate (default: the plan as it is).
 
     Raises:
         ConfigError: when ``kafka_version`` is not a release.
@@ -86,11 +91,11 @@ def resolve_effective_configs(
     if not wanted or wanted - set(RESOURCE_TYPES):
         known = tuple(str(t) for t in RESOURCE_TYPES)  # plain strings: the message shows values, not enum reprs
         raise ValueError(f"resource_types must be a non-empty subset of {known}, got {sorted(wanted)}")
-    nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version)
+    nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
     dynamic_df = without_unsupported(state.dynamic_configs, nodes_df, keys_df)  # KAFKA-19851
     broker_df = (
-        truncated(to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df))
+        keep("broker_rows", to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df))
         if wanted & {ResourceType.BROKER, ResourceType.GROUP}
         else None
     )
@@ -98,7 +103,7 @@ def resolve_effective_configs(
     if broker_df is not None and ResourceType.BROKER in wanted:
         parts.append(broker_df)
     if ResourceType.TOPIC in wanted:
-        topic_views_df = truncated(to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df))
+        topic_views_df = keep("topic_views", to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df))
         parts.append(to_topic_effective(state.topics, dynamic_df, nodes_df, topic_views_df, keys_df))
     if broker_df is not None and ResourceType.GROUP in wanted:
         parts.append(to_group_effective(dynamic_df, nodes_df, broker_df, keys_df, synonyms_df))
@@ -111,12 +116,12 @@ def resolve_effective_configs(
 
 
 def effective_findings(
-    state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None
+    state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None, keep: Keep = as_planned
 ) -> DataFrame:
     """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG``, ``INVALID_DYNAMIC_CONFIG``,
     ``REJECTED_CONFIG_LAYER``, ``SKIPPED_ON_REPLAY`` and ``COVERAGE_GAP`` (same arguments as
-    ``resolve_effective_configs``)."""
-    nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version)
+    ``resolve_effective_configs``; a ``keep`` that returns the frames it kept before shares them)."""
+    nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     return (
         to_ignored_dynamic_findings(layers_df)
         .unionByName(to_rejected_layer_findings(layers_df))

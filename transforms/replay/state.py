@@ -5,9 +5,10 @@ Usage (the audit job)::
     state = replay_state(records_df, static_configs_df, mv_table=mv_table, as_of_offset=None, as_of_time=None)
     write(state.brokers, ...); ...; write(with_run_columns(state.findings, run_id=..., run_ts=...), ...)
 
-The replay stream and every silver frame sit behind a local checkpoint (``transforms.checkpoints.truncated``):
-each is computed once and later plans read the stored rows instead of recomputing and re-planning the lineage.
-Spark runs their shuffle stages during the call; callers need not persist anything.
+A pure plan: nothing runs during the call. The replay bounds, the replay stream and every silver frame pass
+through the caller's ``keep`` (``transforms.checkpoints``) under their field name (``replay_bounds`` and
+``replay_stream`` for the first two), so a job can compute each once and let later plans read the stored rows
+instead of re-planning the lineage (the audit job checkpoints them: ``jobs.stages``).
 
 Replaying the same input twice gives identical tables, and byte-identical replica files give the tables of one
 copy. See ``transforms.replay.ordering`` for snapshot choice,
@@ -24,7 +25,7 @@ from pyspark.sql import DataFrame
 
 from schemas.errors import UsageError
 from schemas.metadata_version import MetadataVersionTable
-from transforms.checkpoints import truncated
+from transforms.checkpoints import Keep, as_planned
 from transforms.replay.brokers import to_broker_static_configs, to_brokers, to_controllers
 from transforms.replay.clients import to_client_entity_configs
 from transforms.replay.cluster import to_cluster_state
@@ -73,6 +74,7 @@ def replay_state(
     mv_table: MetadataVersionTable,
     as_of_offset: int | None = None,
     as_of_time: datetime | None = None,
+    keep: Keep = as_planned,
 ) -> ReplayResult:
     """Replay bronze ``METADATA_RECORDS`` (all clusters) into silver state.
 
@@ -82,30 +84,32 @@ def replay_state(
         mv_table: the metadata.version table (gives each broker's ``kafka_release``).
         as_of_offset: replay log records with offset ≤ this (inclusive); None = to the end.
         as_of_time: stop at the first log record stamped after this instant (naive = UTC); None = no limit.
+        keep: how the caller holds each reused frame (default: the plan as it is).
 
     Raises:
         UsageError: a negative ``as_of_offset``.
     """
     if as_of_offset is not None and as_of_offset < 0:
         raise UsageError(f"--as-of-offset must be ≥ 0, got {as_of_offset}")
-    bounds_df = truncated(to_replay_bounds(records_df, as_of_offset=as_of_offset, as_of_time=as_of_time))
-    stream_df = truncated(to_replay_stream(records_df, bounds_df))
+    bounds_df = keep("replay_bounds", to_replay_bounds(records_df, as_of_offset=as_of_offset, as_of_time=as_of_time))
+    stream_df = keep("replay_stream", to_replay_stream(records_df, bounds_df))
     applied_df = filter_applied(stream_df)
-    brokers_df = truncated(to_brokers(applied_df, static_configs_df, mv_table=mv_table))
-    topics_df = truncated(to_topics(applied_df))
-    features_df = truncated(to_features(applied_df))
+    brokers_df = keep("brokers", to_brokers(applied_df, static_configs_df, mv_table=mv_table))
+    topics_df = keep("topics", to_topics(applied_df))
+    features_df = keep("features", to_features(applied_df))
     return ReplayResult(
         brokers=brokers_df,
-        broker_static_configs=truncated(to_broker_static_configs(applied_df, static_configs_df)),
+        broker_static_configs=keep("broker_static_configs", to_broker_static_configs(applied_df, static_configs_df)),
         topics=topics_df,
-        dynamic_configs=truncated(to_dynamic_configs(applied_df)),
-        client_entity_configs=truncated(to_client_entity_configs(applied_df)),
+        dynamic_configs=keep("dynamic_configs", to_dynamic_configs(applied_df)),
+        client_entity_configs=keep("client_entity_configs", to_client_entity_configs(applied_df)),
         features=features_df,
-        controllers=truncated(to_controllers(applied_df)),
-        cluster_state=truncated(
-            to_cluster_state(bounds_df, stream_df, brokers_df=brokers_df, topics_df=topics_df, features_df=features_df)
+        controllers=keep("controllers", to_controllers(applied_df)),
+        cluster_state=keep(
+            "cluster_state",
+            to_cluster_state(bounds_df, stream_df, brokers_df=brokers_df, topics_df=topics_df, features_df=features_df),
         ),
-        findings=truncated(to_replay_findings(stream_df)),
+        findings=keep("findings", to_replay_findings(stream_df)),
         applied_records=applied_df,
         replay_stream=stream_df,
     )

@@ -48,7 +48,7 @@ from schemas.changes import ChangeSet
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES, AlterConfigOpType, ResourceType
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
 from schemas.whatif import OPS_DDL, REPLACE_DDL
-from transforms.checkpoints import truncated
+from transforms.checkpoints import Keep, as_planned
 from transforms.effective.clients import client_entity_name
 from transforms.replay.state import ReplayResult
 
@@ -316,6 +316,7 @@ def apply_changes(
     *,
     defaults_df: DataFrame,
     redact: Redactor | None = None,
+    keep: Keep = as_planned,
 ) -> ConfigLayers:
     """The configuration layers of ``state`` after ``changes`` (semantics in the module docstring).
 
@@ -325,6 +326,7 @@ def apply_changes(
         defaults_df: ``(resource_type, name, default_value)``, one row per key: the ConfigDef defaults APPEND and
             SUBTRACT start from when the layer does not store the key (e.g. the target release's catalog).
         redact: maps ``(resource_type, key, value)`` to ``(stored value, value hash)`` (ingest redaction).
+        keep: how the caller holds each changed layer (the resolution reads every layer in many places).
 
     NULL behaviour: a layer value that is NULL counts as unset (static layer) and as the empty list for APPEND /
     SUBTRACT; a NULL default is the empty list.
@@ -334,9 +336,9 @@ def apply_changes(
     ops_df = _in_clusters(spark.createDataFrame(op_rows, OPS_DDL), state)
     replace_df = _in_clusters(spark.createDataFrame(replace_rows, REPLACE_DDL), state)
     defaults = defaults_df.select("resource_type", "name", "default_value").dropDuplicates(["resource_type", "name"])
-    # behind local checkpoints: the resolution reads every layer in many places of its plan
+    # kept by the caller: the resolution reads every layer in many places of its plan
     return ConfigLayers(
-        dynamic_configs=truncated(_apply_dynamic(state, ops_df, replace_df, defaults)),
-        broker_static_configs=truncated(_apply_static(state, ops_df, replace_df, defaults)),
-        client_entity_configs=truncated(_apply_client(state, ops_df, replace_df)),
+        dynamic_configs=keep("dynamic_configs", _apply_dynamic(state, ops_df, replace_df, defaults)),
+        broker_static_configs=keep("broker_static_configs", _apply_static(state, ops_df, replace_df, defaults)),
+        client_entity_configs=keep("client_entity_configs", _apply_client(state, ops_df, replace_df)),
     )

@@ -48,6 +48,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.whatif import FALLBACK_COLUMNS, FALLBACK_SOURCES
+from transforms.checkpoints import Keep, as_planned
 from transforms.effective import resolve_effective_configs
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.replay.state import ReplayResult
@@ -156,6 +157,7 @@ def resolve_fallbacks(
     *,
     layers: Collection[str],
     kafka_version: str | None = None,
+    keep: Keep = as_planned,
 ) -> DataFrame:
     """What the keys of the entities in ``needed_df`` resolve to once their override is deleted (module
     docstring).
@@ -166,10 +168,11 @@ def resolve_fallbacks(
         needed_df: ``(cluster_id, resource_type, resource_name, value_source)`` of the values to replace, e.g.
             the violations coming from an override; only these entities (and the brokers their views need) are
             resolved again, so the work is proportional to what is fixed, not to the fleet. Read several times:
-            pass it checkpointed.
+            pass it kept (computed once).
         layers: the ``FALLBACK_SOURCES`` to plan variants for (e.g. ``override_sources`` collected by the job);
             rows of ``needed_df`` from other layers get no fallback, and none is planned when it is empty.
         kafka_version: as for ``resolve_effective_configs``.
+        keep: as for ``resolve_effective_configs`` (the variants' shared resolution intermediates).
     """
     unknown = set(layers) - set(_VARIANT_OF)
     if unknown:
@@ -181,7 +184,7 @@ def resolve_fallbacks(
     resource_types = {_VARIANT_OF[layer][1] for layer in layers}
     variants = _variants(state, needed_df, wanted)
     resolved_df = resolve_effective_configs(
-        union_scenarios(variants), frames, kafka_version=kafka_version, resource_types=resource_types
+        union_scenarios(variants), frames, kafka_version=kafka_version, resource_types=resource_types, keep=keep
     )
     tag = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, -1)
     rtype = F.col("resource_type")

@@ -15,6 +15,7 @@ import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.testing import assertSchemaEqual
 
+from jobs.stages import Checkpoints
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.metadata_version import MetadataVersionTable
 from schemas.whatif import FALLBACK_COLUMNS
@@ -157,12 +158,18 @@ def _resolve(spark: SparkSession, mv_table: MetadataVersionTable, **kw: Any) -> 
         ],
     )
     files = static_configs(spark, [(6, "log.segment.bytes", "3000000"), (6, "log.roll.ms", None)])
-    state = replay_state(bronze, files, mv_table=mv_table)
+    # held at the stage boundaries the audit job holds (jobs.stages): replay and resolution in one pure plan
+    # take minutes to plan
+    state = replay_state(bronze, files, mv_table=mv_table, keep=Checkpoints())
     frames = to_catalog_frames(
         spark, small_catalog(), key_checks=small_key_checks(mv_table), layer_checks=small_layer_checks()
     )
     findings_kw = {k: v for k, v in kw.items() if k != "resource_types"}
-    return resolve_effective_configs(state, frames, **kw), effective_findings(state, frames, **findings_kw)
+    resolution = Checkpoints()
+    return (
+        resolve_effective_configs(state, frames, keep=resolution, **kw),
+        effective_findings(state, frames, keep=resolution, **findings_kw),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -637,13 +644,15 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
 ) -> None:
     spark = interpreted_spark
     bronze = records(spark, _c1(), cluster_id="c1")
-    state = replay_state(bronze, static_configs(spark, []), mv_table=mv_table)
+    state = replay_state(bronze, static_configs(spark, []), mv_table=mv_table, keep=Checkpoints())
     frames = to_catalog_frames(spark, small_catalog())
     schema = "cluster_id string, resource_type string, resource_name string, value_source string"
 
     def fallbacks(*needed: tuple[str, str, str, str]) -> dict[tuple[Any, ...], tuple[str, str]]:
         layers = {source for *_, source in needed}
-        fallback_df = resolve_fallbacks(state, frames, spark.createDataFrame(list(needed), schema), layers=layers)
+        fallback_df = resolve_fallbacks(
+            state, frames, spark.createDataFrame(list(needed), schema), layers=layers, keep=Checkpoints()
+        )
         assert tuple(fallback_df.columns) == FALLBACK_COLUMNS
         rows = fallback_df.collect()
         return {

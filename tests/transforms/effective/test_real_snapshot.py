@@ -102,6 +102,7 @@ def resolved(
     interpreted_spark: SparkSession, mv_table: MetadataVersionTable, snapshot_bytes: bytes
 ) -> dict[str, list[Row]]:
     decode = pytest.importorskip("transforms.binary.decode", reason="binary decoder not available")
+    from jobs.stages import Checkpoints
     from transforms.effective import effective_findings, resolve_effective_configs, to_catalog_frames
     from transforms.replay import replay_state
 
@@ -139,14 +140,18 @@ def resolved(
             for p in sorted(CONF_KAFKA.glob("*.yaml"))
         )
     )
-    state = replay_state(bronze, no_static_configs(interpreted_spark), mv_table=mv_table)
+    # held at the stage boundaries the audit job uses (jobs.stages): the pure plan of a real log is large
+    state = replay_state(bronze, no_static_configs(interpreted_spark), mv_table=mv_table, keep=Checkpoints())
     frames = to_catalog_frames(interpreted_spark, catalog)
+    resolution = Checkpoints()
     return {
-        "effective": resolve_effective_configs(state, frames).where("resource_type = 'TOPIC'").collect(),
+        "effective": resolve_effective_configs(state, frames, keep=resolution)
+        .where("resource_type = 'TOPIC'")
+        .collect(),
         "brokers": state.brokers.collect(),
         "cluster": state.cluster_state.collect(),
         "topics": state.topics.collect(),
-        "findings": effective_findings(state, frames).collect(),
+        "findings": effective_findings(state, frames, keep=resolution).collect(),
     }
 
 

@@ -9,6 +9,7 @@ from functools import reduce
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
+from jobs.stages import Checkpoints
 from schemas.decoded import DecodedRecord
 from schemas.metadata_version import MetadataVersionTable
 from tests.conftest import real_metadata_dir
@@ -68,7 +69,7 @@ def _state(
     spark: SparkSession, mv: MetadataVersionTable, bronze: dict[str, DataFrame], names: list[str], **kw: object
 ) -> tuple[ReplayResult, dict[str, set[tuple[object, ...]]]]:
     df = reduce(DataFrame.unionByName, [bronze[n] for n in names])
-    state = replay_state(df, no_static_configs(spark), mv_table=mv, **kw)  # type: ignore[arg-type]
+    state = replay_state(df, no_static_configs(spark), mv_table=mv, keep=Checkpoints(), **kw)  # type: ignore[arg-type]
     facts: dict[str, set[tuple[object, ...]]] = {
         "topics": {
             (r.topic_id, r.topic_name, r.partitions, r.replication_factor, tuple(r.replica_nodes))

@@ -9,6 +9,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.testing import assertDataFrameEqual
 
+from jobs.stages import Checkpoints
 from schemas.errors import UsageError
 from schemas.metadata_version import MetadataVersionTable
 from tests.transforms.replay.bronze_rows import (
@@ -37,7 +38,7 @@ def _union(dfs: list[DataFrame]) -> DataFrame:
 
 
 def _replay(spark: SparkSession, mv: MetadataVersionTable, *dfs: DataFrame, **kw: object) -> ReplayResult:
-    return replay_state(_union(list(dfs)), no_static_configs(spark), mv_table=mv, **kw)  # type: ignore[arg-type]
+    return replay_state(_union(list(dfs)), no_static_configs(spark), mv_table=mv, keep=Checkpoints(), **kw)  # type: ignore[arg-type]
 
 
 def _configs(state: ReplayResult) -> dict[tuple[str, str, str], str]:
@@ -188,8 +189,8 @@ def test_three_identical_replica_logs_equal_one(spark: SparkSession, mv_table: M
 
 def test_replaying_twice_gives_identical_tables(spark: SparkSession, mv_table: MetadataVersionTable) -> None:
     bronze = _union([_fleet_log(spark, "/n1/00.log"), _fleet_log(spark, "/n2/00.log")])
-    first = replay_state(bronze, no_static_configs(spark), mv_table=mv_table)
-    second = replay_state(bronze, no_static_configs(spark), mv_table=mv_table)
+    first = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints())
+    second = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints())
     for name, df in _silver(first).items():
         assertDataFrameEqual(_silver(second)[name], df, checkRowOrder=False), name
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
+from jobs.stages import Checkpoints
 from schemas.changes import load_changes_text
 from schemas.metadata_version import MetadataVersionTable
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
@@ -103,12 +104,16 @@ def resolved(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) ->
         DataFrame.unionByName,
         [records(spark, C1, cluster_id="c1"), records(spark, C2, cluster_id="c2", source_file="/in/c2/00.log")],
     )
-    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table)
+    # held at the stage boundaries `kraft-audit simulate` holds (jobs.stages): the pure plan of replay, changes and
+    # resolution of both scenarios is too large to plan in one piece
+    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints())
     frames = to_catalog_frames(spark, small_catalog())
     defaults_df = frames.config_keys_df.where("release = '4.2'")
-    layers = apply_changes(state, load_changes_text(CHANGES, "c.yaml"), defaults_df=defaults_df, redact=_redact)
+    layers = apply_changes(
+        state, load_changes_text(CHANGES, "c.yaml"), defaults_df=defaults_df, redact=_redact, keep=Checkpoints()
+    )
     both = union_scenarios({"before": state, "after": with_layers(state, layers)})
-    effective_df = resolve_effective_configs(both, frames)
+    effective_df = resolve_effective_configs(both, frames, keep=Checkpoints())
     out: dict[str, Any] = {"layers": {}}
     for tag in ("before", "after"):
         rows = untagged(effective_df, tag).collect()
