@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import hashlib
 import logging
+import re
 import sys
 import time
 import uuid
@@ -38,8 +39,8 @@ from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_js
 from schemas import gold, silver
 from schemas.changes import changes_from_remediations, dump_changes
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
-from schemas.errors import AuditError, InputError, StorageError, UsageError
-from schemas.kafka_catalog import normalize_release, release_rank
+from schemas.errors import InputError, StorageError, UsageError
+from schemas.kafka_catalog import release_rank
 from schemas.kafka_vocabulary import ResourceType
 from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
@@ -65,6 +66,8 @@ from transforms.upgrade_effects import apply_upgrade_effects, to_upgrade_effect_
 from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
 log = logging.getLogger("kraft_audit")
+
+_KAFKA_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?")
 
 # Tables describing the latest audited state: replaced per cluster on every audit.
 STATE_TABLES: dict[str, Any] = {
@@ -208,11 +211,8 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
 
 
 def _is_release(text: str) -> bool:
-    try:
-        normalize_release(text)
-    except (ValueError, AuditError):
-        return False
-    return True
+    """``4.2`` or ``4.2.1``: what ``kafka-server-start.sh --version`` prints, without build suffixes."""
+    return _KAFKA_VERSION.fullmatch(text.strip()) is not None
 
 
 def execute(args: argparse.Namespace) -> int:

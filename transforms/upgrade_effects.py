@@ -36,11 +36,11 @@ from typing import Final
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from schemas.gold import FINDING_ROWS
 from schemas.kafka_vocabulary import AlterConfigOpType, ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion
 from schemas.silver import DYNAMIC_CONFIGS
 from schemas.upgrade_effects import UPGRADE_EFFECTS, UpgradeWith
+from transforms.finding_rows import finding_rows
 
 __all__ = [
     "ELR_ENABLING_MV",
@@ -143,19 +143,14 @@ def apply_upgrade_effects(dynamic_configs_df: DataFrame, effects_df: DataFrame) 
 
 def to_upgrade_effect_findings(effects_df: DataFrame) -> DataFrame:
     """``FINDING_ROWS``: one ``ASSUMED_UPGRADE_EFFECT`` per effect whose value is assumed."""
-    return (
-        effects_df.where(F.col("is_assumed"))
-        .select(
-            "cluster_id",
-            "resource_type",
-            "resource_name",
-            F.lit(ASSUMED_KIND).alias("kind"),
-            "config_name",
-            "message",
-            F.lit(None).cast("long").alias("offset"),
-            F.lit(False).alias("is_blocking"),
-        )
-        .select(*FINDING_ROWS.fieldNames())
+    return finding_rows(
+        effects_df.where(F.col("is_assumed")),
+        kind=ASSUMED_KIND,
+        message=F.col("message"),
+        offset=None,
+        resource_type=F.col("resource_type"),
+        resource_name=F.col("resource_name"),
+        config_name=F.col("config_name"),
     )
 
 

@@ -65,6 +65,10 @@ def _bad_kafka_version(tmp: Path) -> list[str]:
     return _gate(tmp, "--kafka-version", "four")
 
 
+def _kafka_version_with_suffix(tmp: Path) -> list[str]:
+    return _gate(tmp, "--kafka-version", "4.2-garbage")
+
+
 def _missing_input(tmp: Path) -> list[str]:
     return ["gate", "--input", str(tmp / "absent"), "--target-mv", "4.2-IV1", "--warehouse", str(tmp / "wh")]
 
@@ -94,6 +98,7 @@ CASES: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     "remediation-missing-directory": (_remediation_missing_dir, "--remediation-out"),
     "report-out-missing-directory": (_report_out_missing_dir, "--out"),
     "kafka-version": (_bad_kafka_version, "--kafka-version"),
+    "kafka-version-suffix": (_kafka_version_with_suffix, "--kafka-version"),
     "missing-input": (_missing_input, "does not exist"),
     "static-config-missing": (_bad_static_config, "absent.properties"),
     "reflection-in-rule": (_java_method_rule, "calls java_method()"),

@@ -23,12 +23,24 @@
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from schemas.gold import FINDING_ROWS
 from schemas.kafka_vocabulary import ResourceType
 from transforms.effective.common import DEFAULT_LAYER
+from transforms.finding_rows import finding_rows
+
+
+def _broker_finding(df: DataFrame, *, kind: str, message: Column, offset: Column) -> DataFrame:
+    """A finding about a whole broker (``node_id``), not one key."""
+    return finding_rows(
+        df,
+        kind=kind,
+        message=message,
+        offset=offset,
+        resource_type=ResourceType.BROKER,
+        resource_name=F.col("node_id").cast("string"),
+    )
 
 
 def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
@@ -49,17 +61,15 @@ def to_ignored_dynamic_findings(layers_df: DataFrame) -> DataFrame:
         layers_df.where(F.col("ignored_reason").isNotNull() & (F.col("ignored_kind") != "REJECTED_CONFIG_LAYER"))
         .select("cluster_id", "resource_name", "name", "source_offset", "ignored_kind", message.alias("message"))
         .distinct()
-        .select(
-            "cluster_id",
-            F.lit(ResourceType.BROKER).alias("resource_type"),
-            "resource_name",
-            F.col("ignored_kind").alias("kind"),
-            F.col("name").alias("config_name"),
-            "message",
-            F.col("source_offset").alias("offset"),
-            F.lit(False).alias("is_blocking"),
+        .transform(
+            finding_rows,
+            kind=F.col("ignored_kind"),
+            message=F.col("message"),
+            offset=F.col("source_offset"),
+            resource_type=ResourceType.BROKER,
+            resource_name=F.col("resource_name"),
+            config_name=F.col("name"),
         )
-        .select(*FINDING_ROWS.fieldNames())
     )
 
 
@@ -82,17 +92,7 @@ def to_rejected_layer_findings(layers_df: DataFrame) -> DataFrame:
         layers_df.where(F.col("ignored_kind") == "REJECTED_CONFIG_LAYER")
         .groupBy("cluster_id", "node_id", "layer", "ignored_reason")
         .agg(F.array_sort(F.collect_list("name")).alias("keys"), F.max("source_offset").alias("offset"))
-        .select(
-            "cluster_id",
-            F.lit(ResourceType.BROKER).alias("resource_type"),
-            F.col("node_id").cast("string").alias("resource_name"),
-            F.lit("REJECTED_CONFIG_LAYER").alias("kind"),
-            F.lit(None).cast("string").alias("config_name"),
-            message.alias("message"),
-            "offset",
-            F.lit(False).alias("is_blocking"),
-        )
-        .select(*FINDING_ROWS.fieldNames())
+        .transform(_broker_finding, kind="REJECTED_CONFIG_LAYER", message=message, offset=F.col("offset"))
     )
 
 
@@ -117,16 +117,15 @@ def to_skipped_config_findings(unsupported_df: DataFrame) -> DataFrame:
         F.col("catalog_release"),
         F.lit(" ignores it on replay (KAFKA-19851) and does not apply it; delete it"),
     )
-    return unsupported_df.select(
-        "cluster_id",
-        "resource_type",
-        "resource_name",
-        F.lit("SKIPPED_ON_REPLAY").alias("kind"),
-        F.col("name").alias("config_name"),
-        message.alias("message"),
-        F.col("source_offset").alias("offset"),
-        F.lit(False).alias("is_blocking"),
-    ).select(*FINDING_ROWS.fieldNames())
+    return finding_rows(
+        unsupported_df,
+        kind="SKIPPED_ON_REPLAY",
+        message=message,
+        offset=F.col("source_offset"),
+        resource_type=F.col("resource_type"),
+        resource_name=F.col("resource_name"),
+        config_name=F.col("name"),
+    )
 
 
 def to_partial_static_findings(
@@ -179,19 +178,8 @@ def to_partial_static_findings(
         F.col("node_id").cast("string"),
         F.lit("=server.properties to audit them"),
     )
-    return (
-        partial_df.join(assumed_df, on=["cluster_id", "node_id"], how="left")
-        .select(
-            "cluster_id",
-            F.lit(ResourceType.BROKER).alias("resource_type"),
-            F.col("node_id").cast("string").alias("resource_name"),
-            F.lit("COVERAGE_GAP").alias("kind"),
-            F.lit(None).cast("string").alias("config_name"),
-            message.alias("message"),
-            F.col("offset"),
-            F.lit(False).alias("is_blocking"),
-        )
-        .select(*FINDING_ROWS.fieldNames())
+    return partial_df.join(assumed_df, on=["cluster_id", "node_id"], how="left").transform(
+        _broker_finding, kind="COVERAGE_GAP", message=message, offset=F.col("offset")
     )
 
 
@@ -222,15 +210,5 @@ def to_coverage_findings(brokers_df: DataFrame, nodes_df: DataFrame, config_keys
         brokers_df.where(~F.col("has_static_configs"))
         .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
         .join(read_only_df, on="catalog_release", how="left")
-        .select(
-            "cluster_id",
-            F.lit(ResourceType.BROKER).alias("resource_type"),
-            F.col("node_id").cast("string").alias("resource_name"),
-            F.lit("COVERAGE_GAP").alias("kind"),
-            F.lit(None).cast("string").alias("config_name"),
-            message.alias("message"),
-            F.col("registration_offset").alias("offset"),
-            F.lit(False).alias("is_blocking"),
-        )
-        .select(*FINDING_ROWS.fieldNames())
+        .transform(_broker_finding, kind="COVERAGE_GAP", message=message, offset=F.col("registration_offset"))
     )

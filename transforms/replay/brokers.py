@@ -33,8 +33,10 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_catalog import release_rank
+from schemas.kafka_vocabulary import ResourceType
 from schemas.metadata_version import MetadataVersionTable
 from schemas.silver import BROKER_STATIC_CONFIGS, BROKERS, CONTROLLERS
+from transforms.finding_rows import finding_rows
 from transforms.replay.payloads import filter_parsed
 
 
@@ -274,13 +276,11 @@ def ambiguous_release_findings(brokers_df: DataFrame, *, kafka_version: str | No
         F.col("kafka_release"),
         F.lit(") decides its base validators and defaults: pass --kafka-version to settle it"),
     )
-    return ambiguous_df.select(
-        "cluster_id",
-        F.lit("BROKER").alias("resource_type"),
-        F.col("node_id").cast("string").alias("resource_name"),
-        F.lit("AMBIGUOUS_KAFKA_RELEASE").alias("kind"),
-        F.lit(None).cast("string").alias("config_name"),
-        message.alias("message"),
-        F.col("registration_offset").alias("offset"),
-        F.lit(False).alias("is_blocking"),
+    return finding_rows(
+        ambiguous_df,
+        kind="AMBIGUOUS_KAFKA_RELEASE",
+        message=message,
+        offset=F.col("registration_offset"),
+        resource_type=ResourceType.BROKER,
+        resource_name=F.col("node_id").cast("string"),
     )

@@ -18,6 +18,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.gold import FINDING_ROWS, FINDINGS
+from transforms.finding_rows import finding_rows
 from transforms.replay.ordering import BEGIN, TXN_MARKERS
 from transforms.timestamps import as_utc
 
@@ -50,15 +51,8 @@ def _conflicts(stream_df: DataFrame) -> DataFrame:
         F.col("source_file"),
         F.lit(" (highest leader epoch, then first file name)"),
     )
-    return stream_df.where(F.col("is_conflict")).select(
-        "cluster_id",
-        F.lit(None).cast("string").alias("resource_type"),
-        F.lit(None).cast("string").alias("resource_name"),
-        F.lit("REPLICA_CONFLICT").alias("kind"),
-        F.lit(None).cast("string").alias("config_name"),
-        message.alias("message"),
-        F.col("offset"),
-        F.lit(True).alias("is_blocking"),
+    return stream_df.where(F.col("is_conflict")).transform(
+        finding_rows, kind="REPLICA_CONFLICT", message=message, offset=F.col("offset"), blocking=True
     )
 
 
@@ -79,15 +73,8 @@ def _unterminated(stream_df: DataFrame) -> DataFrame:
         F.coalesce(F.col("skipped"), F.lit(0)).cast("string"),
         F.lit(" records were not applied"),
     )
-    return begins_df.join(skipped_df, on=["cluster_id", "from_snapshot", "file_offset"], how="left").select(
-        "cluster_id",
-        F.lit(None).cast("string").alias("resource_type"),
-        F.lit(None).cast("string").alias("resource_name"),
-        F.lit("UNTERMINATED_TRANSACTION").alias("kind"),
-        F.lit(None).cast("string").alias("config_name"),
-        message.alias("message"),
-        F.col("offset"),
-        F.lit(False).alias("is_blocking"),
+    return begins_df.join(skipped_df, on=["cluster_id", "from_snapshot", "file_offset"], how="left").transform(
+        finding_rows, kind="UNTERMINATED_TRANSACTION", message=message, offset=F.col("offset")
     )
 
 
@@ -101,15 +88,8 @@ def _undecoded(stream_df: DataFrame) -> DataFrame:
         _position(),
         F.lit(" could not be decoded (unknown apiKey or version) and was not replayed"),
     )
-    return stream_df.where(F.col("is_applied") & F.col("is_unknown") & is_raw).select(
-        "cluster_id",
-        F.lit(None).cast("string").alias("resource_type"),
-        F.lit(None).cast("string").alias("resource_name"),
-        F.lit("UNDECODED_RECORD").alias("kind"),
-        F.lit(None).cast("string").alias("config_name"),
-        message.alias("message"),
-        F.col("offset"),
-        F.lit(False).alias("is_blocking"),
+    return stream_df.where(F.col("is_applied") & F.col("is_unknown") & is_raw).transform(
+        finding_rows, kind="UNDECODED_RECORD", message=message, offset=F.col("offset")
     )
 
 
