@@ -24,13 +24,13 @@ from datetime import UTC, datetime
 from functools import partial
 from importlib import resources
 from importlib.resources.abc import Traversable
-from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
+from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
 from jobs.stages import Checkpoints, truncated
@@ -250,7 +250,7 @@ def write_remediation_changes(path: str, violations: list[dict[str, Any]]) -> No
         for row in violations
         if row.get("remediation_change") and row["remediation_change"].get("key")
     ]
-    Path(path).write_text(dump_changes(changes_from_remediations(proposals)), encoding="utf-8")
+    write_output(path, dump_changes(changes_from_remediations(proposals)))
 
 
 def load_rules(settings: AuditSettings) -> Rules:

@@ -16,12 +16,12 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import quality
+from jobs.output_files import write_output
 from jobs.session import build_session
 from jobs.storage import DeltaStore, open_store
 from schemas.errors import InputError, UsageError
@@ -69,7 +69,7 @@ def execute(args: argparse.Namespace) -> int:
         f"({counts.failed_warning} warning(s))" + (f"; Data Docs: {counts.data_docs}" if counts.data_docs else "")
     )
     if args.summary_json:
-        Path(args.summary_json).write_text(json.dumps({"dq": counts.to_json()}, indent=2) + "\n", encoding="utf-8")
+        write_output(args.summary_json, json.dumps({"dq": counts.to_json()}, indent=2) + "\n")
     return 0
 
 

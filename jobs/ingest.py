@@ -26,6 +26,7 @@ from pyspark.sql import functions as F
 
 from jobs import conf_loader
 from jobs.discover import Discovery, InputFile, discover_inputs, parse_static_config_args, read_head
+from jobs.output_files import write_output
 from jobs.progress import stage
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
@@ -558,7 +559,7 @@ def write_ingest_summary(path: str, result: IngestResult) -> None:
     import dataclasses
     import json
 
-    Path(path).write_text(json.dumps(dataclasses.asdict(result), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_output(path, json.dumps(dataclasses.asdict(result), indent=2, sort_keys=True) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -69,20 +69,24 @@ def check_warehouse(location: str) -> None:
 
 
 def check_output_file(option: str, location: str) -> None:
-    """A file the command will write: its directory exists and is writable, and it is not itself a directory.
+    """A file the command will write: not a directory, and its directory exists or can be made, writable.
 
-    Nothing is created: the check has no side effect, so a run that fails later leaves no empty file behind.
+    The commands create missing parent directories (``mkdir -p``), so the check looks for the nearest existing
+    ancestor. Nothing is created: the check has no side effect, so a run that fails later leaves nothing behind.
     """
     path = Path(location).absolute()
     if path.is_dir():
         raise UsageError(f"{option} {location}: is a directory; give a file name")
-    parent = path.parent
-    if not parent.exists():
-        raise UsageError(f"{option} {location}: directory {parent} does not exist")
-    if not parent.is_dir():
-        raise UsageError(f"{option} {location}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    if path.exists() and not os.access(path, os.W_OK):
         raise UsageError(f"{option} {location}: not writable")
+    for parent in path.parents:
+        if not parent.exists():
+            continue
+        if not parent.is_dir():
+            raise UsageError(f"{option} {location}: {parent} is a file, so no directory can be made below it")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"{option} {location}: directory {parent} is not writable")
+        return
 
 
 def check_args(args: argparse.Namespace) -> None:

@@ -11,7 +11,6 @@ import argparse
 import logging
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
+from jobs.output_files import write_output
 from jobs.report_html import CHARTS, ReportData, render_report
 from jobs.report_svg import Bar, Cell, Point
 from jobs.session import build_session
@@ -151,7 +151,7 @@ def write_report(
 def _write(store: DeltaStore, run: dict[str, Any], out: str, *, max_violations: int) -> Path:
     data = collect_report_data(store, run, max_violations=max_violations)
     path = Path(out).expanduser().resolve()
-    _write_atomically(path, render_report(data))
+    write_output(path, render_report(data))
     log.info("report of run %s written to %s", run["run_id"], path)
     return path
 
@@ -238,19 +238,6 @@ def _point(row: dict[str, Any], *, selected: bool) -> Point:
         verdict=row["verdict"],
         selected=selected,
     )
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def run_summary(store: DeltaStore, run: dict[str, Any]) -> RunSummary:

@@ -27,6 +27,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import audit, conf_loader, lookups
+from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
 from jobs.stages import Checkpoints, truncated
@@ -129,7 +130,7 @@ def execute(args: argparse.Namespace) -> int:
     )
     if args.summary_json:
         summary = json.dumps(result.summary(), indent=2, sort_keys=True) + "\n"
-        Path(args.summary_json).write_text(summary, encoding="utf-8")
+        write_output(args.summary_json, summary)
     return 0 if result.errors_after == 0 else 1
 
 

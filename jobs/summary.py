@@ -6,8 +6,9 @@ import json
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+
+from jobs.output_files import write_output
 
 
 @dataclass
@@ -61,7 +62,7 @@ class RunSummary:
 
 def write_summary_json(path: str, summary: RunSummary) -> None:
     """Write the summary file (UTF-8, stable key order)."""
-    Path(path).write_text(json.dumps(summary.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_output(path, json.dumps(summary.to_json(), indent=2, sort_keys=True) + "\n")
 
 
 def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str, Any]]) -> None:
@@ -105,7 +106,7 @@ def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str
         failures += len(errors)
     root.set("tests", str(total))
     root.set("failures", str(failures))
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    write_output(path, "<?xml version='1.0' encoding='utf-8'?>\n" + ET.tostring(root, encoding="unicode") + "\n")
 
 
 def verdict_text(summary: RunSummary) -> str:

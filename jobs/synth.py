@@ -19,8 +19,8 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
-from pathlib import Path
 
+from jobs.output_files import write_output
 from synthetic.fleet import FleetResult, write_fleet
 from synthetic.spec import FleetSpec
 
@@ -118,7 +118,7 @@ def execute(args: argparse.Namespace) -> int:
     result = run(settings_from_args(args))
     print_summary(result)
     if args.summary_json:
-        Path(args.summary_json).write_text(json.dumps(asdict(result), indent=2) + "\n", encoding="utf-8")
+        write_output(args.summary_json, json.dumps(asdict(result), indent=2) + "\n")
     return 0
 
 

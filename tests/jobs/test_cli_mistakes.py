@@ -45,20 +45,27 @@ def _bad_master(tmp: Path) -> list[str]:
     return _gate(tmp, "--master", "foo://bar")
 
 
-def _junit_missing_dir(tmp: Path) -> list[str]:
-    return _gate(tmp, "--junit", str(tmp / "missing-dir" / "j.xml"))
+def _a_file(tmp: Path) -> Path:
+    """A regular file: no directory can be made below it (the outputs' missing directories are created)."""
+    path = tmp / "file"
+    path.write_text("x", encoding="utf-8")
+    return path
+
+
+def _junit_below_file(tmp: Path) -> list[str]:
+    return _gate(tmp, "--junit", str(_a_file(tmp) / "reports" / "j.xml"))
 
 
 def _summary_is_dir(tmp: Path) -> list[str]:
     return _gate(tmp, "--summary-json", str(tmp))
 
 
-def _remediation_missing_dir(tmp: Path) -> list[str]:
-    return _gate(tmp, "--remediation-out", str(tmp / "nope" / "changes.yaml"))
+def _remediation_below_file(tmp: Path) -> list[str]:
+    return _gate(tmp, "--remediation-out", str(_a_file(tmp) / "changes.yaml"))
 
 
-def _report_out_missing_dir(tmp: Path) -> list[str]:
-    return ["report", "--warehouse", str(tmp), "--out", str(tmp / "nope" / "r.html")]
+def _report_out_below_file(tmp: Path) -> list[str]:
+    return ["report", "--warehouse", str(tmp), "--out", str(_a_file(tmp) / "r.html")]
 
 
 def _bad_kafka_version(tmp: Path) -> list[str]:
@@ -93,10 +100,10 @@ CASES: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     "warehouse-is-a-file": (_warehouse_file, "is a file, not a directory"),
     "warehouse-below-a-file": (_warehouse_below_file, "is a file, so no directory"),
     "master-url": (_bad_master, "is not a Spark master URL"),
-    "junit-missing-directory": (_junit_missing_dir, "--junit"),
+    "junit-below-a-file": (_junit_below_file, "--junit"),
     "summary-json-directory": (_summary_is_dir, "--summary-json"),
-    "remediation-missing-directory": (_remediation_missing_dir, "--remediation-out"),
-    "report-out-missing-directory": (_report_out_missing_dir, "--out"),
+    "remediation-below-a-file": (_remediation_below_file, "--remediation-out"),
+    "report-out-below-a-file": (_report_out_below_file, "--out"),
     "kafka-version": (_bad_kafka_version, "--kafka-version"),
     "kafka-version-suffix": (_kafka_version_with_suffix, "--kafka-version"),
     "missing-input": (_missing_input, "does not exist"),
@@ -130,3 +137,17 @@ def test_spark_master_urls_are_accepted(master: str) -> None:
     from jobs.preflight import check_master
 
     check_master(master)
+
+
+def test_an_output_files_missing_directories_are_created_whole(tmp_path: Path) -> None:
+    from jobs.output_files import write_output
+    from jobs.preflight import check_output_file
+
+    target = tmp_path / "a" / "b" / "summary.json"
+    check_output_file("--summary-json", str(target))  # a missing directory is not a mistake: it is made
+    assert not (tmp_path / "a").exists()  # ... by the writer, not by the check
+    assert write_output(target, "{}\n") == target and target.read_text(encoding="utf-8") == "{}\n"
+    write_output(target, "{ }\n")
+    assert target.read_text(encoding="utf-8") == "{ }\n" and sorted(p.name for p in target.parent.iterdir()) == [
+        "summary.json"
+    ]  # replaced whole, no temporary file left behind

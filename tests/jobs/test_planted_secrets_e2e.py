@@ -25,6 +25,9 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "e2e"
 DUMP_HEADER = "Dumping /var/lib/kafka/meta/__cluster_metadata-0/00000000000000000000.log\nLog starting offset: 0\n"
 
 
+CONTROL = "MKCONTROLNOTSECRETEZ"
+
+
 def _marker(place: str) -> str:
     return f"MK{place.replace('-', '').upper()}EZ"
 
@@ -35,6 +38,11 @@ def _plant(cluster: Path) -> tuple[dict[str, str], Path]:
     # The hand-written e2e records (offsets moved past the plantings) give the audit a real cluster to work on.
     base = [json.loads(line) for line in (DATA / "cluster.jsonl").read_text(encoding="utf-8").splitlines()]
     lines = [json.dumps({**record, "offset": record["offset"] + 1000}) for record in base]
+    # the positive control: a value that is not secret and must be found wherever the scans look
+    control = {"resourceType": 2, "resourceName": "t1", "name": "message.timestamp.type", "value": CONTROL}
+    lines.append(
+        json.dumps({"offset": 2000, "timestamp": 1732152000000, "type": "CONFIG_RECORD", "version": 0, "data": control})
+    )
     (cluster / "base.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     markers: dict[str, str] = {}
     for place, (kind, build) in FILES.items():
@@ -83,10 +91,14 @@ def test_no_planted_secret_reaches_a_table_an_output_file_a_log_or_the_warehouse
     assert {"metadata_records", "quarantine", "static_configs", "client_entity_configs", "effective_configs"} <= names
     assert {"violations", "findings", "audit_runs"} <= names
     found: dict[str, list[str]] = {}
+    control_seen: set[str] = set()  # the scans see what is there: the control value is found in each kind of place
     for table in tables:
         rows = [tuple(row.values()) for row in DeltaTable(str(table)).to_pyarrow_table().to_pylist()]
         if hit := leaks(rows, markers.values()):
             found[f"table {table.name}"] = hit
+        if leaks(rows, [CONTROL]):
+            control_seen.add(table.name)
+    assert {"metadata_records", "dynamic_configs", "effective_configs"} <= control_seen
     quarantined = DeltaTable(str(warehouse / "quarantine")).to_pyarrow_table().num_rows
     assert quarantined >= 10  # the plantings that are not records did arrive, as quarantine rows
 
@@ -97,9 +109,12 @@ def test_no_planted_secret_reaches_a_table_an_output_file_a_log_or_the_warehouse
         if hit := leaks([(text,)], markers.values()):
             found[name] = hit
 
+    files_with_control = 0
     for path in sorted(p for p in warehouse.rglob("*") if p.is_file()):
         data = path.read_bytes()
+        files_with_control += any(form.encode() in data for form in leak_forms(CONTROL))
         hit = [m for m in markers.values() if any(form.encode() in data for form in leak_forms(m))]
         if hit:
             found[str(path.relative_to(warehouse))] = hit
+    assert files_with_control >= 3  # parquet files of those tables hold the value's bytes: the byte scan can hit
     assert found == {}

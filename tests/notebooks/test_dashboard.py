@@ -1,11 +1,12 @@
 """The dashboard notebook: committed without outputs, and executed headless against a freshly built demo warehouse.
 
-One warehouse for the module: ``kraft-audit demo`` (two synthetic clusters, one audit of both), then a new
-cluster-wide ``log.segment.bytes`` below 1 MiB plus a line that is not JSON ingested for the second cluster, and a
-second audit of that cluster alone. So the first cluster has a single audit ("no previous run"), the second has two
-with new violations between them, the trend has two runs and the quarantine one row. The notebook runs once in a
-fresh kernel with one extra cell appended that prints what its sections computed; the tests compare that with the
-warehouse read independently here, and check the rendered outputs (tables, charts).
+One warehouse for the module: ``kraft-audit demo`` (two synthetic clusters, one audit of both), then
+``retention.ms=-5`` on two more topics of the second cluster (below every release's ``atLeast(-1)``; a topic's
+value is judged, unlike a broker's dynamic value the broker itself would refuse) plus a line that is not JSON
+ingested for that cluster, and a second audit of that cluster alone. So the first cluster has a single audit ("no
+previous run"), the second has two with new violations between them, the trend has two runs and the quarantine one
+row. The notebook runs once in a fresh kernel with one extra cell appended that prints what its sections computed;
+the tests compare that with the warehouse read independently here, and check the rendered outputs (tables, charts).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ print("PROBE" + json.dumps({
     "lifecycle": _records(status_pdf),
 }, default=str))
 """
+PLANTED = "-5"
 VIOLATION_KEY = ("cluster_id", "constraint_id", "resource_type", "resource_name", "node_id", "config_name")
 
 
@@ -105,14 +107,22 @@ def fleet(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict
         assert cli_main(demo) == 0
         manifest = json.loads((tmp / "demo-fleet" / "manifest.json").read_text())
         first, second = manifest["clusters"]
-        change = {
-            "offset": second["log_end_offset"],
-            "type": "CONFIG_RECORD",
-            "version": 0,
-            "data": {"resourceType": 4, "resourceName": "", "name": "log.segment.bytes", "value": "524288"},
-        }
+        planted = {v["resource_name"] for v in manifest["violations"] if v["cluster_id"] == second["cluster_id"]}
+        topics = open_store(spark, str(warehouse)).read("topics").where(f"cluster_id = '{second['cluster_id']}'")
+        names = sorted(r.topic_name for r in topics.where("not internal").collect() if r.topic_name not in planted)
+        lines = [
+            json.dumps(
+                {
+                    "offset": second["log_end_offset"] + i,
+                    "type": "CONFIG_RECORD",
+                    "version": 0,
+                    "data": {"resourceType": 2, "resourceName": name, "name": "retention.ms", "value": PLANTED},
+                }
+            )
+            for i, name in enumerate(names[:2])
+        ]
         changes = tmp / "changes.jsonl"
-        changes.write_text(json.dumps(change) + "\nthis line is not JSON\n")
+        changes.write_text("\n".join(lines) + "\nthis line is not JSON\n")
         assert cli_main(["ingest", "--input", str(changes), "--cluster-id", second["cluster_id"], *common]) == 0
         audit = ["audit", "--target-mv", DEFAULT_TARGET, "--cluster-id", second["cluster_id"], "--no-dq", *common]
         assert cli_main(audit) == 1
@@ -201,7 +211,7 @@ def test_new_since_last_run_compares_with_the_previous_audit_or_says_there_is_no
     first_run, second_run = (r["run_id"] for r in sorted(tables["audit_runs"], key=lambda r: r["run_ts"]))
     before, after = _keys(tables, first_run, fleet["second"]), _keys(tables, second_run, fleet["second"])
     new, resolved = after - before, before - after
-    assert new and {k[VIOLATION_KEY.index("config_name")] for k in new} == {"log.segment.bytes"}
+    assert new and {k[VIOLATION_KEY.index("config_name")] for k in new} == {"retention.ms"}
     assert before <= after  # the violations planted by the demo are still open: not new, not resolved
 
     assert {tuple(r[k] for k in VIOLATION_KEY) for r in probe["new"]} == new
@@ -212,7 +222,7 @@ def test_new_since_last_run_compares_with_the_previous_audit_or_says_there_is_no
     assert (changes[fleet["second"]]["new"], changes[fleet["second"]]["resolved"]) == (len(new), len(resolved))
     (cell,) = _cells(executed, "new-since-last-run")
     assert f"No previous run at {probe['target_mv']} for: `{fleet['first']}`" in _text(cell)
-    assert "log.segment.bytes=524288" in _text(cell)
+    assert f"retention.ms={PLANTED}" in _text(cell)
 
 
 def test_highest_safe_mv_comes_from_each_clusters_latest_audit(
@@ -239,8 +249,17 @@ def test_top_offending_configs_count_the_open_violations_per_key(
     expected = Counter((v["resource_type"], v["config_name"]) for v in open_rows)
     got = {(r["resource_type"], r["config_name"]): r["violations"] for r in probe["top_configs"]}
     assert got == dict(expected)
-    top = probe["top_configs"][0]
-    assert (top["resource_type"], top["config_name"], top["clusters"]) == ("BROKER", "log.segment.bytes", 2)
+    clusters: dict[tuple[str, str], set[str]] = {}
+    for v in open_rows:
+        clusters.setdefault((v["resource_type"], v["config_name"]), set()).add(v["cluster_id"])
+    assert {(r["resource_type"], r["config_name"]): r["clusters"] for r in probe["top_configs"]} == {
+        key: len(ids) for key, ids in clusters.items()
+    }
+    errors = Counter((v["resource_type"], v["config_name"]) for v in open_rows if v["severity"] == "error")
+    ranked = [(r["errors"], r["violations"]) for r in probe["top_configs"]]
+    assert ranked == sorted(((errors[k], n) for k, n in expected.items()), reverse=True)  # errors first
+    entities = {(r["resource_type"], r["config_name"]): r["entities"] for r in probe["top_configs"]}
+    assert entities[("TOPIC", "retention.ms")] == 3  # the demo's planted topic and the two planted here
 
 
 def test_trend_has_one_point_per_run_with_its_recorded_counts(
