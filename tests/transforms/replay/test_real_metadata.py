@@ -54,14 +54,12 @@ def bronze(spark: SparkSession) -> dict[str, DataFrame]:
             )
             for r in decoded
         ]
-        out[name] = records(
-            spark,
-            recs,
-            cluster_id="flink",
-            source_file=f"/real/{DIR}/{file}",
-            input_kind=kind,
-            snapshot_end_offset=end,
+        frame = records(
+            spark, recs, cluster_id="flink", source_file=f"/real/{DIR}/{file}", input_kind=kind, snapshot_end_offset=end
         )
+        # Materialised once: a frame made from Python rows is otherwise converted again by every Spark job of every
+        # replay below (tens of thousands of rows, a few hundred jobs).
+        out[name] = frame.localCheckpoint(eager=True)
     return out
 
 
