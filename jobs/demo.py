@@ -105,6 +105,11 @@ def execute(args: argparse.Namespace) -> int:
     print("\nTwo kinds of rules (violations.constraint_origin, docs/contract.md §5.4):")
     print("  base validators  Kafka's ConfigDef checks of the release the brokers run at each level (kafka_base)")
     print("  MV validators    rules with `since`, added from their level on: Kafka's own MV gates (kafka_mv), yours")
+    print("  e.g. a topic's retention.ms=-100 fails every release's base check atLeast(-1), at every level")
+    print("\nThe upgrade's own effects (upgrade_effects, docs/contract.md §5.7):")
+    print("  `kafka-features.sh upgrade --release-version` to 4.1-IV0 or later enables ELR; the controller then sets a")
+    print("  cluster-level min.insync.replicas when none is set and deletes every per-broker one, and the audit judges")
+    print("  the state after them (per-broker min.insync.replicas=2 is gone at the target; the cluster value applies)")
     return 0
 
 
