@@ -5,8 +5,14 @@
 * Partitions come from ``PARTITION_RECORD`` (one per partition id; a repeated record replaces the earlier one).
   A partition's replicas are those of the newest ``PARTITION_RECORD`` or ``PARTITION_CHANGE_RECORD`` whose
   ``replicas`` is present (a change record without ``replicas`` leaves them as they are).
-* ``replication_factor`` is the longest replica list over the partitions (NULL when the topic has none),
-  ``replica_nodes`` the sorted distinct brokers hosting any replica.
+* A partition's adding replicas (a reassignment in progress) follow the same rule: a ``PARTITION_RECORD`` sets them
+  (absent: none), a ``PARTITION_CHANGE_RECORD`` replaces them when its ``addingReplicas`` is present
+  (``PartitionRegistration.merge``, confluentinc/kafka 4.2 metadata/src/main/java/org/apache/kafka/metadata/).
+* ``replication_factor`` is the largest partition replication factor (NULL when the topic has no replicas), where a
+  partition's is its replicas without the adding ones, as ``kafka-topics --describe`` reports it during a
+  reassignment (``TopicCommand.getReplicationFactor``: replicas - addingReplicas, confluentinc/kafka 4.2
+  tools/src/main/java/org/apache/kafka/tools/TopicCommand.java); ``replica_nodes`` the sorted distinct brokers
+  hosting any replica, adding ones included.
 * ``internal`` follows Kafka's ``Topic.isInternal``: exactly ``__consumer_offsets``, ``__transaction_state`` and
   ``__share_group_state``. Other names starting with ``__`` (``__remote_log_metadata``, Connect or Streams
   topics) are ordinary topics to Kafka and stay ``internal = false``.
@@ -81,19 +87,33 @@ def _partitions(applied_df: DataFrame) -> DataFrame:
         .select("cluster_id", F.col("p.topicId").alias("topic_id"), F.col("p.partitionId").alias("partition_id"))
         .distinct()
     )
-    replicas_df = (
+    records_df = (
         filter_parsed(applied_df, "PARTITION_RECORD")
-        .unionByName(filter_parsed(applied_df, "PARTITION_CHANGE_RECORD"))
-        .where(F.col("p.topicId").isNotNull() & F.col("p.partitionId").isNotNull() & F.col("p.replicas").isNotNull())
-        .groupBy("cluster_id", F.col("p.topicId").alias("topic_id"), F.col("p.partitionId").alias("partition_id"))
-        .agg(F.max_by(F.col("p.replicas"), F.col("seq")).alias("replicas"))
+        .withColumn("adding", F.coalesce(F.col("p.addingReplicas"), F.array().cast("array<int>")))
+        .unionByName(
+            filter_parsed(applied_df, "PARTITION_CHANGE_RECORD").withColumn("adding", F.col("p.addingReplicas"))
+        )
+        .where(F.col("p.topicId").isNotNull() & F.col("p.partitionId").isNotNull())
+    )
+    replicas_df = (
+        records_df.groupBy(
+            "cluster_id", F.col("p.topicId").alias("topic_id"), F.col("p.partitionId").alias("partition_id")
+        )
+        .agg(
+            F.max_by(F.col("p.replicas"), F.when(F.col("p.replicas").isNotNull(), F.col("seq"))).alias("replicas"),
+            F.max_by(F.col("adding"), F.when(F.col("adding").isNotNull(), F.col("seq"))).alias("adding"),
+        )
+        .select(
+            "*",
+            F.size(F.array_except("replicas", F.coalesce("adding", F.array().cast("array<int>")))).alias("rf"),
+        )
     )
     return (
         created_df.join(replicas_df, on=["cluster_id", "topic_id", "partition_id"], how="left")
         .groupBy("cluster_id", "topic_id")
         .agg(
             F.count(F.lit(1)).cast("int").alias("partitions"),
-            F.max(F.size(F.coalesce(F.col("replicas"), F.array().cast("array<int>")))).alias("rf"),
+            F.max(F.coalesce(F.col("rf"), F.lit(0))).alias("rf"),
             F.max(F.col("replicas").isNotNull()).alias("has_replicas"),
             F.array_sort(
                 F.array_distinct(F.flatten(F.collect_list(F.coalesce(F.col("replicas"), F.array().cast("array<int>")))))

@@ -35,6 +35,7 @@ from transforms.replay import replay_state
 pytestmark = pytest.mark.spark
 
 T1, T2, T3 = "AAAAAAAAAAAAAAAAAAAAAQ", "BBBBBBBBBBBBBBBBBBBBBQ", "CCCCCCCCCCCCCCCCCCCCCQ"
+T4, T5 = "DDDDDDDDDDDDDDDDDDDDDQ", "EEEEEEEEEEEEEEEEEEEEEQ"
 
 
 def _log() -> list[Any]:
@@ -186,6 +187,76 @@ def test_topics(state: State) -> None:
     assert (orders.partitions, orders.replication_factor, orders.replica_nodes) == (2, 3, [1, 2, 4, 5])
     assert (topics["__consumer_offsets"].internal, topics["__remote_log_metadata"].internal) == (True, False)
     assert (topics["__remote_log_metadata"].partitions, topics["__remote_log_metadata"].replication_factor) == (0, None)
+
+
+def test_a_reassignment_in_progress_does_not_count_its_adding_replicas(
+    interpreted_spark: SparkSession, mv_table: MetadataVersionTable
+) -> None:
+    """confluentinc/kafka 4.2 TopicCommand.getReplicationFactor: replicas - addingReplicas while a reassignment runs;
+    PartitionRegistration.merge keeps the adding replicas when a change record leaves them out."""
+    log = [
+        # Reassignments in progress (kafka-reassign-partitions moving {1, 2} to {4, 5}): the controller's change
+        # record lists old and new replicas together, with the new ones as adding and the old ones as removing.
+        topic(60, "payments", T4),
+        partition(61, T4, 0, [1, 2]),
+        (
+            62,
+            "PARTITION_CHANGE_RECORD",
+            {
+                "partitionId": 0,
+                "topicId": T4,
+                "replicas": [1, 2, 4, 5],
+                "addingReplicas": [4, 5],
+                "removingReplicas": [1, 2],
+            },
+        ),
+        (63, "PARTITION_CHANGE_RECORD", {"partitionId": 0, "topicId": T4, "isr": [1, 2, 4]}),  # adding unchanged
+        topic(64, "ledger", T5),  # a snapshot's PartitionRecord taken mid-reassignment
+        (
+            65,
+            "PARTITION_RECORD",
+            {
+                "partitionId": 0,
+                "topicId": T5,
+                "replicas": [1, 2, 4],
+                "isr": [1, 2],
+                "removingReplicas": [1],
+                "addingReplicas": [4],
+                "leader": 1,
+            },
+        ),
+        topic(66, "ledger-done", "FFFFFFFFFFFFFFFFFFFFFQ"),  # the same, then the change that completes it
+        (
+            67,
+            "PARTITION_RECORD",
+            {
+                "partitionId": 0,
+                "topicId": "FFFFFFFFFFFFFFFFFFFFFQ",
+                "replicas": [1, 2, 4],
+                "isr": [1, 2],
+                "removingReplicas": [1],
+                "addingReplicas": [4],
+                "leader": 1,
+            },
+        ),
+        (
+            68,
+            "PARTITION_CHANGE_RECORD",
+            {
+                "partitionId": 0,
+                "topicId": "FFFFFFFFFFFFFFFFFFFFFQ",
+                "replicas": [2, 4],
+                "addingReplicas": [],
+                "removingReplicas": [],
+            },
+        ),
+    ]
+    files = static_configs(interpreted_spark, [])
+    result = replay_state(records(interpreted_spark, log), files, mv_table=mv_table, keep=Checkpoints(only=()))
+    topics = {r.topic_name: r for r in result.topics.collect()}
+    assert (topics["payments"].replication_factor, topics["payments"].replica_nodes) == (2, [1, 2, 4, 5])
+    assert (topics["ledger"].replication_factor, topics["ledger"].replica_nodes) == (2, [1, 2, 4])
+    assert (topics["ledger-done"].replication_factor, topics["ledger-done"].replica_nodes) == (2, [2, 4])
 
 
 def test_dynamic_configs_last_value_wins_and_null_deletes(state: State) -> None:
