@@ -28,6 +28,7 @@ REPLAY_BOUNDS: Final = StructType(
         StructField("snapshot_end_offset", LongType(), True),  # chosen snapshot (0 = bootstrap); null = none
         StructField("snapshot_kind", StringType(), True),  # SNAPSHOT or BOOTSTRAP_SNAPSHOT
         StructField("snapshot_timestamp", TimestampType(), True),  # its lastContainedLogTimestamp
+        StructField("snapshot_epoch", LongType(), True),  # its epoch (file name <end offset>-<epoch>); -1 = unnamed
         StructField("upper_offset", LongType(), True),  # last log offset inside the as-of bound; null = no bound
     ]
 )

@@ -46,6 +46,12 @@ ABORT: Final = "ABORT_TRANSACTION_RECORD"
 TXN_MARKERS: Final = (BEGIN, END, ABORT)
 
 
+def _snapshot_epoch(source_file: Column) -> Column:
+    """The epoch of a snapshot file named ``<end offset>-<epoch>.checkpoint`` (Kafka's snapshot id); -1 otherwise."""
+    epoch = F.regexp_extract(source_file, r"[0-9]{20}-([0-9]{10})\.checkpoint$", 1)
+    return F.coalesce(F.when(epoch != "", epoch.try_cast("long")), F.lit(-1).cast("long"))
+
+
 def _snapshot_end(kind: Column, end: Column) -> Column:
     return F.when(kind == "BOOTSTRAP_SNAPSHOT", F.lit(0).cast("long")).otherwise(end)
 
@@ -83,11 +89,12 @@ def to_replay_bounds(
             "cluster_id",
             kind.alias("snapshot_kind"),
             _snapshot_end(kind, F.col("snapshot_end_offset")).alias("snapshot_end_offset"),
+            _snapshot_epoch(F.col("source_file")).alias("snapshot_epoch"),
             header_ts.alias("header_ts"),
             F.col("timestamp"),
         )
         .where(F.col("snapshot_end_offset").isNotNull())
-        .groupBy("cluster_id", "snapshot_kind", "snapshot_end_offset")
+        .groupBy("cluster_id", "snapshot_kind", "snapshot_end_offset", "snapshot_epoch")
         .agg(F.coalesce(F.max("header_ts"), F.max("timestamp")).alias("snapshot_timestamp"))
         .join(upper_df, on="cluster_id", how="inner")
     )
@@ -97,17 +104,28 @@ def to_replay_bounds(
         if as_of_time is None
         else F.col("snapshot_timestamp").isNull() | (F.col("snapshot_timestamp") <= F.lit(as_utc(as_of_time)))
     )
-    newest = F.struct(F.col("snapshot_end_offset"), (F.col("snapshot_kind") == "SNAPSHOT").alias("is_real"))
+    # A snapshot's id is (end offset, epoch); Kafka reads the greatest (KafkaMetadataLog.latestSnapshotId, ordered by
+    # OffsetAndEpoch.compareTo: epoch, then offset; confluentinc/kafka 4.2). Epochs never fall as offsets grow, so
+    # ordering by end offset first agrees on a consistent log; the epoch settles two snapshots at one end offset,
+    # which are different snapshots: only the later one is read (never merged record by record).
+    newest = F.struct(
+        F.col("snapshot_end_offset"), (F.col("snapshot_kind") == "SNAPSHOT").alias("is_real"), F.col("snapshot_epoch")
+    )
     chosen_df = (
         snapshots_df.where(in_offset_bound & in_time_bound)
         .groupBy("cluster_id")
-        .agg(F.max_by(F.struct("snapshot_end_offset", "snapshot_kind", "snapshot_timestamp"), newest).alias("s"))
+        .agg(
+            F.max_by(
+                F.struct("snapshot_end_offset", "snapshot_kind", "snapshot_timestamp", "snapshot_epoch"), newest
+            ).alias("s")
+        )
     )
     return upper_df.join(chosen_df, on="cluster_id", how="left").select(
         F.col("cluster_id"),
         F.col("s.snapshot_end_offset").alias("snapshot_end_offset"),
         F.col("s.snapshot_kind").alias("snapshot_kind"),
         F.col("s.snapshot_timestamp").alias("snapshot_timestamp"),
+        F.col("s.snapshot_epoch").alias("snapshot_epoch"),
         F.col("upper_offset"),
     )
 
@@ -119,6 +137,7 @@ def _candidates(records_df: DataFrame, bounds_df: DataFrame) -> DataFrame:
         kind.isin(*SNAPSHOT_KINDS)
         & (kind == F.col("b.snapshot_kind"))
         & (_snapshot_end(kind, F.col("r.snapshot_end_offset")) == F.col("b.snapshot_end_offset"))
+        & (_snapshot_epoch(F.col("r.source_file")) == F.col("b.snapshot_epoch"))
     )
     after_snapshot = F.col("b.snapshot_end_offset").isNull() | (F.col("r.offset") >= F.col("b.snapshot_end_offset"))
     in_bound = F.col("b.upper_offset").isNull() | (F.col("r.offset") <= F.col("b.upper_offset"))

@@ -78,6 +78,22 @@ def test_newest_snapshot_wins(spark: SparkSession, mv_table: MetadataVersionTabl
     assert _configs(state) == {("BROKER", "", "a"): "twenty"}
 
 
+def test_of_two_snapshots_at_one_end_offset_the_later_epoch_is_read_alone(
+    spark: SparkSession, mv_table: MetadataVersionTable
+) -> None:
+    """Kafka names a snapshot by its id, OffsetAndEpoch (``%020d-%010d.checkpoint``, raft Snapshots.java), and its
+    latest snapshot is the greatest id (KafkaMetadataLog.latestSnapshotId: a TreeMap's last key; OffsetAndEpoch
+    compares epochs, then offsets; confluentinc/kafka 4.2 server-common/src/main/java/org/apache/kafka/server/common/
+    OffsetAndEpoch.java): two snapshots at one end offset written in different epochs are different snapshots, and
+    replay reads the later epoch's alone, not a mix of both position by position."""
+    epoch1 = _snapshot(spark, 10, [broker_config(0, "", "a", "epoch-1"), broker_config(1, "", "b", "epoch-1")])
+    epoch2_path = "/in/c1/__cluster_metadata-0/00000000000000000010-0000000002.checkpoint"
+    epoch2 = _snapshot(spark, 10, [broker_config(0, "", "c", "epoch-2")], path=epoch2_path)
+    state = _replay(spark, mv_table, epoch1, epoch2)
+    assert _configs(state) == {("BROKER", "", "c"): "epoch-2"}
+    assert [f.kind for f in state.findings.collect()] == []  # not copies of one snapshot: no conflict
+
+
 @pytest.mark.parametrize(
     ("as_of_offset", "expected"),
     [(9, "ten"), (18, "log-15"), (19, "twenty"), (None, "log-25")],
