@@ -81,12 +81,6 @@ def _live_topics(applied_df: DataFrame) -> DataFrame:
 
 def _partitions(applied_df: DataFrame) -> DataFrame:
     """``(cluster_id, topic_id, partitions, replication_factor, replica_nodes)`` per topic id."""
-    created_df = (
-        filter_parsed(applied_df, "PARTITION_RECORD")
-        .where(F.col("p.topicId").isNotNull() & F.col("p.partitionId").isNotNull())
-        .select("cluster_id", F.col("p.topicId").alias("topic_id"), F.col("p.partitionId").alias("partition_id"))
-        .distinct()
-    )
     records_df = (
         filter_parsed(applied_df, "PARTITION_RECORD")
         .withColumn("adding", F.coalesce(F.col("p.addingReplicas"), F.array().cast("array<int>")))
@@ -94,6 +88,11 @@ def _partitions(applied_df: DataFrame) -> DataFrame:
             filter_parsed(applied_df, "PARTITION_CHANGE_RECORD").withColumn("adding", F.col("p.addingReplicas"))
         )
         .where(F.col("p.topicId").isNotNull() & F.col("p.partitionId").isNotNull())
+    )
+    created_df = (
+        records_df.where(F.col("record_type") == "PARTITION_RECORD")
+        .select("cluster_id", F.col("p.topicId").alias("topic_id"), F.col("p.partitionId").alias("partition_id"))
+        .distinct()
     )
     replicas_df = (
         records_df.groupBy(
