@@ -24,6 +24,8 @@ does not parse) counts as passing. 4.3+ clamps the ``group.*.assignment.interval
 
 from __future__ import annotations
 
+from functools import reduce
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -37,23 +39,26 @@ REJECTED_CONFIG_LAYER = "REJECTED_CONFIG_LAYER"
 _NODE = ["cluster_id", "node_id"]
 
 
+def _sql_string(text: str) -> str:
+    """``text`` as a Spark SQL string literal (backslash escapes, Spark's default)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def _failed_checks(cfg_df: DataFrame, checks: tuple[LayerCheck, ...]) -> DataFrame:
-    """``(cluster_id, node_id, failed)``: ``failed`` the sorted ``id (rule)`` texts of the checks that are false."""
-    spark = cfg_df.sparkSession
-    with ansi_disabled(spark):
-        failing: list[Column] = [
-            F.when(
-                F.col("catalog_release").isin(*check.releases) & ~F.coalesce(F.expr(check.expr_sql), F.lit(True)),
-                F.lit(f"{check.check_id} ({check.rule})"),
-            )
-            for check in checks
-        ]
-        return cfg_df.select(
-            *_NODE,
-            F.array_sort(F.filter(F.array(*failing), lambda c: c.isNotNull())).alias("failed")
-            if failing
-            else F.array().cast("array<string>").alias("failed"),
-        )
+    """``(cluster_id, node_id, failed)``: ``failed`` the sorted ``id (rule)`` texts of the checks that are false.
+
+    The checks are one SQL expression (one parse, not a Column per check and operator: there are ~60)."""
+    if not checks:
+        return cfg_df.select(*_NODE, F.array().cast("array<string>").alias("failed"))
+    cases = ", ".join(
+        f"CASE WHEN catalog_release IN ({', '.join(map(_sql_string, check.releases))})"
+        f" AND NOT coalesce(({check.expr_sql}), true)"
+        f" THEN {_sql_string(f'{check.check_id} ({check.rule})')} END"
+        for check in checks
+    )
+    with ansi_disabled(cfg_df.sparkSession):
+        failed = F.expr(f"array_sort(filter(array({cases}), failed_check -> failed_check IS NOT NULL))")
+        return cfg_df.select(*_NODE, failed.alias("failed"))
 
 
 def _read_keys(frames: CatalogFrames) -> DataFrame | None:
@@ -70,11 +75,11 @@ def _read_keys(frames: CatalogFrames) -> DataFrame | None:
     return listed_df.unionByName(synonyms_df.select(F.col("synonym").alias("name"))).distinct()
 
 
-def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames, top_layer: int) -> DataFrame:
+def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
     """``(cluster_id, node_id, catalog_release, cfg)``: the effective broker values (of the keys the checks read)
-    from the layers up to ``top_layer``."""
+    from ``layers_df``."""
     wanted_df = _read_keys(frames)
-    keys_df, layers_df = frames.config_keys_df, layers_df.where(F.col("layer") <= top_layer)
+    keys_df = frames.config_keys_df
     if wanted_df is not None:
         keys_df = keys_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
         layers_df = layers_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
@@ -85,18 +90,45 @@ def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames, top_l
     )
 
 
+# The three views a broker's checks are judged on: every applied layer, without the per-broker layer, the static
+# layer alone (layer numbers: transforms.effective.common).
+_VIEWS = (("full", NODE_LAYER), ("lower", DEFAULT_LAYER), ("base", STATIC_LAYER))
+_SEPARATOR = "\u001f"
+
+
+def _in_view(df: DataFrame, view: str) -> DataFrame:
+    """``df`` with ``cluster_id`` tagged by ``view``, so one resolution judges every view (column order kept)."""
+    tag = F.concat(F.col("cluster_id"), F.lit(_SEPARATOR + view))
+    return df.select(*[tag.alias(c) if c == "cluster_id" else F.col(c) for c in df.columns])
+
+
+def _failed_by_view(applied_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
+    """``(cluster_id, node_id, full, lower, base)``: the failed checks (as ``_failed_checks``) of each broker's
+    three views, resolved and checked in one plan (one broker resolution, not three)."""
+    layers_df = reduce(
+        DataFrame.unionByName, [_in_view(applied_df.where(F.col("layer") <= top), v) for v, top in _VIEWS]
+    )
+    views_nodes_df = reduce(DataFrame.unionByName, [_in_view(nodes_df, v) for v, _ in _VIEWS])
+    failed_df = _failed_checks(_cfg(layers_df, views_nodes_df, frames), frames.layer_checks)
+    return (
+        failed_df.select(
+            F.substring_index("cluster_id", _SEPARATOR, 1).alias("cluster_id"),
+            "node_id",
+            F.substring_index("cluster_id", _SEPARATOR, -1).alias("view"),
+            "failed",
+        )
+        .groupBy(*_NODE)
+        .pivot("view", [v for v, _ in _VIEWS])
+        .agg(F.first("failed"))
+    )
+
+
 def rejected_layers(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
     """``(cluster_id, node_id, layer, rejected)``: the dynamic layers a broker refuses, with the reason."""
     applied_df = layers_df.where(F.col("ignored_reason").isNull())
-    full_df = _failed_checks(_cfg(applied_df, nodes_df, frames, NODE_LAYER), frames.layer_checks)
-    failing_df = full_df.where(F.size("failed") > 0)
-    suspects_df = applied_df.join(failing_df.select(*_NODE), on=_NODE, how="left_semi")
-    lower_df = _failed_checks(_cfg(suspects_df, nodes_df, frames, DEFAULT_LAYER), frames.layer_checks)
-    static_df = _failed_checks(_cfg(suspects_df, nodes_df, frames, STATIC_LAYER), frames.layer_checks)
     decided_df = (
-        failing_df.withColumnRenamed("failed", "full")
-        .join(lower_df.withColumnRenamed("failed", "lower"), on=_NODE, how="left")
-        .join(static_df.withColumnRenamed("failed", "base"), on=_NODE, how="left")
+        _failed_by_view(applied_df, nodes_df, frames)
+        .where(F.size(F.coalesce(F.col("full"), F.array())) > 0)
         .where(F.size(F.coalesce(F.col("base"), F.array())) == 0)
     )
     default_fails = F.size(F.coalesce(F.col("lower"), F.array())) > 0
