@@ -18,9 +18,22 @@ from jobs.storage.base import (
     check_same_schema,
 )
 
+# (application id, start time) -> whether the Delta data source resolves: the classpath of an application does not
+# change, and a failed lookup costs a Java exception through py4j (dozens of calls) each time it is asked.
+_AVAILABLE: dict[tuple[str, int], bool] = {}
+
 
 def native_delta_available(spark: SparkSession) -> bool:
-    """Whether ``format("delta")`` resolves in this session (the Delta Lake jars are loaded)."""
+    """Whether ``format("delta")`` resolves in this session (the Delta Lake jars are loaded); asked once per
+    application."""
+    context = spark.sparkContext
+    key = (context.applicationId, context.startTime)
+    if key not in _AVAILABLE:
+        _AVAILABLE[key] = _lookup_delta(spark)
+    return _AVAILABLE[key]
+
+
+def _lookup_delta(spark: SparkSession) -> bool:
     try:
         jvm = spark._jvm  # the only way to ask the JVM whether a data source exists
         if jvm is None:
