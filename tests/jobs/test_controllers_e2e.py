@@ -126,7 +126,7 @@ def test_the_controller_view_is_assumed(run: dict[str, Any]) -> None:
 def test_rules_judge_the_controllers_view(run: dict[str, Any]) -> None:
     got = [v[:5] for v in run["violations"]]
     assert got == [
-        ("broker-no-unclean-election", "BROKER", "3000", None, "true"),
+        ("broker-no-unclean-election", "BROKER", "3000", 3000, "true"),
         ("controller-elr-min-isr-at-least-2", "CONTROLLER_TOPIC", "orders", None, "1"),
         ("controller-no-unclean-election", "CONTROLLER_TOPIC", "orders", 3000, "true"),
     ]
