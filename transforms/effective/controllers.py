@@ -27,9 +27,11 @@ Kafka semantics (confluentinc/kafka 4.2 and 4.4):
   and no refused layer apply here. ``ReplicationControlManager`` uses it for two keys:
   ``getTopicEffectiveMinIsr`` (``min(Integer.parseInt(min.insync.replicas), replicas of partition 0)``, the min ISR
   of ELR) and ``uncleanLeaderElectionEnabledForTopic`` (``Boolean.parseBoolean`` of
-  ``unclean.leader.election.enable``; KRaft's unclean elections are the controller's decision). Those two keys are
-  resolved per live topic as ``CONTROLLER_TOPIC`` rows: ``resource_name`` the topic, ``node_id`` the controller
-  whose view it is, value / source / synonym as the controller's ``ConfigEntry``.
+  ``unclean.leader.election.enable``; KRaft's unclean elections are the controller's decision; before 3.9 the
+  controller never read it, before 3.7 it had no ELR min ISR: a key is kept for controllers of a release that
+  reads it, ``ENFORCED_SINCE``). Those two keys are resolved per live topic as ``CONTROLLER_TOPIC`` rows:
+  ``resource_name`` the topic, ``node_id`` the controller whose view it is, value / source / synonym as the
+  controller's ``ConfigEntry``.
 * **The active controller is not in the log.** Controllers are the registered controllers
   (``REGISTER_CONTROLLER_RECORD``) and the controller-only nodes with a file. When every controller resolves a key
   to the same value and each one's value is known (set by a dynamic layer, or from its ``server.properties``
@@ -40,12 +42,14 @@ Kafka semantics (confluentinc/kafka 4.2 and 4.4):
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.effective import LAYER_COLUMNS
+from schemas.kafka_catalog import release_rank
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
@@ -65,8 +69,11 @@ __all__ = [
 ]
 
 # The topic keys ReplicationControlManager reads through ConfigurationControlManager.getTopicConfig
-# (confluentinc/kafka 4.2, 4.4: getTopicEffectiveMinIsr, uncleanLeaderElectionEnabledForTopic).
-ENFORCED_TOPIC_KEYS: Final = ("min.insync.replicas", "unclean.leader.election.enable")
+# (confluentinc/kafka 4.2, 4.4: getTopicEffectiveMinIsr, uncleanLeaderElectionEnabledForTopic), with the first
+# release whose controller reads each: getTopicEffectiveMinIsr appears in 3.7; before 3.9
+# uncleanLeaderElectionEnabledForTopic is `return false; // TODO` (3.3–3.8 ConfigurationControlManager.java).
+ENFORCED_SINCE: Final = {"min.insync.replicas": "3.7", "unclean.leader.election.enable": "3.9"}
+ENFORCED_TOPIC_KEYS: Final = tuple(ENFORCED_SINCE)
 ASSUMED_CONTROLLER_CONFIG: Final = "ASSUMED_CONTROLLER_CONFIG"
 _NODE: Final = ["cluster_id", "node_id"]
 
@@ -141,8 +148,14 @@ def _controller_views(state: ReplayResult, controllers_df: DataFrame, frames: Ca
         F.lit(None).cast("string").alias("ignored_kind"),
     )
     keys_df = frames.config_keys_df.where(F.col("name").isin(*ENFORCED_TOPIC_KEYS))
-    return to_topic_node_views(raw_df, nodes_df, keys_df, frames.synonyms_df).join(
-        controllers_df.select(*_NODE, "has_file"), on=_NODE, how="inner"
+    enforced = functools.reduce(
+        lambda a, b: a | b,
+        [(F.col("config_name") == k) & (F.col("r.release_rank") >= release_rank(v)) for k, v in ENFORCED_SINCE.items()],
+    )
+    return (
+        to_topic_node_views(raw_df, nodes_df, keys_df, frames.synonyms_df)
+        .where(enforced)
+        .join(controllers_df.select(*_NODE, "has_file"), on=_NODE, how="inner")
     )
 
 
