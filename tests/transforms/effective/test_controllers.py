@@ -30,7 +30,9 @@ no finding; 3001's own layer ``log.retention.ms=0`` + ``num.io.threads=20`` fail
 Cluster ``k3``: node 1 is combined (registered broker and controller): its static layer is its registration's, it
 keeps its single BROKER row set, and its view is the controller view (``min.insync.replicas`` 2 known from its
 registration; ``unclean.leader.election.enable`` falls to a server.properties nobody gave → assumed).
-Cluster ``k4``: no controller known: no CONTROLLER_TOPIC row, no finding.
+Cluster ``k4``: no controller known: no CONTROLLER_TOPIC row, no finding. Cluster ``k5`` runs 3.8: its controller
+has ELR's min ISR (``getTopicEffectiveMinIsr``, 3.7+) but never reads ``unclean.leader.election.enable``
+(3.3–3.8 ``uncleanLeaderElectionEnabledForTopic`` is ``return false; // TODO``): only the min ISR row.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ MIN_ISR, UNCLEAN = "min.insync.replicas", "unclean.leader.election.enable"
 def _documents() -> list[tuple[str, dict[str, Any]]]:
     """The small fixture catalog plus the keys of this module, as conf/kafka/4.2.yaml defines them."""
     docs = []
-    for release, io_threads in (("4.1", "4"), ("4.2", "8")):
+    for release, io_threads in (("3.8", "2"), ("4.1", "4"), ("4.2", "8")):
         doc = document(release, io_threads=io_threads)
         doc["broker"] += [
             # LogConfig.java: INT, default 1, atLeast(1), cluster-wide
@@ -138,6 +140,18 @@ def _k3() -> list[Any]:
     ]
 
 
+def _k5() -> list[Any]:
+    """A 3.8 cluster: its controller reads min.insync.replicas (getTopicEffectiveMinIsr, since 3.7) but not
+    unclean.leader.election.enable (3.8's uncleanLeaderElectionEnabledForTopic returns false)."""
+    return [
+        feature(0, "metadata.version", 20),
+        register(1, 1, mv_max=20, static=[("process.roles", "broker")]),
+        _controller(2, 3000),
+        topic(20, "t", "TTTTTTTTTTTTTTTTTTTTTT"),
+        partition(21, "TTTTTTTTTTTTTTTTTTTTTT", 0, [1]),
+    ]
+
+
 def _k4() -> list[Any]:
     return [
         feature(0, "metadata.version", 29),
@@ -160,7 +174,7 @@ def result(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> R
         DataFrame.unionByName,
         [
             records(spark, recs, cluster_id=c, source_file=f"/in/{c}/00.log")
-            for c, recs in (("k", _k()), ("k2", _k2()), ("k3", _k3()), ("k4", _k4()))
+            for c, recs in (("k", _k()), ("k2", _k2()), ("k3", _k3()), ("k4", _k4()), ("k5", _k5()))
         ],
     )
     controller = [("process.roles", "controller"), (MIN_ISR, "3"), (UNCLEAN, "true")]
@@ -175,6 +189,7 @@ def result(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> R
                 cluster_id="k2",
                 source_file="/c/b",
             ),
+            static_configs(spark, [(3000, n, v) for n, v in controller], cluster_id="k5", source_file="/c/3000"),
             # a broker-only file of a node that is not registered: not a controller, not kept
             static_configs(spark, [(7, "process.roles", "broker")], cluster_id="k4", source_file="/c/7"),
         ],
@@ -240,6 +255,8 @@ def test_only_controllers_with_a_file_get_broker_rows(result: Result) -> None:
         ("k2", 3001),
         ("k3", 1),
         ("k4", 1),
+        ("k5", 1),
+        ("k5", 3000),
     }
 
 
@@ -271,6 +288,12 @@ def test_controller_topic_rows_use_the_controllers_view(
 ) -> None:
     node = expected[0]
     assert (node, *_summary(result.rows[(cluster, "CONTROLLER_TOPIC", topic_name, node, key)])) == expected
+
+
+def test_a_key_appears_only_where_the_controllers_release_reads_it(result: Result) -> None:
+    got = {(k[3], k[4]): _summary(r) for k, r in result.rows.items() if k[0] == "k5" and k[1] == "CONTROLLER_TOPIC"}
+    assert got == {(3000, MIN_ISR): ("3", "STATIC_BROKER_CONFIG", None)}
+    assert result.rows[("k5", "BROKER", "3000", 3000, UNCLEAN)].kafka_release == "3.8"
 
 
 def test_brokers_topic_rows_keep_the_brokers_view(result: Result) -> None:
