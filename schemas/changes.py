@@ -135,6 +135,11 @@ class ResourceChange(BaseModel):
             twice = sorted({k for k in keys if keys.count(k) > 1})
             if twice:
                 raise ValueError(f"a key appears in more than one operation: {', '.join(twice)}")
+        if self.resource_type == ResourceType.CONTROLLER_TOPIC:
+            raise ValueError(
+                "CONTROLLER_TOPIC is the controller's view of a topic, not a resource: change the TOPIC (an override)"
+                " or the controller's BROKER config"
+            )
         is_broker = self.resource_type == ResourceType.BROKER
         if self.layer == "static" and not is_broker:
             raise ValueError("layer: static (server.properties) exists only for BROKER resources")

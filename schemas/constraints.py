@@ -4,7 +4,7 @@ A catalog file looks like::
 
     constraints:
       - id: broker-log-segment-bytes-3mib
-        resource: broker                 # broker | topic | group | client_metrics | client
+        resource: broker                 # broker | topic | group | client_metrics | client | controller_topic
         config: log.segment.bytes        # single-key rule (or `configs: [...]` for an expression)
         since: 4.4-IV1                   # optional; MV name, IBP name, release or feature level (MV validator)
         check: {min: 3145728}            # exactly one of `check` / `expr`
@@ -46,7 +46,8 @@ from schemas.errors import ConfigError, validation_problems
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 
 # the YAML spelling of a ResourceType (its `kind`); a Literal so pydantic lists the choices in its messages
-ResourceKind = Literal["broker", "topic", "group", "client_metrics", "client"]
+# (`controller_topic`: a topic's keys as the active controller enforces them, docs/contract.md §4.8)
+ResourceKind = Literal["broker", "topic", "group", "client_metrics", "client", "controller_topic"]
 Severity = Literal["error", "warning"]
 RuleKind = Literal["base", "release", "mv"]
 TypeName = Literal["int", "long", "short", "double", "boolean", "list", "string", "password", "class"]

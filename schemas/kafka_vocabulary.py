@@ -47,8 +47,9 @@ class ConfigSource(StrEnum):
 class ResourceType(StrEnum):
     """The resource a config belongs to (``resource_type`` of every table, changes file and waiver).
 
-    ``CLIENT`` is a client quota / client config entity (``user=alice,client-id=app``), not one of Kafka's
-    ``ConfigResource`` types; the others are.
+    ``CLIENT`` is a client quota / client config entity (``user=alice,client-id=app``) and ``CONTROLLER_TOPIC`` a
+    topic as the active controller resolves the keys it enforces (``ConfigurationControlManager.getTopicConfig``,
+    docs/contract.md §4.8); neither is one of Kafka's ``ConfigResource`` types, the others are.
     """
 
     BROKER = "BROKER"
@@ -56,6 +57,7 @@ class ResourceType(StrEnum):
     GROUP = "GROUP"
     CLIENT_METRICS = "CLIENT_METRICS"
     CLIENT = "CLIENT"
+    CONTROLLER_TOPIC = "CONTROLLER_TOPIC"
 
     @property
     def kind(self) -> str:

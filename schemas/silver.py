@@ -38,6 +38,7 @@ BROKERS: Final = StructType(
 )
 
 # The static (server.properties) layer per broker: v5 registrations' StaticConfigs, else --static-config files.
+# Controller-only nodes (not registered brokers) have their --static-config file here too (origin FILE).
 BROKER_STATIC_CONFIGS: Final = StructType(
     [
         StructField("cluster_id", StringType(), False),

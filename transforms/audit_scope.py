@@ -15,7 +15,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from schemas.kafka_vocabulary import ConfigSource
+from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.releases import release_rank_column
 
 
@@ -30,11 +30,16 @@ def filter_auditable(effective_df: DataFrame, *, target_keys_df: DataFrame) -> D
     """
     is_default = F.col("source") == ConfigSource.DEFAULT_CONFIG
     known_df = target_keys_df.select(
-        "resource_type", F.col("name").alias("config_name"), F.lit(True).alias("_known_at_target")
-    ).dropDuplicates(["resource_type", "config_name"])
-    unknown_default = is_default & (F.col("value").isNull() | F.col("_known_at_target").isNull())
+        F.col("resource_type").alias("_keys_type"), F.col("name").alias("config_name"), F.lit(True).alias("_known")
+    ).dropDuplicates(["_keys_type", "config_name"])
+    # the controller's view of a topic holds TOPIC keys
+    keys_type = F.when(F.col("resource_type") == ResourceType.CONTROLLER_TOPIC, F.lit(ResourceType.TOPIC)).otherwise(
+        F.col("resource_type")
+    )
+    unknown_default = is_default & (F.col("value").isNull() | F.col("_known").isNull())
     return (
-        effective_df.join(F.broadcast(known_df), on=["resource_type", "config_name"], how="left")
+        effective_df.select("*", keys_type.alias("_keys_type"))
+        .join(F.broadcast(known_df), on=["_keys_type", "config_name"], how="left")
         .filter(~F.coalesce(unknown_default, F.lit(False)))
         .select(*effective_df.columns)
     )

@@ -65,6 +65,7 @@ def test_valid_changes_load_with_kafka_text_values() -> None:
         ("{resource_type: BROKER, resource_name: b1, ops: []}", "node id"),
         ("{resource_type: TOPIC, resource_name: '', ops: []}", "must not be empty"),
         ("{resource_type: ACL, resource_name: t, ops: []}", "resource_type"),
+        ("{resource_type: controller_topic, resource_name: t, ops: []}", "change the TOPIC"),
     ],
     ids=[
         "delete-with-value",
@@ -77,6 +78,7 @@ def test_valid_changes_load_with_kafka_text_values() -> None:
         "broker-name-not-a-node",
         "empty-topic-name",
         "unknown-resource-type",
+        "controller-view-is-not-a-resource",
     ],
 )
 def test_invalid_change_is_rejected_naming_file_and_entry(entry: str, reason: str) -> None:

@@ -26,7 +26,7 @@ def test_config_resource_ids_are_kafkas() -> None:
     # ConfigResource.Type: GROUP 32, CLIENT_METRICS 16, BROKER_LOGGER 8 (never persisted), BROKER 4, TOPIC 2
     assert dict(CONFIG_RESOURCE_IDS) == {"TOPIC": 2, "BROKER": 4, "CLIENT_METRICS": 16, "GROUP": 32}
     assert CONFIG_RESOURCE_TYPES == ("BROKER", "TOPIC", "GROUP", "CLIENT_METRICS")
-    assert RESOURCE_TYPES == ("BROKER", "TOPIC", "GROUP", "CLIENT_METRICS", "CLIENT")
+    assert RESOURCE_TYPES == ("BROKER", "TOPIC", "GROUP", "CLIENT_METRICS", "CLIENT", "CONTROLLER_TOPIC")
 
 
 def test_catalog_resource_kinds_are_the_lower_case_resource_types() -> None:

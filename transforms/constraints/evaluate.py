@@ -281,7 +281,7 @@ def _expression_contexts(
     )
     topic_ctx_df = topics_df.select(
         "cluster_id",
-        F.lit(ResourceType.TOPIC).alias("resource_type"),
+        F.explode(F.array(F.lit(ResourceType.TOPIC), F.lit(ResourceType.CONTROLLER_TOPIC))).alias("resource_type"),
         F.col("topic_name").alias("resource_name"),
         topic_struct.alias("topic"),
     )
@@ -502,7 +502,11 @@ def _with_fallbacks(
             F.lit(None).cast("string").alias("fallback_value"),
             F.lit(None).cast("string").alias("fallback_source"),
         )
-    eligible = F.col("value_source").isin(*FALLBACK_SOURCES) & (F.col("constraint_kind") != "expr")
+    # a CONTROLLER_TOPIC value is fixed by a topic override (SET), which the controller reads before any layer
+    is_controller_view = F.col("resource_type") == ResourceType.CONTROLLER_TOPIC
+    eligible = (
+        F.col("value_source").isin(*FALLBACK_SOURCES) & (F.col("constraint_kind") != "expr") & ~is_controller_view
+    )
     # kept by the caller: the resolver reads it in many places of its plan
     needed_df = keep(
         "fallback_needed",

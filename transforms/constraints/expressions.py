@@ -7,7 +7,8 @@ expressions as generated CASE columns, built under ``ansi_disabled``. ``rewrite_
 
 An expression may read ``value`` (the effective value of the rule's first key, a string), ``cfg['key']``
 (``map<string,string>`` of the entity's effective values), ``cluster.broker_count`` / ``cluster.rack_count``,
-and — for ``resource: topic`` only — ``topic.partitions``, ``topic.replication_factor``, ``topic.internal``.
+and — for ``resource: topic`` and ``controller_topic`` only — ``topic.partitions``, ``topic.replication_factor``,
+``topic.internal``.
 
 **How `cast` never fails the job (both, on purpose):**
 
@@ -186,7 +187,8 @@ _NOT_ROW_LEVEL: Final = frozenset(
 
 
 def _context_ddl(resource_type: str) -> str:
-    fields = {k: v for k, v in EXPR_CONTEXT_FIELDS.items() if k != "topic" or resource_type == ResourceType.TOPIC}
+    has_topic = resource_type in (ResourceType.TOPIC, ResourceType.CONTROLLER_TOPIC)
+    fields = {k: v for k, v in EXPR_CONTEXT_FIELDS.items() if k != "topic" or has_topic}
     return ", ".join(f"{name} {ddl}" for name, ddl in fields.items())
 
 

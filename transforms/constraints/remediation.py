@@ -119,8 +119,10 @@ def remediation_change() -> Column:
     deletes = _deletes()
     layer, broker_name, _ = _broker_target()
     is_broker = F.col("resource_type") == ResourceType.BROKER
+    # the controller's view of a topic is changed by the topic's own override
+    is_controller_view = F.col("resource_type") == ResourceType.CONTROLLER_TOPIC
     change = F.struct(
-        F.col("resource_type").alias("resource_type"),
+        F.when(is_controller_view, F.lit(ResourceType.TOPIC)).otherwise(F.col("resource_type")).alias("resource_type"),
         F.when(is_broker, broker_name).otherwise(F.col("resource_name")).alias("resource_name"),
         F.when(is_broker, layer).otherwise(F.lit("dynamic")).alias("layer"),
         F.when(deletes, F.lit(AlterConfigOpType.DELETE)).otherwise(F.lit(AlterConfigOpType.SET)).alias("op"),
@@ -194,7 +196,7 @@ def remediation_text() -> Column:
     text = (
         F.when(rtype == ResourceType.BROKER, broker_fix)
         .when(
-            rtype == ResourceType.TOPIC,
+            rtype.isin(ResourceType.TOPIC, ResourceType.CONTROLLER_TOPIC),
             command(F.concat(F.lit("--entity-type topics --entity-name "), name, F.lit(" "))),
         )
         .when(

@@ -13,6 +13,9 @@ Rows per resource type (see the module of each for Kafka's rules):
 * TOPIC (``transforms.effective.topics``): per live topic and topic key; ``node_id`` set only where hosting
   brokers resolve an inherited key differently.
 * GROUP, CLIENT_METRICS (``transforms.effective.groups``), CLIENT (``transforms.effective.clients``).
+* Controllers (``transforms.effective.controllers``): BROKER rows of controller-only nodes with a
+  ``--static-config`` file, resolved as a broker's; CONTROLLER_TOPIC rows, the topic keys the active controller
+  enforces, resolved with its own view.
 
 A pure plan. The shared intermediates (``nodes``: brokers with their catalog release, ``broker_layers``,
 ``broker_rows``, ``topic_views``) pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can
@@ -38,6 +41,13 @@ from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clients import to_client_effective
 from transforms.effective.common import unsupported_overrides, with_catalog_release, without_unsupported
+from transforms.effective.controllers import (
+    controller_nodes,
+    to_controller_broker_effective,
+    to_controller_findings,
+    to_controller_layers,
+    to_controller_topic_effective,
+)
 from transforms.effective.findings import (
     to_coverage_findings,
     to_ignored_dynamic_findings,
@@ -63,6 +73,13 @@ def _nodes_and_layers(
     )
     layers_df = keep("applied_layers", without_rejected_layers(layers_df, nodes_df, frames))
     return nodes_df, layers_df
+
+
+def _controllers_and_layers(
+    state: ReplayResult, frames: CatalogFrames, nodes_df: DataFrame, keep: Keep
+) -> tuple[DataFrame, DataFrame]:
+    controllers_df = keep("controller_nodes", controller_nodes(state, nodes_df))
+    return controllers_df, keep("controller_layers", to_controller_layers(state, controllers_df, frames))
 
 
 def resolve_effective_configs(
@@ -102,6 +119,12 @@ def resolve_effective_configs(
     parts: list[DataFrame] = []
     if broker_df is not None and ResourceType.BROKER in wanted:
         parts.append(broker_df)
+    if wanted & {ResourceType.BROKER, ResourceType.CONTROLLER_TOPIC}:
+        controllers_df, controller_layers_df = _controllers_and_layers(state, catalog_frames, nodes_df, keep)
+        if ResourceType.BROKER in wanted:
+            parts.append(to_controller_broker_effective(controller_layers_df, controllers_df, catalog_frames))
+        if ResourceType.CONTROLLER_TOPIC in wanted:
+            parts.append(to_controller_topic_effective(state, dynamic_df, controllers_df, catalog_frames))
     if ResourceType.TOPIC in wanted:
         topic_views_df = keep("topic_views", to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df))
         parts.append(to_topic_effective(state.topics, dynamic_df, nodes_df, topic_views_df, keys_df))
@@ -119,12 +142,17 @@ def effective_findings(
     state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None, keep: Keep = as_planned
 ) -> DataFrame:
     """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG``, ``INVALID_DYNAMIC_CONFIG``,
-    ``REJECTED_CONFIG_LAYER``, ``SKIPPED_ON_REPLAY`` and ``COVERAGE_GAP`` (same arguments as
+    ``REJECTED_CONFIG_LAYER`` (brokers' and controllers'), ``SKIPPED_ON_REPLAY``, ``ASSUMED_CONTROLLER_CONFIG`` and
+    ``COVERAGE_GAP`` (same arguments as
     ``resolve_effective_configs``; a ``keep`` that returns the frames it kept before shares them)."""
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    controllers_df, controller_layers_df = _controllers_and_layers(state, catalog_frames, nodes_df, keep)
+    all_layers_df = layers_df.unionByName(controller_layers_df)
+    dynamic_df = without_unsupported(state.dynamic_configs, nodes_df, catalog_frames.config_keys_df)
     return (
-        to_ignored_dynamic_findings(layers_df)
-        .unionByName(to_rejected_layer_findings(layers_df))
+        to_ignored_dynamic_findings(all_layers_df)
+        .unionByName(to_rejected_layer_findings(all_layers_df))
+        .unionByName(to_controller_findings(state, dynamic_df, controllers_df, catalog_frames))
         .unionByName(
             to_partial_static_findings(
                 state.broker_static_configs,

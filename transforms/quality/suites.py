@@ -442,7 +442,7 @@ def gold_suites() -> list[TableSuite]:
         "resource_type_allowed",
         "resource_type",
         EFFECTIVE_RESOURCE_TYPES,
-        "resource_type is BROKER, TOPIC, GROUP, CLIENT_METRICS or CLIENT",
+        f"resource_type is one of {', '.join(EFFECTIVE_RESOURCE_TYPES)}",
     )
     return [
         TableSuite(
@@ -511,7 +511,7 @@ def gold_suites() -> list[TableSuite]:
                     "resource_type_allowed",
                     "resource_type",
                     EFFECTIVE_RESOURCE_TYPES,
-                    "resource_type is BROKER, TOPIC, GROUP, CLIENT_METRICS or CLIENT when set",
+                    f"resource_type is one of {', '.join(EFFECTIVE_RESOURCE_TYPES)} when set",
                 ),
                 _regex("kind_format", "kind", r"^[A-Z][A-Z_]*$", "kind is an UPPER_SNAKE finding kind"),
                 _regex("message_present", "message", r"\S", "every finding has a message"),

@@ -24,7 +24,10 @@ Static configs: a registration's v5 ``staticConfigs`` (origin ``REGISTRATION``, 
 name), over the ``--static-config`` rows of the node (origin ``FILE``; with several files for one node the
 lexicographically first ``source_file`` is used as a whole) for the keys the registration does not carry: v5
 ``StaticConfigs`` is a partial layer (KIP-1294: the keys that need validation), the file the whole
-server.properties. ``has_static_configs`` is true when either exists and is non-empty.
+server.properties. ``has_static_configs`` is true when either exists and is non-empty. The ``--static-config`` file
+of a controller-only node (not a registered broker; ``process.roles`` lists ``controller`` or is absent) is kept in
+the same table (origin ``FILE``): a controller's configuration is a ``KafkaConfig`` too, resolved as a broker's
+(``transforms.effective.controllers``).
 """
 
 from __future__ import annotations
@@ -194,7 +197,7 @@ def to_brokers(applied_df: DataFrame, static_configs_df: DataFrame, *, mv_table:
 
 
 def to_broker_static_configs(applied_df: DataFrame, static_configs_df: DataFrame) -> DataFrame:
-    """Silver ``BROKER_STATIC_CONFIGS`` of the registered brokers."""
+    """Silver ``BROKER_STATIC_CONFIGS`` of the registered brokers and of controller-only nodes with a file."""
     regs_df = _registrations(applied_df)
     from_registration_df = (
         regs_df.where(F.size(F.col("reg.p.staticConfigs")) > 0)
@@ -230,7 +233,42 @@ def to_broker_static_configs(applied_df: DataFrame, static_configs_df: DataFrame
             F.lit(None).cast("long").alias("source_offset"),
         )
     )
-    return from_registration_df.unionByName(from_file_df).select(*BROKER_STATIC_CONFIGS.fieldNames())
+    from_controller_file_df = (
+        _file_static_configs(static_configs_df)
+        .join(_controller_file_nodes(static_configs_df, regs_df), on=["cluster_id", "node_id"], how="inner")
+        .select(
+            "cluster_id",
+            "node_id",
+            "name",
+            "value",
+            "value_hash",
+            F.lit("FILE").alias("origin"),
+            F.lit(None).cast("long").alias("source_offset"),
+        )
+    )
+    return (
+        from_registration_df.unionByName(from_file_df)
+        .unionByName(from_controller_file_df)
+        .select(*BROKER_STATIC_CONFIGS.fieldNames())
+    )
+
+
+def _controller_file_nodes(static_configs_df: DataFrame, regs_df: DataFrame) -> DataFrame:
+    """``(cluster_id, node_id)`` of the ``--static-config`` files of controller-only nodes: not a registered broker,
+    and the (first) file's ``process.roles`` lists ``controller`` or is absent (as ``transforms.upgrade_effects``
+    decides; Kafka 4.x refuses to start a node without ``process.roles``, so a file without it is taken as the
+    controller's)."""
+    file_df = _file_static_configs(static_configs_df)
+    roles = F.transform(F.split(F.col("value"), ","), lambda role: F.trim(role))
+    broker_role_only_df = file_df.where(
+        (F.col("name") == "process.roles") & ~F.array_contains(roles, "controller")
+    ).select("cluster_id", "node_id")
+    return (
+        file_df.select("cluster_id", "node_id")
+        .distinct()
+        .join(regs_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="left_anti")
+        .join(broker_role_only_df, on=["cluster_id", "node_id"], how="left_anti")
+    )
 
 
 def to_controllers(applied_df: DataFrame) -> DataFrame:

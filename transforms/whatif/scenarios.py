@@ -40,7 +40,15 @@ __all__ = [
 
 SCENARIO_SEPARATOR: Final = "\u001f"
 # The ReplayResult frames the effective resolution reads (all keyed by cluster_id).
-RESOLUTION_INPUTS: Final = ("brokers", "broker_static_configs", "topics", "dynamic_configs", "client_entity_configs")
+# (``controllers``: which nodes' view decides the topic keys the active controller enforces)
+RESOLUTION_INPUTS: Final = (
+    "brokers",
+    "broker_static_configs",
+    "topics",
+    "dynamic_configs",
+    "client_entity_configs",
+    "controllers",
+)
 
 
 def resolution_state(
@@ -51,6 +59,7 @@ def resolution_state(
     topics: DataFrame,
     dynamic_configs: DataFrame,
     client_entity_configs: DataFrame,
+    controllers: DataFrame | None = None,
     cluster_state: DataFrame | None = None,
 ) -> ReplayResult:
     """A ReplayResult holding the frames resolution needs; the replay-only frames are empty."""
@@ -65,7 +74,7 @@ def resolution_state(
         dynamic_configs=dynamic_configs,
         client_entity_configs=client_entity_configs,
         features=empty(FEATURES),
-        controllers=empty(CONTROLLERS),
+        controllers=controllers if controllers is not None else empty(CONTROLLERS),
         cluster_state=cluster_state if cluster_state is not None else empty(CLUSTER_STATE),
         findings=empty(FINDING_ROWS),
         applied_records=empty(APPLIED_RECORDS),
