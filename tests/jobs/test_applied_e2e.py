@@ -19,17 +19,14 @@ tests/data/e2e/applied/metadata.jsonl (metadata.version 29 = 4.2-IV1, broker 1 r
 * broker 1's registration carries one static key, so every default it resolves (``num.io.threads`` = 8) is an
   assumed value (``is_assumed``), ``log.retention.ms`` (from the static hours) is not.
 
-tests/data/e2e/applied-3.9/metadata.jsonl (metadata.version 21 = 3.9-IV0, brokers 1 and 2 without static configs;
-confluentinc/kafka 3.9: core/src/main/scala/kafka/server/KafkaConfig.scala ``logMessageTimestampBeforeMaxMs``,
-``extractLogConfigMap``; storage/.../log/LogConfig.java ``getMessageTimestampBeforeMaxMs``):
-
-* offset 3, broker 1 ``log.message.timestamp.difference.max.ms=86400000``: its before bound is at the default
-  Long.MAX_VALUE, so broker 1 uses 86400000 and hands it to its topics as their default bound;
-* topic t8 (on broker 1) sets ``message.timestamp.difference.max.ms=3600000``: its bound (broker 1's 86400000) is not
-  Long.MAX_VALUE, so the topic's difference is not used: 86400000;
-* topic t9 (on broker 2, nothing set) sets the same: its bound is Long.MAX_VALUE, so t9 uses 3600000 — judged by
-  ``topic-accepts-day-old-timestamps`` (a violation on the value used; 4.0 would use Long.MAX_VALUE). Broker 2's
-  server.properties is unknown, so the bound it rests on is assumed (``value_assumed``).
+tests/data/e2e/applied-3.9/metadata.jsonl (metadata.version 21 = 3.9-IV0, brokers 1 and 2 without static configs):
+on 3.9, broker 1's ``log.message.timestamp.difference.max.ms=86400000`` and the topics' difference overrides would
+stand in for the timestamp bounds left at Long.MAX_VALUE (confluentinc/kafka 3.9: KafkaConfig.scala
+``logMessageTimestampBeforeMaxMs``, LogConfig.java ``getMessageTimestampBeforeMaxMs``; the fallback itself is tested
+in tests/transforms/effective/test_applied_values.py). Audited at the 4.2 target, the brokers run 4.2, whose
+LogConfig has no difference key (removed in 4.0): the overrides are skipped on replay (KAFKA-19851), the before
+bound is its default Long.MAX_VALUE and the after bound 4.0's new default 3600000 (ServerLogConfigs.java) — the
+change at 4.0 the upgrade brings.
 
 tests/data/e2e/applied-4.3/metadata.jsonl (metadata.version 29, broker 1 runs 4.3 (registers metadata.version up
 to 30) with a v5 static ``group.consumer.min.session.timeout.ms=50000`` and ``group.consumer.session.timeout.ms
@@ -165,7 +162,7 @@ def test_defaults_of_a_partial_static_layer_are_marked_assumed(run: dict[str, An
     assert run["applied"][("applied", "BROKER", "1", "log.retention.ms")][4] is False
 
 
-# --- #14 item 7: the 3.6-3.9 timestamp fallback -------------------------------------------------------------------
+# --- #14 item 7: the 3.6-3.9 timestamp fallback is gone at a 4.x target ----------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -173,49 +170,32 @@ def test_defaults_of_a_partial_static_layer_are_marked_assumed(run: dict[str, An
     [
         (
             ("BROKER", "1", "log.message.timestamp.before.max.ms"),
-            ("86400000", "DYNAMIC_BROKER_CONFIG", "log.message.timestamp.difference.max.ms", MAX),
-        ),
-        (
-            ("BROKER", "2", "log.message.timestamp.before.max.ms"),
             (MAX, "DEFAULT_CONFIG", "log.message.timestamp.before.max.ms", None),
         ),
         (
-            ("TOPIC", "t8", "message.timestamp.before.max.ms"),
-            ("86400000", "DYNAMIC_BROKER_CONFIG", "log.message.timestamp.difference.max.ms", MAX),
-        ),
-        (
             ("TOPIC", "t9", "message.timestamp.before.max.ms"),
-            ("3600000", "DYNAMIC_TOPIC_CONFIG", "message.timestamp.difference.max.ms", MAX),
+            (MAX, "DEFAULT_CONFIG", "message.timestamp.before.max.ms", None),
         ),
         (
             ("TOPIC", "t9", "message.timestamp.after.max.ms"),
-            ("3600000", "DYNAMIC_TOPIC_CONFIG", "message.timestamp.difference.max.ms", MAX),
+            ("3600000", "DEFAULT_CONFIG", "message.timestamp.after.max.ms", None),
         ),
     ],
-    ids=[
-        "broker-falls-back",
-        "broker-difference-at-default",
-        "topic-inherits-broker-bound",
-        "topic-falls-back",
-        "after",
-    ],
+    ids=["broker-before", "topic-before", "topic-after-new-default"],
 )
-def test_timestamp_bounds_show_the_value_used_and_the_value_set(
+def test_timestamp_bounds_at_a_4x_target_are_their_own_values(
     run: dict[str, Any], key: tuple[str, str, str], expected: tuple[Any, ...]
 ) -> None:
     assert run["applied"][("applied-3.9", *key)][:4] == expected
 
 
-def test_timestamp_rule_judges_the_value_used(run: dict[str, Any]) -> None:
-    # t9's bound rests on broker 2's default Long.MAX_VALUE, which its unknown server.properties might change
-    assert run["violations_by_cluster"]["applied-3.9"] == [("topic-accepts-day-old-timestamps", "t9", "3600000", True)]
-    # at 4.2 the bound is its own value (t1 inherits Long.MAX_VALUE): nothing to judge
-    assert run["applied"][("applied", "TOPIC", "t1", "message.timestamp.before.max.ms")][:4] == (
-        MAX,
-        "DEFAULT_CONFIG",
-        "message.timestamp.before.max.ms",
-        None,
-    )
+def test_difference_overrides_are_skipped_at_a_4x_target(run: dict[str, Any]) -> None:
+    skipped = [f[1:4] for f in run["findings_by_cluster"]["applied-3.9"] if f[0] == "SKIPPED_ON_REPLAY"]
+    assert skipped == [
+        ("t8", "message.timestamp.difference.max.ms", 6),
+        ("t9", "message.timestamp.difference.max.ms", 9),
+    ]
+    assert run["violations_by_cluster"]["applied-3.9"] == []
 
 
 # --- #14 item 2: the 4.3 clamps -----------------------------------------------------------------------------------
@@ -244,8 +224,11 @@ def test_clamped_values(run: dict[str, Any], key: tuple[str, str, str], expected
 
 
 def test_clamps_are_findings_and_the_clamped_layer_is_applied(run: dict[str, Any]) -> None:
-    findings = [f for f in run["findings_by_cluster"]["applied-4.3"] if f[0] != "COVERAGE_GAP"]
-    assert [f[:4] for f in findings if f[0] != "ASSUMED_UPGRADE_EFFECT"] == [
+    findings = [
+        f for f in run["findings_by_cluster"]["applied-4.3"] if f[0] not in ("COVERAGE_GAP", "ASSUMED_UPGRADE_EFFECT")
+    ]
+    # no REJECTED_CONFIG_LAYER: 4.3 caps the interval before KafkaConfig's interval <= max check
+    assert [f[:4] for f in findings] == [
         ("CLAMPED_DYNAMIC_CONFIG", "1", "group.consumer.assignment.interval.ms", 2),
         ("CLAMPED_DYNAMIC_CONFIG", "g1", "consumer.session.timeout.ms", 3),
     ]

@@ -21,7 +21,20 @@ from typing import Any
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
+from jobs.stages import Checkpoints
 from schemas.gold import EFFECTIVE_CONFIGS
+from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
+from tests.transforms.replay.bronze_rows import (
+    broker_config,
+    feature,
+    no_static_configs,
+    partition,
+    records,
+    register,
+    topic,
+    topic_config,
+)
+from transforms.effective import resolve_effective_configs, to_catalog_frames
 from transforms.effective.clamps import to_clamped_findings, with_broker_clamps, with_group_clamps
 from transforms.effective.common import resolved
 from transforms.effective.timestamps import (
@@ -29,6 +42,7 @@ from transforms.effective.timestamps import (
     with_topic_timestamp_fallback,
     with_view_timestamp_fallback,
 )
+from transforms.replay import replay_state
 
 pytestmark = pytest.mark.spark
 
@@ -326,3 +340,112 @@ def test_group_overrides_are_capped_per_coordinating_broker(spark: SparkSession)
         "group.consumer.min.session.timeout.ms = 45000: Kafka 4.3+ caps it and uses 45000 "
         "(GroupConfig.evaluate, GroupConfigManager.updateGroupConfig)"
     )
+
+
+# --- wired into resolve_effective_configs: replay, then resolution at 3.9 and at 4.0 ----------------------------
+
+
+def _timestamp_document(release: str) -> dict[str, Any]:
+    """A release document with only the timestamp keys (defaults: confluentinc/kafka 3.9 / 4.0 ServerLogConfigs)."""
+    has_difference = release == "3.9"
+    after_default = MAX if has_difference else "3600000"  # 4.0: LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT = 1 h
+
+    def entry(name: str, default: str, **extra: Any) -> dict[str, Any]:
+        return {"name": name, "type": "LONG", "default": default, "importance": "MEDIUM", **extra}
+
+    names = ["before", "after", *(["difference"] if has_difference else [])]
+    defaults = {"before": MAX, "after": after_default, "difference": MAX}
+    return {
+        "release": release,
+        "sources": {"repo": "hand-written", "ref": release, "commit": "0" * 40, "files_read": []},
+        "broker": [entry(f"log.message.timestamp.{n}.max.ms", defaults[n], dynamic="cluster-wide") for n in names],
+        "topic": [entry(f"message.timestamp.{n}.max.ms", defaults[n]) for n in names],
+        "group": [],
+        "client_metrics": [],
+        "topic_synonyms": {
+            f"message.timestamp.{n}.max.ms": [{"name": f"log.message.timestamp.{n}.max.ms", "converter": None}]
+            for n in names
+        },
+        "broker_synonym_groups": [],
+        "group_synonyms": {},
+        "topic_configs_without_server_default": [],
+        "cross_field_checks": [],
+        "notes": [],
+        "unresolved": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("kafka_version", "expected"),
+    [
+        (
+            "3.9",
+            {
+                ("BROKER", "1", BEFORE): ("86400000", "DYNAMIC_BROKER_CONFIG", DIFF, MAX),
+                ("BROKER", "2", BEFORE): (MAX, "DEFAULT_CONFIG", BEFORE, None),
+                # on broker 1 the derived bound (86400000) is inherited and wins over the topic's difference
+                ("TOPIC", "t8", "message.timestamp.before.max.ms"): ("86400000", "DYNAMIC_BROKER_CONFIG", DIFF, MAX),
+                (
+                    "TOPIC",
+                    "t9",
+                    "message.timestamp.before.max.ms",
+                ): ("3600000", "DYNAMIC_TOPIC_CONFIG", "message.timestamp.difference.max.ms", MAX),
+            },
+        ),
+        (
+            "4.0",
+            {
+                ("BROKER", "1", BEFORE): (MAX, "DEFAULT_CONFIG", BEFORE, None),
+                ("TOPIC", "t9", "message.timestamp.before.max.ms"): (
+                    MAX,
+                    "DEFAULT_CONFIG",
+                    "message.timestamp.before.max.ms",
+                    None,
+                ),
+                ("TOPIC", "t9", "message.timestamp.after.max.ms"): (
+                    "3600000",
+                    "DEFAULT_CONFIG",
+                    "message.timestamp.after.max.ms",
+                    None,
+                ),
+            },
+        ),
+    ],
+    ids=["3.9-falls-back", "4.0-reads-the-bound"],
+)
+def test_resolution_applies_the_fallback_of_the_audited_release(
+    interpreted_spark: SparkSession, mv_table: Any, kafka_version: str, expected: dict[tuple[str, ...], Any]
+) -> None:
+    spark = interpreted_spark
+    bronze = records(
+        spark,
+        [
+            feature(0, "metadata.version", 21),
+            register(1, 1, mv_max=21),
+            register(2, 2, mv_max=21),
+            broker_config(3, 1, DIFF, "86400000"),
+            topic(4, "t8", "T8T8T8T8T8T8T8T8T8T8TA"),
+            partition(5, "T8T8T8T8T8T8T8T8T8T8TA", 0, [1]),
+            topic_config(6, "t8", "message.timestamp.difference.max.ms", "3600000"),
+            topic(7, "t9", "T9T9T9T9T9T9T9T9T9T9TA"),
+            partition(8, "T9T9T9T9T9T9T9T9T9T9TA", 0, [2]),
+            topic_config(9, "t9", "message.timestamp.difference.max.ms", "3600000"),
+        ],
+        cluster_id="c1",
+    )
+    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints())
+    catalog = KafkaCatalog(
+        releases=tuple(
+            release_catalog_from_document(_timestamp_document(r), source=f"{r} fixture") for r in ("3.9", "4.0")
+        )
+    )
+    effective_df = resolve_effective_configs(
+        state, to_catalog_frames(spark, catalog), kafka_version=kafka_version, keep=Checkpoints()
+    )
+    rows = {
+        (r.resource_type, r.resource_name, r.config_name): (r.value, r.source, r.synonym, r.value_set)
+        for r in effective_df.collect()
+        if r.node_id is None or r.resource_type == "BROKER"
+    }
+    for key, value in expected.items():
+        assert rows[key] == value, key
