@@ -34,7 +34,18 @@ RESOLVED_TYPES: Final = {
     "is_sensitive": "boolean",
     "kafka_release": "string",
     "release_rank": "int",
+    "value_set": "string",
+    "is_assumed": "boolean",
 }
 RESOLVED_FIELDS: Final = tuple(RESOLVED_TYPES)
 # The fields two broker views must agree on for a topic or group row to be shared (types and releases aside).
-COMPARED_FIELDS: Final = ("value", "value_hash", "source", "synonym", "source_offset", "source_timestamp")
+COMPARED_FIELDS: Final = (
+    "value",
+    "value_hash",
+    "source",
+    "synonym",
+    "source_offset",
+    "source_timestamp",
+    "value_set",
+    "is_assumed",
+)

@@ -51,6 +51,7 @@ FAILURE_COLUMNS: Final = (
     "config_name",
     "value",
     "value_source",
+    "value_assumed",
     "synonym",
     "source_offset",
     "v_elems",

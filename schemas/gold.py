@@ -34,6 +34,10 @@ EFFECTIVE_CONFIGS: Final = StructType(
         StructField("source_offset", LongType(), True),  # offset of the record that set it (null: static/default)
         StructField("source_timestamp", TimestampType(), True),
         StructField("kafka_release", StringType(), True),  # release whose ConfigDef defaults were applied
+        # the value configured when Kafka uses another (`value`): a 3.6-3.9 timestamp fallback, a 4.3+ clamp
+        StructField("value_set", StringType(), True),
+        # `value` is a release default assumed for a broker whose server.properties is not known in full
+        StructField("is_assumed", BooleanType(), False),
     ]
 )
 EFFECTIVE_CONFIGS_PARTITIONS: Final = ("cluster_id",)

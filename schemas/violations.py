@@ -12,6 +12,8 @@ Besides the docs/contract.md §6 columns it carries:
 * ``constraint_origin`` / ``constraint_release`` — which kind of rule it is (``CONSTRAINT_ORIGINS``: a base
   validator or an MV validator, written by Kafka or by the user) and, for a base validator bound to a Kafka
   release (the generated ConfigDef checks), that release;
+* ``value_assumed`` — the value judged (for an expression, any value it reads) is a release default assumed for
+  a broker whose server.properties is not known in full (``EFFECTIVE_CONFIGS.is_assumed``);
 * ``violation_code`` — machine-readable reason (see ``VIOLATION_CODES``);
 * ``remediation_change`` — the fix as a structured change in the ``simulate`` changes format (null when no
   concrete value can be proposed, e.g. an ``in`` rule with several allowed values).
@@ -96,6 +98,8 @@ VIOLATIONS: Final = StructType(
         StructField("reference", StringType(), True),
         StructField("affected_topics", IntegerType(), True),  # BROKER rows only: inheriting topics on that node
         StructField("new_at_target", BooleanType(), True),  # null when current_level is unknown
+        # the judged value (an expression: a value it reads) is an assumed default (EFFECTIVE_CONFIGS.is_assumed)
+        StructField("value_assumed", BooleanType(), True),
     ]
 )
 VIOLATIONS_PARTITIONS: Final = ("cluster_id",)

@@ -1,7 +1,9 @@
-"""End to end through ``kraft-audit run``: effective configuration as a 4.2 broker really applies it.
+"""End to end through ``kraft-audit run``: effective configuration as brokers really apply it.
 
-tests/data/e2e/applied.jsonl (metadata.version 29 = 4.2-IV1, broker 1 registered with a v5 static
-``log.retention.hours=24``), worked out by hand from Kafka's source (confluentinc/kafka 4.2):
+One run over three clusters (each named after its directory), worked out by hand from Kafka's source.
+
+tests/data/e2e/applied/metadata.jsonl (metadata.version 29 = 4.2-IV1, broker 1 registered with a v5 static
+``log.retention.hours=24``; confluentinc/kafka 4.2):
 
 * offset 2, cluster default ``log.segment.bytes=1000``: LogConfig's ``atLeast(1024 * 1024)`` rejects it, so
   ``DynamicBrokerConfig.removeInvalidConfigs`` drops it: broker 1 uses the default 1073741824;
@@ -13,10 +15,30 @@ tests/data/e2e/applied.jsonl (metadata.version 29 = 4.2-IV1, broker 1 registered
 * offset 8, subscription sub1 sets only ``metrics``: ClientMetricsConfigs' ``interval.ms`` default 300000 applies;
 * the upgrade itself (``--release-version 4.2`` raises eligible.leader.replicas.version to 1): no cluster-level
   ``min.insync.replicas`` and no controller server.properties, so ConfigurationControlManager
-  .maybeGenerateElrSafetyRecords would write the default 1, an assumed value (an ASSUMED_UPGRADE_EFFECT finding).
+  .maybeGenerateElrSafetyRecords would write the default 1, an assumed value (an ASSUMED_UPGRADE_EFFECT finding);
+* broker 1's registration carries one static key, so every default it resolves (``num.io.threads`` = 8) is an
+  assumed value (``is_assumed``), ``log.retention.ms`` (from the static hours) is not.
+
+tests/data/e2e/applied-3.9/metadata.jsonl (metadata.version 21 = 3.9-IV0, brokers 1 and 2 without static configs):
+on 3.9, broker 1's ``log.message.timestamp.difference.max.ms=86400000`` and the topics' difference overrides would
+stand in for the timestamp bounds left at Long.MAX_VALUE (confluentinc/kafka 3.9: KafkaConfig.scala
+``logMessageTimestampBeforeMaxMs``, LogConfig.java ``getMessageTimestampBeforeMaxMs``; the fallback itself is tested
+in tests/transforms/effective/test_applied_values.py). Audited at the 4.2 target, the brokers run 4.2, whose
+LogConfig has no difference key (removed in 4.0): the overrides are skipped on replay (KAFKA-19851), the before
+bound is its default Long.MAX_VALUE and the after bound 4.0's new default 3600000 (ServerLogConfigs.java) — the
+change at 4.0 the upgrade brings.
+
+tests/data/e2e/applied-4.3/metadata.jsonl (metadata.version 29, broker 1 runs 4.3 (registers metadata.version up
+to 30) with a v5 static ``group.consumer.min.session.timeout.ms=50000`` and ``group.consumer.session.timeout.ms
+=50000``; confluentinc/kafka 4.3: GroupCoordinatorConfig.clampDynamicConfigs, GroupConfig.evaluate):
+
+* offset 2, cluster default ``group.consumer.assignment.interval.ms=20000`` above the default maximum 15000: 4.3
+  caps it to 15000 before building the KafkaConfig, so the layer is applied (4.2 would refuse the whole layer);
+* offset 3, group g1 ``consumer.session.timeout.ms=46000`` below the broker's minimum 50000: the group uses 50000,
+  which ``group-session-at-most-48s`` judges.
 
 The rules (tests/data/e2e/applied-rules.yaml) would fail on the raw values (1000, 0, a set message.format.version);
-on what the broker applies only the client-metrics rule fails, on the default it relies on.
+on what the broker applies only the client-metrics rule fails in cluster ``applied``, on the default it relies on.
 """
 
 from __future__ import annotations
@@ -32,6 +54,8 @@ from jobs.cli import main as cli_main
 from jobs.storage import open_store
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "e2e"
+CLUSTERS = ("applied", "applied-3.9", "applied-4.3")
+MAX = "9223372036854775807"
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +65,7 @@ def run(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     code = cli_main(
         [
             "run",
-            "--input",
-            str(DATA / "applied.jsonl"),
-            "--cluster-id",
-            "applied",
+            *[arg for name in CLUSTERS for arg in ("--input", str(DATA / name / "metadata.jsonl"))],
             "--target-mv",
             "4.2",
             "--no-default-constraints",
@@ -60,19 +81,38 @@ def run(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     )
     run_id = json.loads(summary.read_text())["run_id"]
     store = open_store(spark, str(tmp / "warehouse"))
+    effective_rows = store.read("effective_configs").collect()
     effective = {
         (r.resource_type, r.resource_name, r.config_name): (r.value, r.source, r.synonym)
-        for r in store.read("effective_configs").where("cluster_id = 'applied'").collect()
+        for r in effective_rows
+        if r.cluster_id == "applied"
     }
-    findings = sorted(
-        (r.kind, r.resource_name, r.config_name, r.offset, r.message)
-        for r in store.read("findings").where(f"run_id = '{run_id}'").collect()
-    )
-    violations = sorted(
-        (r.constraint_id, r.resource_name, r.value)
-        for r in store.read("violations").where(f"run_id = '{run_id}'").collect()
-    )
-    return {"code": code, "effective": effective, "findings": findings, "violations": violations}
+    applied = {
+        (r.cluster_id, r.resource_type, r.resource_name, r.config_name): (
+            r.value,
+            r.source,
+            r.synonym,
+            r.value_set,
+            r.is_assumed,
+        )
+        for r in effective_rows
+        if r.node_id is None or r.resource_type == "BROKER"
+    }
+    findings_by_cluster: dict[str, list[tuple[Any, ...]]] = {name: [] for name in CLUSTERS}
+    for r in store.read("findings").where(f"run_id = '{run_id}'").collect():
+        findings_by_cluster[r.cluster_id].append((r.kind, r.resource_name, r.config_name, r.offset, r.message))
+    violations_by_cluster: dict[str, list[tuple[Any, ...]]] = {name: [] for name in CLUSTERS}
+    for r in store.read("violations").where(f"run_id = '{run_id}'").collect():
+        violations_by_cluster[r.cluster_id].append((r.constraint_id, r.resource_name, r.value, r.value_assumed))
+    return {
+        "code": code,
+        "effective": effective,
+        "applied": applied,
+        "findings": sorted(findings_by_cluster["applied"]),
+        "findings_by_cluster": {k: sorted(v) for k, v in findings_by_cluster.items()},
+        "violations": sorted(v[:3] for v in violations_by_cluster["applied"]),
+        "violations_by_cluster": {k: sorted(v) for k, v in violations_by_cluster.items()},
+    }
 
 
 @pytest.mark.parametrize(
@@ -112,3 +152,85 @@ def test_findings(run: dict[str, Any]) -> None:
 def test_only_the_client_metrics_default_violates(run: dict[str, Any]) -> None:
     assert run["violations"] == [("client-metrics-push-at-most-1-minute", "sub1", "300000")]
     assert run["code"] == 1
+
+
+# --- #14 item 4: values assumed for a partial static layer --------------------------------------------------------
+
+
+def test_defaults_of_a_partial_static_layer_are_marked_assumed(run: dict[str, Any]) -> None:
+    assert run["applied"][("applied", "BROKER", "1", "num.io.threads")][4] is True
+    assert run["applied"][("applied", "BROKER", "1", "log.retention.ms")][4] is False
+
+
+# --- #14 item 7: the 3.6-3.9 timestamp fallback is gone at a 4.x target ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (
+            ("BROKER", "1", "log.message.timestamp.before.max.ms"),
+            (MAX, "DEFAULT_CONFIG", "log.message.timestamp.before.max.ms", None),
+        ),
+        (
+            ("TOPIC", "t9", "message.timestamp.before.max.ms"),
+            (MAX, "DEFAULT_CONFIG", "message.timestamp.before.max.ms", None),
+        ),
+        (
+            ("TOPIC", "t9", "message.timestamp.after.max.ms"),
+            ("3600000", "DEFAULT_CONFIG", "message.timestamp.after.max.ms", None),
+        ),
+    ],
+    ids=["broker-before", "topic-before", "topic-after-new-default"],
+)
+def test_timestamp_bounds_at_a_4x_target_are_their_own_values(
+    run: dict[str, Any], key: tuple[str, str, str], expected: tuple[Any, ...]
+) -> None:
+    assert run["applied"][("applied-3.9", *key)][:4] == expected
+
+
+def test_difference_overrides_are_skipped_at_a_4x_target(run: dict[str, Any]) -> None:
+    skipped = [f[1:4] for f in run["findings_by_cluster"]["applied-3.9"] if f[0] == "SKIPPED_ON_REPLAY"]
+    assert skipped == [
+        ("t8", "message.timestamp.difference.max.ms", 6),
+        ("t9", "message.timestamp.difference.max.ms", 9),
+    ]
+    assert run["violations_by_cluster"]["applied-3.9"] == []
+
+
+# --- #14 item 2: the 4.3 clamps -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (
+            ("BROKER", "1", "group.consumer.assignment.interval.ms"),
+            ("15000", "DYNAMIC_DEFAULT_BROKER_CONFIG", "group.consumer.assignment.interval.ms", "20000"),
+        ),
+        (
+            ("GROUP", "g1", "consumer.assignment.interval.ms"),
+            ("15000", "DYNAMIC_DEFAULT_BROKER_CONFIG", "group.consumer.assignment.interval.ms", "20000"),
+        ),
+        (
+            ("GROUP", "g1", "consumer.session.timeout.ms"),
+            ("50000", "DYNAMIC_GROUP_CONFIG", "consumer.session.timeout.ms", "46000"),
+        ),
+    ],
+    ids=["broker-capped-to-max", "group-inherits-capped-value", "group-capped-to-broker-min"],
+)
+def test_clamped_values(run: dict[str, Any], key: tuple[str, str, str], expected: tuple[Any, ...]) -> None:
+    assert run["applied"][("applied-4.3", *key)][:4] == expected
+
+
+def test_clamps_are_findings_and_the_clamped_layer_is_applied(run: dict[str, Any]) -> None:
+    findings = [
+        f for f in run["findings_by_cluster"]["applied-4.3"] if f[0] not in ("COVERAGE_GAP", "ASSUMED_UPGRADE_EFFECT")
+    ]
+    # no REJECTED_CONFIG_LAYER: 4.3 caps the interval before KafkaConfig's interval <= max check
+    assert [f[:4] for f in findings] == [
+        ("CLAMPED_DYNAMIC_CONFIG", "1", "group.consumer.assignment.interval.ms", 2),
+        ("CLAMPED_DYNAMIC_CONFIG", "g1", "consumer.session.timeout.ms", 3),
+    ]
+    assert "is above group.consumer.max.assignment.interval.ms = 15000: Kafka 4.3 caps it" in findings[0][4]
+    assert run["violations_by_cluster"]["applied-4.3"] == [("group-session-at-most-48s", "g1", "50000", False)]

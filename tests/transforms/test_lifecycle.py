@@ -58,6 +58,7 @@ def violation(run_id: str, resource_name: str = "1", **fields: Any) -> tuple[Any
         "reference": None,
         "affected_topics": 0,
         "new_at_target": True,
+        "value_assumed": False,
     }
     unknown = set(fields) - set(row)
     assert not unknown, f"not VIOLATIONS columns: {unknown}"

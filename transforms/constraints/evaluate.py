@@ -196,6 +196,7 @@ def _single_key_failures(
         "is_sensitive",
         "config_type",
         F.col("source").alias("value_source"),
+        F.col("is_assumed").alias("value_assumed"),
         "synonym",
         "source_offset",
     )
@@ -247,11 +248,18 @@ def _expression_contexts(
     wanted = [rtype == t if keys is None else (rtype == t) & name.isin(*keys) for t, keys in keys_by_type.items()]
     in_context = functools.reduce(lambda a, b: a | b, wanted)
     rows_df = effective_df.filter(in_context).select(
-        *ENTITY, "node_id", "config_name", "value", F.col("source").alias("value_source"), "synonym", "source_offset"
+        *ENTITY,
+        "node_id",
+        "config_name",
+        "value",
+        F.col("source").alias("value_source"),
+        "synonym",
+        "source_offset",
+        "is_assumed",
     )
     # One shuffle: each entity's rows as one list; its broker views (distinct node ids, or one NULL view when no
     # row is view-specific) and each view's maps come from that list with higher-order functions.
-    entry = F.struct("node_id", "config_name", "value", "value_source", "synonym", "source_offset")
+    entry = F.struct("node_id", "config_name", "value", "value_source", "synonym", "source_offset", "is_assumed")
     entities_df = rows_df.groupBy(*ENTITY).agg(F.collect_list(entry).alias("_entries"))
     view_nodes = F.array_distinct(F.filter(F.transform("_entries", lambda e: e["node_id"]), lambda n: n.isNotNull()))
     views_df = entities_df.select(*ENTITY, "_entries", view_nodes.alias("_view_nodes")).select(
@@ -266,6 +274,7 @@ def _expression_contexts(
         e["value_source"].alias("value_source"),
         e["synonym"].alias("synonym"),
         e["source_offset"].alias("source_offset"),
+        e["is_assumed"].alias("is_assumed"),
     )
     contexts_df = views_df.select(
         *ENTITY,
@@ -339,6 +348,11 @@ def _expression_failures(
             F.col("first_key").alias("config_name"),
             F.col("first_meta.value").alias("value"),
             F.col("first_meta.value_source").alias("value_source"),
+            # the expression rests on an assumed default when any value it reads is one
+            F.exists(
+                "rule_configs",
+                lambda k: F.coalesce(F.try_element_at(F.col("meta"), k)["is_assumed"], F.lit(False)),
+            ).alias("value_assumed"),
             F.col("first_meta.synonym").alias("synonym"),
             F.col("first_meta.source_offset").alias("source_offset"),
             F.lit(None).cast("array<string>").alias("v_elems"),
@@ -650,6 +664,7 @@ def evaluate_constraints(
         "reference",
         "affected_topics",
         "new_at_target",
+        "value_assumed",
     ).transform(_conform, VIOLATIONS)
 
 

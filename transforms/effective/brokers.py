@@ -242,9 +242,20 @@ def _group_members(synonyms_df: DataFrame, resource_type: str) -> DataFrame:
 
 
 def to_broker_effective(
-    layers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
+    layers_df: DataFrame,
+    nodes_df: DataFrame,
+    config_keys_df: DataFrame,
+    synonyms_df: DataFrame,
+    *,
+    partial_static_df: DataFrame | None = None,
 ) -> DataFrame:
-    """``EFFECTIVE_CONFIGS`` rows of resource type BROKER (one per broker and key)."""
+    """``EFFECTIVE_CONFIGS`` rows of resource type BROKER (one per broker and key).
+
+    ``partial_static_df`` (``cluster_id, node_id``, see ``common.partial_static_nodes``) names the brokers whose
+    server.properties is not known in full: on them a key whose synonym group no applied layer sets resolves to
+    the release default by assumption (``is_assumed``). Without it no row is assumed. ``value_set`` is NULL here
+    (``timestamps`` and ``clamps`` set it).
+    """
     members_df = _group_members(synonyms_df, ResourceType.BROKER)
     surviving_df = (
         layers_df.where(F.col("ignored_reason").isNull())
@@ -262,10 +273,16 @@ def to_broker_effective(
         F.col("release").alias("catalog_release"), "name", "config_type", "default_value", "is_sensitive", "is_internal"
     )
     catalog_keys_df = nodes_df.join(broker_keys_df, on="catalog_release", how="inner")
+    partial_df = (
+        partial_static_df.select("cluster_id", "node_id", F.lit(True).alias("static_partial"))
+        if partial_static_df is not None
+        else nodes_df.select("cluster_id", "node_id", F.lit(False).alias("static_partial")).where(F.lit(False))
+    )
     keys_df = (
         catalog_keys_df.join(surviving_df, on=["cluster_id", "node_id", "name"], how="full")
         .drop("catalog_release", "release_rank")
         .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
+        .join(partial_df, on=["cluster_id", "node_id"], how="left")
         .where(~F.coalesce(F.col("is_internal"), F.lit(False)) | F.col("set").isNotNull())
         .join(members_df, on=["catalog_release", "name"], how="left")
         .select(
@@ -339,4 +356,7 @@ def _broker_value_columns() -> list[Column]:
         pick(bs["set"]["source_offset"], null_long, F.col("set.source_offset"), null_long).alias("source_offset"),
         pick(bs["set"]["source_timestamp"], null_ts, F.col("set.source_timestamp"), null_ts).alias("source_timestamp"),
         F.col("catalog_release").alias("kafka_release"),
+        F.lit(None).cast("string").alias("value_set"),
+        # no applied layer sets any key of the group: the release default stands in for an unknown static value
+        (F.coalesce(F.col("static_partial"), F.lit(False)) & F.col("best_set").isNull()).alias("is_assumed"),
     ]

@@ -144,4 +144,6 @@ def to_client_effective(client_entity_configs_df: DataFrame) -> DataFrame:
         F.col("b.source_offset").alias("source_offset"),
         F.col("b.source_timestamp").alias("source_timestamp"),
         F.lit(None).cast("string").alias("kafka_release"),
+        F.lit(None).cast("string").alias("value_set"),
+        F.lit(False).alias("is_assumed"),
     ).select(*EFFECTIVE_CONFIGS.fieldNames())

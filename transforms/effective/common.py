@@ -215,3 +215,15 @@ def without_unsupported(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_
         "cluster_id", "resource_type", "resource_name", "name"
     )
     return dynamic_df.join(skipped_df, on=["cluster_id", "resource_type", "resource_name", "name"], how="left_anti")
+
+
+def partial_static_nodes(static_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
+    """``(cluster_id, node_id)`` of the brokers whose server.properties is not known in full: no ``--static-config``
+    file (silver ``BROKER_STATIC_CONFIGS`` ``origin`` FILE) was given for them.
+
+    Their static layer is a RegisterBrokerRecord v5 ``StaticConfigs`` list, which carries only the keys that need
+    validation (the KIP-1294 / KIP-1326 proposal, docs/kafka-semantics.md §7), or nothing at all (an older
+    registration), so a key no layer sets may still be set in server.properties.
+    """
+    files_df = static_df.where(F.col("origin") == "FILE").select("cluster_id", "node_id").distinct()
+    return nodes_df.select("cluster_id", "node_id").join(files_df, on=["cluster_id", "node_id"], how="left_anti")

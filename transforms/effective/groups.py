@@ -44,7 +44,9 @@ def _group_node_views(
         "cluster_id",
         "node_id",
         F.col("config_name").alias("broker_key"),
-        F.struct("value", "value_hash", "source", "source_offset", "source_timestamp").alias("b"),
+        F.struct("value", "value_hash", "source", "source_offset", "source_timestamp", "value_set", "is_assumed").alias(
+            "b"
+        ),
     )
     inherits = F.col("b").isNotNull()
     r = resolved(
@@ -58,6 +60,10 @@ def _group_node_views(
         is_sensitive=F.col("is_sensitive"),
         kafka_release=F.col("catalog_release"),
         release_rank=F.col("release_rank"),
+        # a group inherits the broker's value as the broker uses it (clamped, assumed) - GroupConfigManager's
+        # defaults are the broker's KafkaConfig values
+        value_set=F.col("b.value_set"),
+        is_assumed=F.coalesce(F.col("b.is_assumed"), F.lit(False)),
     )
     return (
         nodes_df.join(group_keys_df, on="catalog_release", how="inner")

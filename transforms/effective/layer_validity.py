@@ -19,7 +19,7 @@ Modelled per broker, with the checks of the release it runs (``CatalogFrames.lay
 Every row of a refused layer gets ``ignored_kind`` ``REJECTED_CONFIG_LAYER`` and a reason naming the failed
 checks; resolution then takes the layers below. A check that cannot be evaluated (a key it reads is missing or
 does not parse) counts as passing. 4.3+ clamps the ``group.*.assignment.interval.ms`` keys before the checks
-(``GroupCoordinatorConfig.clampDynamicConfigs``); this model does not (see docs/contract.md).
+(``GroupCoordinatorConfig.clampDynamicConfigs``), and so do the checks here (``clamps.with_broker_clamps``).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from schemas.effective import LAYER_COLUMNS
 from transforms.constraints.expressions import ansi_disabled, cfg_keys_read
 from transforms.effective.brokers import to_broker_effective
 from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
+from transforms.effective.clamps import clamp_keys, with_broker_clamps
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER
 
 REJECTED_CONFIG_LAYER = "REJECTED_CONFIG_LAYER"
@@ -70,6 +71,7 @@ def _read_keys(frames: CatalogFrames) -> DataFrame | None:
         if read is None:
             return None
         keys |= read
+    keys |= clamp_keys()  # a clamped key is read with its bounds
     synonyms_df = frames.synonyms_df.where((F.col("resource_type") == "BROKER") & F.col("config_name").isin(*keys))
     listed_df = frames.config_keys_df.where(F.col("name").isin(*keys)).select("name")
     return listed_df.unionByName(synonyms_df.select(F.col("synonym").alias("name"))).distinct()
@@ -83,7 +85,8 @@ def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> Da
     if wanted_df is not None:
         keys_df = keys_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
         layers_df = layers_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
-    effective_df = to_broker_effective(layers_df, nodes_df, keys_df, frames.synonyms_df)
+    # 4.3+ caps the assignment intervals into their bounds before it builds the KafkaConfig (``clamps``)
+    effective_df = to_broker_effective(layers_df, nodes_df, keys_df, frames.synonyms_df).transform(with_broker_clamps)
     return effective_df.groupBy(*_NODE).agg(
         F.map_from_entries(F.collect_list(F.struct("config_name", "value"))).alias("cfg"),
         F.min("kafka_release").alias("catalog_release"),

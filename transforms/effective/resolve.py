@@ -39,8 +39,14 @@ from schemas.kafka_vocabulary import RESOURCE_TYPES, ResourceType
 from transforms.checkpoints import Keep, as_planned
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
+from transforms.effective.clamps import to_clamped_findings, with_broker_clamps, with_group_clamps
 from transforms.effective.clients import to_client_effective
-from transforms.effective.common import unsupported_overrides, with_catalog_release, without_unsupported
+from transforms.effective.common import (
+    partial_static_nodes,
+    unsupported_overrides,
+    with_catalog_release,
+    without_unsupported,
+)
 from transforms.effective.controllers import (
     controller_nodes,
     to_controller_broker_effective,
@@ -57,6 +63,11 @@ from transforms.effective.findings import (
 )
 from transforms.effective.groups import to_client_metrics_effective, to_group_effective
 from transforms.effective.layer_validity import without_rejected_layers
+from transforms.effective.timestamps import (
+    with_broker_timestamp_fallback,
+    with_topic_timestamp_fallback,
+    with_view_timestamp_fallback,
+)
 from transforms.effective.topics import to_topic_effective, to_topic_node_views
 from transforms.replay.state import ReplayResult
 
@@ -111,8 +122,14 @@ def resolve_effective_configs(
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
     dynamic_df = without_unsupported(state.dynamic_configs, nodes_df, keys_df)  # KAFKA-19851
+    partial_df = partial_static_nodes(state.broker_static_configs, nodes_df)  # values assumed (is_assumed)
     broker_df = (
-        keep("broker_rows", to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df))
+        keep(
+            "broker_rows",
+            to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df, partial_static_df=partial_df)
+            .transform(with_broker_timestamp_fallback)  # 3.6-3.9
+            .transform(with_broker_clamps),  # 4.3+
+        )
         if wanted & {ResourceType.BROKER, ResourceType.GROUP}
         else None
     )
@@ -126,10 +143,23 @@ def resolve_effective_configs(
         if ResourceType.CONTROLLER_TOPIC in wanted:
             parts.append(to_controller_topic_effective(state, dynamic_df, controllers_df, catalog_frames))
     if ResourceType.TOPIC in wanted:
-        topic_views_df = keep("topic_views", to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df))
-        parts.append(to_topic_effective(state.topics, dynamic_df, nodes_df, topic_views_df, keys_df))
+        topic_views_df = keep(
+            "topic_views",
+            to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df, partial_static_df=partial_df).transform(
+                with_view_timestamp_fallback
+            ),
+        )
+        parts.append(
+            to_topic_effective(state.topics, dynamic_df, nodes_df, topic_views_df, keys_df).transform(
+                with_topic_timestamp_fallback, nodes_df
+            )
+        )
     if broker_df is not None and ResourceType.GROUP in wanted:
-        parts.append(to_group_effective(dynamic_df, nodes_df, broker_df, keys_df, synonyms_df))
+        parts.append(
+            to_group_effective(dynamic_df, nodes_df, broker_df, keys_df, synonyms_df).transform(
+                with_group_clamps, broker_df, nodes_df
+            )
+        )
     if ResourceType.CLIENT_METRICS in wanted:
         parts.append(to_client_metrics_effective(dynamic_df, nodes_df, keys_df))
     if ResourceType.CLIENT in wanted:
@@ -142,13 +172,22 @@ def effective_findings(
     state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None, keep: Keep = as_planned
 ) -> DataFrame:
     """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG``, ``INVALID_DYNAMIC_CONFIG``,
-    ``REJECTED_CONFIG_LAYER`` (brokers' and controllers'), ``SKIPPED_ON_REPLAY``, ``ASSUMED_CONTROLLER_CONFIG`` and
-    ``COVERAGE_GAP`` (same arguments as
-    ``resolve_effective_configs``; a ``keep`` that returns the frames it kept before shares them)."""
+    ``REJECTED_CONFIG_LAYER`` (brokers' and controllers'), ``SKIPPED_ON_REPLAY``, ``ASSUMED_CONTROLLER_CONFIG``,
+    ``CLAMPED_DYNAMIC_CONFIG`` and ``COVERAGE_GAP`` (same arguments as ``resolve_effective_configs``; a ``keep``
+    that returns the frames it kept before shares them)."""
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     controllers_df, controller_layers_df = _controllers_and_layers(state, catalog_frames, nodes_df, keep)
     all_layers_df = layers_df.unionByName(controller_layers_df)
     dynamic_df = without_unsupported(state.dynamic_configs, nodes_df, catalog_frames.config_keys_df)
+    clamped_df = to_clamped_findings(
+        resolve_effective_configs(
+            state,
+            catalog_frames,
+            kafka_version=kafka_version,
+            resource_types=(ResourceType.BROKER, ResourceType.GROUP),
+            keep=keep,
+        )
+    )
     return (
         to_ignored_dynamic_findings(all_layers_df)
         .unionByName(to_rejected_layer_findings(all_layers_df))
@@ -168,5 +207,6 @@ def effective_findings(
             )
         )
         .unionByName(to_coverage_findings(state.brokers, nodes_df, catalog_frames.config_keys_df))
+        .unionByName(clamped_df)
         .select(*FINDING_ROWS.fieldNames())
     )

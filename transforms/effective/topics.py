@@ -24,9 +24,20 @@ from transforms.effective.common import collapse_node_views, converted, latest_k
 
 
 def to_topic_node_views(
-    layers_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
+    layers_df: DataFrame,
+    nodes_df: DataFrame,
+    config_keys_df: DataFrame,
+    synonyms_df: DataFrame,
+    *,
+    partial_static_df: DataFrame | None = None,
 ) -> DataFrame:
-    """``(cluster_id, node_id, config_name, r)``: every topic key as each broker resolves it without override."""
+    """``(cluster_id, node_id, config_name, r)``: every topic key as each broker resolves it without override.
+
+    A key with a broker synonym that no layer sets takes LogConfig's default, which is the broker default's
+    (``KafkaConfig.extractLogConfigMap`` copies the broker values into every topic's defaults); on a broker of
+    ``partial_static_df`` that default is assumed (``is_assumed``), as the broker row is: server.properties may set
+    the synonym. A key without a broker synonym takes LogConfig's own default, which no server.properties changes.
+    """
     topic_synonyms_df = synonyms_df.where(F.col("resource_type") == ResourceType.TOPIC).select(
         F.col("release").alias("catalog_release"),
         F.col("synonym").alias("name"),
@@ -63,7 +74,16 @@ def to_topic_node_views(
         "default_value",
         "is_sensitive",
     )
+    inheriting_df = topic_synonyms_df.select("catalog_release", "config_name", F.lit(True).alias("inherits")).distinct()
+    partial_df = (
+        partial_static_df.select("cluster_id", "node_id", F.lit(True).alias("static_partial"))
+        if partial_static_df is not None
+        else nodes_df.select("cluster_id", "node_id", F.lit(False).alias("static_partial")).where(F.lit(False))
+    )
     is_picked = F.col("p").isNotNull()
+    is_assumed = (
+        ~is_picked & F.coalesce(F.col("inherits"), F.lit(False)) & F.coalesce(F.col("static_partial"), F.lit(False))
+    )
     r = resolved(
         value=F.when(
             is_picked, converted(F.col("p.value"), F.col("p.converter"), F.col("p.negative_means_unlimited"))
@@ -77,10 +97,13 @@ def to_topic_node_views(
         is_sensitive=F.col("is_sensitive"),
         kafka_release=F.col("catalog_release"),
         release_rank=F.col("release_rank"),
+        is_assumed=is_assumed,
     )
     return (
         nodes_df.join(topic_keys_df, on="catalog_release", how="inner")
         .join(picked_df, on=["cluster_id", "node_id", "config_name"], how="left")
+        .join(F.broadcast(inheriting_df), on=["catalog_release", "config_name"], how="left")
+        .join(partial_df, on=["cluster_id", "node_id"], how="left")
         .select("cluster_id", "node_id", "config_name", r.alias("r"))
     )
 
@@ -171,4 +194,6 @@ def to_effective_rows(rows_df: DataFrame, *, resource_type: str) -> DataFrame:
         F.col("r.source_offset").cast("long").alias("source_offset"),
         F.col("r.source_timestamp").cast("timestamp").alias("source_timestamp"),
         F.col("r.kafka_release").cast("string").alias("kafka_release"),
+        F.col("r.value_set").cast("string").alias("value_set"),
+        F.coalesce(F.col("r.is_assumed").cast("boolean"), F.lit(False)).alias("is_assumed"),
     ).select(*EFFECTIVE_CONFIGS.fieldNames())

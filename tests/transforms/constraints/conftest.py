@@ -51,6 +51,8 @@ def effective_row(**fields: Any) -> tuple[Any, ...]:
         "source_offset": None,
         "source_timestamp": None,
         "kafka_release": "4.1",
+        "value_set": None,
+        "is_assumed": False,
     }
     unknown = set(fields) - set(row)
     assert not unknown, f"not EFFECTIVE_CONFIGS columns: {unknown}"

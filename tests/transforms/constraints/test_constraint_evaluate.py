@@ -623,3 +623,42 @@ def test_delete_when_every_fallback_view_passes_every_rule_of_the_key_else_set(
         ("c1", "TOPIC", "views-differ", "DYNAMIC_TOPIC_CONFIG"),
         ("c1", "TOPIC", "too-big-below", "DYNAMIC_TOPIC_CONFIG"),
     }, "only single-key violations of override values ask for a fallback"
+
+
+ASSUMED_RULES = """
+constraints:
+  - {id: io-threads, resource: broker, config: num.io.threads, check: {min: 16}}
+  - id: io-over-network
+    resource: broker
+    configs: [num.io.threads, num.network.threads]
+    expr: "cast(cfg['num.io.threads'] as int) > cast(cfg['num.network.threads'] as int)"
+"""
+
+
+def test_violations_say_when_the_value_judged_is_an_assumed_default(
+    spark: Any,
+    compile_yaml: Callable[..., CompiledCatalog],
+    effective_df_of: Callable[..., Any],
+    topics_df_of: Callable[..., Any],
+    cluster_df_of: Any,
+    mv_table: MetadataVersionTable,
+) -> None:
+    io, network = {"config_name": "num.io.threads", "value": "8"}, {"config_name": "num.network.threads", "value": "8"}
+    effective_df = effective_df_of(
+        # broker 1: server.properties unknown beyond its registration, num.io.threads at the default by assumption
+        {**io, "resource_name": "1", "source": "DEFAULT_CONFIG", "is_assumed": True},
+        {**network, "resource_name": "1"},
+        # broker 2: the same values, known (static)
+        {**io, "resource_name": "2"},
+        {**network, "resource_name": "2"},
+    )
+    rows = _evaluate(
+        spark, compile_yaml(ASSUMED_RULES), effective_df, topics_df_of(), cluster_df_of(27), mv_table=mv_table
+    )
+    got = {(r.resource_name, r.constraint_id): r.value_assumed for r in rows}
+    assert got == {
+        ("1", "io-threads"): True,
+        ("1", "io-over-network"): True,  # one of the values the expression reads is assumed
+        ("2", "io-threads"): False,
+        ("2", "io-over-network"): False,
+    }

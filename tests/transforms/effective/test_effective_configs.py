@@ -470,6 +470,58 @@ def test_registration_static_configs_are_a_partial_layer(result: Result) -> None
     assert "10 keys no layer sets were resolved to Kafka 4.2's defaults by assumption" in partial[("c2", "3")]
 
 
+@pytest.mark.parametrize(
+    ("node", "key", "assumed"),
+    [
+        (1, "log.cleanup.policy", True),
+        (1, "log.segment.bytes", False),
+        (1, "num.io.threads", False),
+        (6, "log.cleanup.policy", False),
+        (5, "log.cleanup.policy", True),
+        (2, "log.retention.hours", False),
+        (5, "log.retention.ms", True),
+    ],
+    ids=[
+        "registration-only-default",
+        "carried-by-static-configs",
+        "set-at-the-cluster-default",
+        "static-config-file-known-in-full",
+        "no-static-configs-at-all",
+        "synonym-group-set-by-another-member",
+        "synonym-group-unset",
+    ],
+)
+def test_defaults_of_brokers_without_their_server_properties_are_assumed(
+    result: Result, node: int, key: str, assumed: bool
+) -> None:
+    row = _broker(result, node, key)
+    assert row.is_assumed is assumed
+    assert row.value_set is None
+
+
+def test_assumed_rows_are_the_keys_the_coverage_gap_counts(result: Result) -> None:
+    # c2 broker 3: the COVERAGE_GAP message says 10 keys (test_registration_static_configs_are_a_partial_layer)
+    assumed = [k for k, r in result.rows.items() if k[:4] == ("c2", "BROKER", "3", 3) and r.is_assumed]
+    assert len(assumed) == 10
+
+
+@pytest.mark.parametrize(
+    ("topic", "key", "assumed"),
+    [
+        ("same", "segment.bytes", True),  # hosted by 5 and 8, no static configs: log.segment.bytes may be set
+        ("same", "remote.storage.enable", False),  # no broker synonym: LogConfig's own default
+        ("override", "retention.ms", False),  # the topic's override
+        ("override", "segment.ms", False),  # broker 1's static log.roll.hours
+        ("override", "cleanup.policy", True),  # broker 1's log.cleanup.policy: registration only, unset
+    ],
+    ids=["inherited-assumed-default", "no-server-default", "override", "inherited-static", "inherited-unset"],
+)
+def test_topics_inheriting_an_assumed_broker_default_are_assumed(
+    result: Result, topic: str, key: str, assumed: bool
+) -> None:
+    assert _topic_rows(result, topic)[(None, key)].is_assumed is assumed
+
+
 # --- topics -----------------------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,451 @@
+"""Values Kafka uses instead of the value set: the 3.6–3.9 timestamp fallback and the 4.3+ clamps.
+
+Expectations worked out by hand from Kafka's source:
+
+* fallback — confluentinc/kafka 3.9: core/src/main/scala/kafka/server/KafkaConfig.scala
+  (``logMessageTimestampBeforeMaxMs``: the bound unless it equals ``Long.MAX_VALUE``, else
+  ``log.message.timestamp.difference.max.ms``; ``extractLogConfigMap`` hands the derived bound to topics) and
+  storage/src/main/java/org/apache/kafka/storage/internals/log/LogConfig.java (``getMessageTimestampBeforeMaxMs``:
+  the same on the topic's own values); confluentinc/kafka 4.0 LogConfig.java reads the bound alone;
+* clamps — confluentinc/kafka 4.3: group-coordinator/src/main/java/org/apache/kafka/coordinator/group/
+  GroupCoordinatorConfig.java ``clampDynamicConfigs`` (called by core/.../DynamicBrokerConfig.scala
+  ``updateCurrentConfig``; a key absent from the props is left alone) and GroupConfig.java ``evaluateValues``
+  (called by GroupConfigManager.updateGroupConfig on the group's own props); confluentinc/kafka 4.4 GroupConfig.java
+  adds ``streams.num.warmup.replicas`` (clampToMax ``group.streams.max.warmup.replicas``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+
+from jobs.stages import Checkpoints
+from schemas.gold import EFFECTIVE_CONFIGS
+from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
+from tests.transforms.replay.bronze_rows import (
+    broker_config,
+    feature,
+    no_static_configs,
+    partition,
+    records,
+    register,
+    topic,
+    topic_config,
+)
+from transforms.effective import resolve_effective_configs, to_catalog_frames
+from transforms.effective.clamps import to_clamped_findings, with_broker_clamps, with_group_clamps
+from transforms.effective.common import resolved
+from transforms.effective.timestamps import (
+    with_broker_timestamp_fallback,
+    with_topic_timestamp_fallback,
+    with_view_timestamp_fallback,
+)
+from transforms.replay import replay_state
+
+pytestmark = pytest.mark.spark
+
+MAX = "9223372036854775807"
+BEFORE, AFTER, DIFF = (
+    "log.message.timestamp.before.max.ms",
+    "log.message.timestamp.after.max.ms",
+    "log.message.timestamp.difference.max.ms",
+)
+
+
+def _row(**fields: Any) -> tuple[Any, ...]:
+    row: dict[str, Any] = {
+        "cluster_id": "c1",
+        "resource_type": "BROKER",
+        "resource_name": "1",
+        "node_id": 1,
+        "config_name": "x",
+        "value": None,
+        "value_hash": None,
+        "is_sensitive": False,
+        "config_type": "LONG",
+        "source": "DEFAULT_CONFIG",
+        "synonym": None,
+        "source_offset": None,
+        "source_timestamp": None,
+        "kafka_release": "3.9",
+        "value_set": None,
+        "is_assumed": False,
+    }
+    assert not set(fields) - set(row)
+    row.update(fields)
+    if row["synonym"] is None:
+        row["synonym"] = row["config_name"]
+    return tuple(row[f.name] for f in EFFECTIVE_CONFIGS.fields)
+
+
+def _df(spark: SparkSession, *rows: dict[str, Any]) -> DataFrame:
+    return spark.createDataFrame([_row(**r) for r in rows], EFFECTIVE_CONFIGS)
+
+
+def _by_key(df: DataFrame) -> dict[tuple[str, int | None, str], Any]:
+    rows = {}
+    for r in df.collect():
+        key = (r.resource_name, r.node_id, r.config_name)
+        assert key not in rows, f"duplicate {key}"
+        rows[key] = r
+    return rows
+
+
+def _nodes(spark: SparkSession, *nodes: tuple[int, str]) -> DataFrame:
+    return spark.createDataFrame(
+        [("c1", n, rel, int(rel.split(".")[0]) * 1000 + int(rel.split(".")[1])) for n, rel in nodes],
+        "cluster_id string, node_id int, catalog_release string, release_rank int",
+    )
+
+
+# --- the 3.6-3.9 timestamp fallback -----------------------------------------------------------------------------
+
+
+def _broker_bounds(node: int, release: str, before: str, difference: str) -> list[dict[str, Any]]:
+    base = {"resource_name": str(node), "node_id": node, "kafka_release": release}
+    return [
+        {**base, "config_name": BEFORE, "value": before, "source": "STATIC_BROKER_CONFIG" if before != MAX else None},
+        {**base, "config_name": AFTER, "value": MAX, "is_assumed": True},
+        {
+            **base,
+            "config_name": DIFF,
+            "value": difference,
+            "source": "DYNAMIC_DEFAULT_BROKER_CONFIG",
+            "source_offset": 5,
+        },
+    ]
+
+
+def _clean(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in r.items() if v is not None or k != "source"} for r in rows]
+
+
+def test_broker_bounds_at_their_default_use_the_difference_only_from_3_6_to_3_9(spark: SparkSession) -> None:
+    df = _df(
+        spark,
+        *_clean(_broker_bounds(1, "3.9", MAX, "3600000")),
+        *_clean(_broker_bounds(2, "4.0", MAX, "3600000")),  # 4.0: no fallback
+        *_clean(_broker_bounds(3, "3.9", "60000", "3600000")),  # bound set: used as set
+        *_clean(_broker_bounds(4, "3.5", MAX, "3600000")),  # before KIP-937
+        *_clean(_broker_bounds(5, "3.6", MAX, MAX)),  # difference at its default too: nothing changes
+    )
+    rows = _by_key(df.transform(with_broker_timestamp_fallback))
+    before = rows[("1", 1, BEFORE)]
+    assert (before.value, before.value_set, before.source, before.synonym, before.source_offset) == (
+        "3600000",
+        MAX,
+        "DYNAMIC_DEFAULT_BROKER_CONFIG",
+        DIFF,
+        5,
+    )
+    after = rows[("1", 1, AFTER)]
+    # the bound itself was an assumed default: server.properties might set it, so the value used is assumed too
+    assert (after.value, after.value_set, after.is_assumed) == ("3600000", MAX, True)
+    assert before.is_assumed is False
+    for node, value in ((2, MAX), (3, "60000"), (4, MAX), (5, MAX)):
+        row = rows[(str(node), node, BEFORE)]
+        assert (row.value, row.value_set, row.synonym) == (value, None, BEFORE), node
+    assert len(rows) == 15
+
+
+def _view(node: int, key: str, value: str, source: str, synonym: str, release: str = "3.9") -> tuple[Any, ...]:
+    return ("c1", node, key, value, source, synonym, release, int(release[0]) * 1000 + int(release[2]))
+
+
+def test_topic_bounds_fall_back_on_the_broker_first_then_on_the_topic(spark: SparkSession) -> None:
+    raw_df = spark.createDataFrame(
+        [
+            _view(1, "message.timestamp.before.max.ms", MAX, "DEFAULT_CONFIG", "message.timestamp.before.max.ms"),
+            _view(1, "message.timestamp.difference.max.ms", "3600000", "STATIC_BROKER_CONFIG", DIFF),
+            _view(2, "message.timestamp.before.max.ms", MAX, "DEFAULT_CONFIG", "message.timestamp.before.max.ms"),
+            _view(2, "message.timestamp.difference.max.ms", MAX, "DEFAULT_CONFIG", DIFF),
+        ],
+        "cluster_id string, node_id int, config_name string, value string, source string, synonym string, "
+        "kafka_release string, release_rank int",
+    )
+    views_df = raw_df.select(
+        "cluster_id",
+        "node_id",
+        "config_name",
+        resolved(
+            value=raw_df.value,
+            source=raw_df.source,
+            synonym=raw_df.synonym,
+            kafka_release=raw_df.kafka_release,
+            release_rank=raw_df.release_rank,
+        ).alias("r"),
+    )
+    views = {(r.node_id, r.config_name): r.r for r in views_df.transform(with_view_timestamp_fallback).collect()}
+    # broker 1: extractLogConfigMap hands topics its derived bound, the broker's difference
+    assert (
+        views[(1, "message.timestamp.before.max.ms")].value,
+        views[(1, "message.timestamp.before.max.ms")].synonym,
+    ) == (
+        "3600000",
+        DIFF,
+    )
+    assert views[(2, "message.timestamp.before.max.ms")].value == MAX
+
+    topic = {"resource_type": "TOPIC", "node_id": None}
+    before, diff = "message.timestamp.before.max.ms", "message.timestamp.difference.max.ms"
+    override = {"source": "DYNAMIC_TOPIC_CONFIG", "source_offset": 9, "kafka_release": None}
+    topic_df = _df(
+        spark,
+        # on broker 1 (derived bound 3600000): a topic difference override does not matter
+        {**topic, "resource_name": "on1", "config_name": before, "value": "3600000", "value_set": MAX, "synonym": DIFF},
+        {**topic, "resource_name": "on1", "config_name": diff, "value": "60000", **override},
+        # on broker 2 (bound and difference at their defaults): the topic's difference is used
+        {**topic, "resource_name": "on2", "config_name": before, "value": MAX},
+        {**topic, "resource_name": "on2", "config_name": diff, "value": "60000", **override},
+        # hosted by both, no override: the difference differs per broker, so does the bound
+        {**topic, "resource_name": "both", "config_name": before, "value": MAX},
+        {**topic, "resource_name": "both", "config_name": diff, "node_id": 1, "value": "1000"},
+        {**topic, "resource_name": "both", "config_name": diff, "node_id": 2, "value": MAX},
+    )
+    rows = _by_key(topic_df.transform(with_topic_timestamp_fallback, _nodes(spark, (1, "3.9"), (2, "3.9"))))
+    assert (rows[("on1", None, before)].value, rows[("on1", None, before)].source) == ("3600000", "DEFAULT_CONFIG")
+    on2 = rows[("on2", None, before)]
+    assert (on2.value, on2.value_set, on2.source, on2.synonym, on2.source_offset) == (
+        "60000",
+        MAX,
+        "DYNAMIC_TOPIC_CONFIG",
+        diff,
+        9,
+    )
+    assert (rows[("both", 1, before)].value, rows[("both", 1, before)].value_set) == ("1000", MAX)
+    assert (rows[("both", 2, before)].value, rows[("both", 2, before)].value_set) == (MAX, None)
+    assert ("both", None, before) not in rows
+
+    # 4.0 reads the bound alone (the difference override would even be skipped on replay, KAFKA-19851)
+    at_40_df = _df(
+        spark,
+        {**topic, "resource_name": "on2", "config_name": before, "value": MAX, "kafka_release": "4.0"},
+        {**topic, "resource_name": "on2", "config_name": diff, "value": "60000", **override},
+    )
+    at_40 = _by_key(at_40_df.transform(with_topic_timestamp_fallback, _nodes(spark, (1, "4.0"))))
+    assert (at_40[("on2", None, before)].value, at_40[("on2", None, before)].value_set) == (MAX, None)
+
+
+# --- the 4.3+ clamps ------------------------------------------------------------------------------------------
+
+
+def _interval(
+    node: int, release: str, value: str, source: str, low: str = "500", high: str = "10000"
+) -> list[dict[str, Any]]:
+    base = {"resource_name": str(node), "node_id": node, "kafka_release": release, "config_type": "INT"}
+    return [
+        {
+            **base,
+            "config_name": "group.consumer.assignment.interval.ms",
+            "value": value,
+            "source": source,
+            "source_offset": 3,
+        },
+        {
+            **base,
+            "config_name": "group.consumer.min.assignment.interval.ms",
+            "value": low,
+            "source": "STATIC_BROKER_CONFIG",
+        },
+        {**base, "config_name": "group.consumer.max.assignment.interval.ms", "value": high},
+    ]
+
+
+def test_broker_assignment_interval_is_capped_into_its_bounds_from_4_3(spark: SparkSession) -> None:
+    df = _df(
+        spark,
+        *_interval(1, "4.3", "100", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
+        *_interval(2, "4.2", "100", "DYNAMIC_DEFAULT_BROKER_CONFIG"),  # 4.2 does not clamp
+        *_interval(3, "4.3", "1000", "DEFAULT_CONFIG", low="2000"),  # not set: absent from the props, left alone
+        *_interval(4, "4.4", "20000", "DYNAMIC_BROKER_CONFIG"),  # above the maximum
+    )
+    clamped_df = df.transform(with_broker_clamps)
+    rows = _by_key(clamped_df)
+    key = "group.consumer.assignment.interval.ms"
+    assert (rows[("1", 1, key)].value, rows[("1", 1, key)].value_set, rows[("1", 1, key)].source) == (
+        "500",
+        "100",
+        "DYNAMIC_DEFAULT_BROKER_CONFIG",
+    )
+    assert (rows[("2", 2, key)].value, rows[("2", 2, key)].value_set) == ("100", None)
+    assert (rows[("3", 3, key)].value, rows[("3", 3, key)].value_set) == ("1000", None)
+    assert (rows[("4", 4, key)].value, rows[("4", 4, key)].value_set) == ("10000", "20000")
+    findings = sorted(to_clamped_findings(clamped_df).collect(), key=lambda f: f.resource_name)
+    assert [(f.kind, f.resource_type, f.resource_name, f.config_name, f.offset) for f in findings] == [
+        ("CLAMPED_DYNAMIC_CONFIG", "BROKER", "1", key, 3),
+        ("CLAMPED_DYNAMIC_CONFIG", "BROKER", "4", key, 3),
+    ]
+    assert findings[0].message == (
+        "config group.consumer.assignment.interval.ms=100 of broker 1 is below "
+        "group.consumer.min.assignment.interval.ms = 500: Kafka 4.3 caps it and uses 500 "
+        "(GroupCoordinatorConfig.clampDynamicConfigs)"
+    )
+    assert "is above group.consumer.max.assignment.interval.ms = 10000" in findings[1].message
+
+
+def test_group_overrides_are_capped_per_coordinating_broker(spark: SparkSession) -> None:
+    def bounds(node: int, release: str) -> list[dict[str, Any]]:
+        base = {"resource_name": str(node), "node_id": node, "kafka_release": release, "config_type": "INT"}
+        values = {
+            "group.consumer.min.session.timeout.ms": "45000",
+            "group.consumer.max.session.timeout.ms": "60000",
+            "group.streams.max.warmup.replicas": "2",
+        }
+        return [{**base, "config_name": k, "value": v} for k, v in values.items()]
+
+    brokers_df = _df(spark, *bounds(1, "4.3"), *bounds(2, "4.2"), *bounds(3, "4.4"))
+    group = {"resource_type": "GROUP", "node_id": None, "kafka_release": None, "source": "DYNAMIC_GROUP_CONFIG"}
+    groups_df = _df(
+        spark,
+        {
+            **group,
+            "resource_name": "g1",
+            "config_name": "consumer.session.timeout.ms",
+            "value": "5000",
+            "source_offset": 7,
+        },
+        {**group, "resource_name": "g2", "config_name": "consumer.session.timeout.ms", "value": "50000"},
+        {**group, "resource_name": "g3", "config_name": "streams.num.warmup.replicas", "value": "10"},
+        {**group, "resource_name": "g4", "config_name": "share.isolation.level", "value": "read_committed"},
+        # inherited from the broker: not the group's own props, never clamped
+        {
+            **group,
+            "resource_name": "g4",
+            "config_name": "consumer.session.timeout.ms",
+            "value": "5000",
+            "source": "DYNAMIC_DEFAULT_BROKER_CONFIG",
+        },
+    )
+    nodes_df = _nodes(spark, (1, "4.3"), (2, "4.2"), (3, "4.4"))
+    clamped_df = groups_df.transform(with_group_clamps, brokers_df, nodes_df)
+    rows = {k: (r.value, r.value_set) for k, r in _by_key(clamped_df).items()}
+    assert rows == {
+        ("g1", 1, "consumer.session.timeout.ms"): ("45000", "5000"),
+        ("g1", 2, "consumer.session.timeout.ms"): ("5000", None),
+        ("g1", 3, "consumer.session.timeout.ms"): ("45000", "5000"),
+        ("g2", None, "consumer.session.timeout.ms"): ("50000", None),
+        # 4.3 has no warm-up clamp; 4.4 caps to group.streams.max.warmup.replicas
+        ("g3", 1, "streams.num.warmup.replicas"): ("10", None),
+        ("g3", 2, "streams.num.warmup.replicas"): ("10", None),
+        ("g3", 3, "streams.num.warmup.replicas"): ("2", "10"),
+        ("g4", None, "share.isolation.level"): ("read_committed", None),
+        ("g4", None, "consumer.session.timeout.ms"): ("5000", None),
+    }
+    findings = sorted((f.resource_name, f.message) for f in to_clamped_findings(clamped_df).collect())
+    assert [f[0] for f in findings] == ["g1", "g1", "g3"]
+    assert findings[0][1] == (
+        "config consumer.session.timeout.ms=5000 of group g1 on broker 1 is below "
+        "group.consumer.min.session.timeout.ms = 45000: Kafka 4.3+ caps it and uses 45000 "
+        "(GroupConfig.evaluate, GroupConfigManager.updateGroupConfig)"
+    )
+
+
+# --- wired into resolve_effective_configs: replay, then resolution at 3.9 and at 4.0 ----------------------------
+
+
+def _timestamp_document(release: str) -> dict[str, Any]:
+    """A release document with only the timestamp keys (defaults: confluentinc/kafka 3.9 / 4.0 ServerLogConfigs)."""
+    has_difference = release == "3.9"
+    after_default = MAX if has_difference else "3600000"  # 4.0: LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT = 1 h
+
+    def entry(name: str, default: str, **extra: Any) -> dict[str, Any]:
+        return {"name": name, "type": "LONG", "default": default, "importance": "MEDIUM", **extra}
+
+    names = ["before", "after", *(["difference"] if has_difference else [])]
+    defaults = {"before": MAX, "after": after_default, "difference": MAX}
+    return {
+        "release": release,
+        "sources": {"repo": "hand-written", "ref": release, "commit": "0" * 40, "files_read": []},
+        "broker": [entry(f"log.message.timestamp.{n}.max.ms", defaults[n], dynamic="cluster-wide") for n in names],
+        "topic": [entry(f"message.timestamp.{n}.max.ms", defaults[n]) for n in names],
+        "group": [],
+        "client_metrics": [],
+        "topic_synonyms": {
+            f"message.timestamp.{n}.max.ms": [{"name": f"log.message.timestamp.{n}.max.ms", "converter": None}]
+            for n in names
+        },
+        "broker_synonym_groups": [],
+        "group_synonyms": {},
+        "topic_configs_without_server_default": [],
+        "cross_field_checks": [],
+        "notes": [],
+        "unresolved": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("kafka_version", "expected"),
+    [
+        (
+            "3.9",
+            {
+                ("BROKER", "1", BEFORE): ("86400000", "DYNAMIC_BROKER_CONFIG", DIFF, MAX),
+                ("BROKER", "2", BEFORE): (MAX, "DEFAULT_CONFIG", BEFORE, None),
+                # on broker 1 the derived bound (86400000) is inherited and wins over the topic's difference
+                ("TOPIC", "t8", "message.timestamp.before.max.ms"): ("86400000", "DYNAMIC_BROKER_CONFIG", DIFF, MAX),
+                (
+                    "TOPIC",
+                    "t9",
+                    "message.timestamp.before.max.ms",
+                ): ("3600000", "DYNAMIC_TOPIC_CONFIG", "message.timestamp.difference.max.ms", MAX),
+            },
+        ),
+        (
+            "4.0",
+            {
+                ("BROKER", "1", BEFORE): (MAX, "DEFAULT_CONFIG", BEFORE, None),
+                ("TOPIC", "t9", "message.timestamp.before.max.ms"): (
+                    MAX,
+                    "DEFAULT_CONFIG",
+                    "message.timestamp.before.max.ms",
+                    None,
+                ),
+                ("TOPIC", "t9", "message.timestamp.after.max.ms"): (
+                    "3600000",
+                    "DEFAULT_CONFIG",
+                    "message.timestamp.after.max.ms",
+                    None,
+                ),
+            },
+        ),
+    ],
+    ids=["3.9-falls-back", "4.0-reads-the-bound"],
+)
+def test_resolution_applies_the_fallback_of_the_audited_release(
+    interpreted_spark: SparkSession, mv_table: Any, kafka_version: str, expected: dict[tuple[str, ...], Any]
+) -> None:
+    spark = interpreted_spark
+    bronze = records(
+        spark,
+        [
+            feature(0, "metadata.version", 21),
+            register(1, 1, mv_max=21),
+            register(2, 2, mv_max=21),
+            broker_config(3, 1, DIFF, "86400000"),
+            topic(4, "t8", "T8T8T8T8T8T8T8T8T8T8TA"),
+            partition(5, "T8T8T8T8T8T8T8T8T8T8TA", 0, [1]),
+            topic_config(6, "t8", "message.timestamp.difference.max.ms", "3600000"),
+            topic(7, "t9", "T9T9T9T9T9T9T9T9T9T9TA"),
+            partition(8, "T9T9T9T9T9T9T9T9T9T9TA", 0, [2]),
+            topic_config(9, "t9", "message.timestamp.difference.max.ms", "3600000"),
+        ],
+        cluster_id="c1",
+    )
+    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints())
+    catalog = KafkaCatalog(
+        releases=tuple(
+            release_catalog_from_document(_timestamp_document(r), source=f"{r} fixture") for r in ("3.9", "4.0")
+        )
+    )
+    effective_df = resolve_effective_configs(
+        state, to_catalog_frames(spark, catalog), kafka_version=kafka_version, keep=Checkpoints()
+    )
+    rows = {
+        (r.resource_type, r.resource_name, r.config_name): (r.value, r.source, r.synonym, r.value_set)
+        for r in effective_df.collect()
+        if r.node_id is None or r.resource_type == "BROKER"
+    }
+    for key, value in expected.items():
+        assert rows[key] == value, key
