@@ -29,6 +29,8 @@ def _row(resource_type: str, name: str, value: str | None, source: str = "DEFAUL
         "source_offset": None,
         "source_timestamp": None,
         "kafka_release": "4.2",
+        "value_set": None,
+        "is_assumed": False,
     }
     return tuple(fields[f.name] for f in EFFECTIVE_CONFIGS.fields)
 
