@@ -533,7 +533,13 @@ def _evaluate(
             _append(store, "highest_safe_levels", _with_run(safe_df, run_id, run_ts))
         # the resolution's nodes and broker layers are reused (resolved.resolution), not computed again
         all_findings_df = resolved.state.findings.unionByName(
-            effective_findings(at_target, frames, kafka_version=settings.kafka_version, keep=resolved.resolution)
+            effective_findings(
+                at_target,
+                frames,
+                kafka_version=settings.kafka_version,
+                keep=resolved.resolution,
+                effective_df=resolved.effective_df,
+            )
         ).unionByName(ambiguous_release_findings(resolved.state.brokers, kafka_version=settings.kafka_version))
         all_findings_df = all_findings_df.unionByName(to_upgrade_effect_findings(resolved.upgrade_effects))
         with step(spark, "upgrade effects"):

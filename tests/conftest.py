@@ -105,8 +105,9 @@ def spark() -> Iterator[object]:
             "spark.ui.enabled": "false",
             "spark.sql.adaptive.coalescePartitions.initialPartitionNum": "2",
             "spark.default.parallelism": "2",
-            # one session per worker runs hundreds of modules' plans and local checkpoints: 3 GiB (the jobs'
-            # default) ran into long GC pauses and a lost JVM late in a worker's run
+            # one session per worker runs hundreds of modules' plans and local checkpoints. (Workers' JVMs were
+            # lost late in CI runs: full GCs back to back, the block manager full of broadcasts' 64 MiB Tungsten
+            # pages; build_session now sets 2 MiB pages, see jobs/session.py.)
             "spark.driver.memory": "4g",
             "spark.sql.warehouse.dir": str(Path(os.environ.get("TMPDIR", "/tmp")) / "kraft-audit-test-wh"),
             **({} if os.environ.get("KRAFT_AUDIT_TEST_CODEGEN") else INTERPRETED),

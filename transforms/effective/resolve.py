@@ -169,25 +169,32 @@ def resolve_effective_configs(
 
 
 def effective_findings(
-    state: ReplayResult, catalog_frames: CatalogFrames, *, kafka_version: str | None = None, keep: Keep = as_planned
+    state: ReplayResult,
+    catalog_frames: CatalogFrames,
+    *,
+    kafka_version: str | None = None,
+    keep: Keep = as_planned,
+    effective_df: DataFrame | None = None,
 ) -> DataFrame:
     """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG``, ``INVALID_DYNAMIC_CONFIG``,
     ``REJECTED_CONFIG_LAYER`` (brokers' and controllers'), ``SKIPPED_ON_REPLAY``, ``ASSUMED_CONTROLLER_CONFIG``,
     ``CLAMPED_DYNAMIC_CONFIG`` and ``COVERAGE_GAP`` (same arguments as ``resolve_effective_configs``; a ``keep``
-    that returns the frames it kept before shares them)."""
+    that returns the frames it kept before shares them). The clamp findings read the resolved BROKER and GROUP rows:
+    pass ``effective_df`` (what ``resolve_effective_configs`` returned for the same state) when the caller has it,
+    otherwise those two types are resolved here."""
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     controllers_df, controller_layers_df = _controllers_and_layers(state, catalog_frames, nodes_df, keep)
     all_layers_df = layers_df.unionByName(controller_layers_df)
     dynamic_df = without_unsupported(state.dynamic_configs, nodes_df, catalog_frames.config_keys_df)
-    clamped_df = to_clamped_findings(
-        resolve_effective_configs(
+    if effective_df is None:
+        effective_df = resolve_effective_configs(
             state,
             catalog_frames,
             kafka_version=kafka_version,
             resource_types=(ResourceType.BROKER, ResourceType.GROUP),
             keep=keep,
         )
-    )
+    clamped_df = to_clamped_findings(effective_df)
     return (
         to_ignored_dynamic_findings(all_layers_df)
         .unionByName(to_rejected_layer_findings(all_layers_df))
