@@ -18,7 +18,8 @@ Worked out by hand from confluentinc/kafka 4.2:
 * ReplicationControlManager.getTopicEffectiveMinIsr = min(1, replication factor 2) = 1 for ``orders``: the
   controller-view rule fails, while the brokers' view rule ``topic-min-isr-at-least-2`` passes on the same topic;
 * the active controller is not in the log: 3001 has no file (and for unclean election would use the default
-  ``false``, unlike 3000), so both keys are taken from 3000's view and marked assumed (ASSUMED_CONTROLLER_CONFIG).
+  ``false``, unlike 3000), so both keys are taken from 3000's view and marked assumed (ASSUMED_CONTROLLER_CONFIG;
+  the rows of ``orders``, which has no override, are ``is_assumed`` and the violations on them ``value_assumed``).
 
 ``--upgrade-with metadata``: the upgrade writes nothing (tests/jobs/test_upgrade_effects_e2e.py covers that).
 """
@@ -77,7 +78,7 @@ def run(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[s
         for r in store.read("findings").where(f"run_id = '{run_id}' and kind = 'ASSUMED_CONTROLLER_CONFIG'").collect()
     )
     violations = sorted(
-        (r.constraint_id, r.resource_type, r.resource_name, r.node_id, r.value, r.remediation)
+        (r.constraint_id, r.resource_type, r.resource_name, r.node_id, r.value, r.remediation, r.value_assumed)
         for r in store.read("violations").where(f"run_id = '{run_id}'").collect()
     )
     return {"code": code, "effective": effective, "findings": findings, "violations": violations}
@@ -134,4 +135,10 @@ def test_rules_judge_the_controllers_view(run: dict[str, Any]) -> None:
     assert not [v for v in run["violations"] if v[0] == "topic-min-isr-at-least-2"]
     fix = {v[0]: v[5] for v in run["violations"]}["controller-no-unclean-election"]
     assert "--entity-type topics --entity-name orders" in fix
+    # the controller's view is assumed, so are the values the two controller rules judged; 3000's own file is known
+    assert {v[0]: v[6] for v in run["violations"]} == {
+        "broker-no-unclean-election": False,
+        "controller-elr-min-isr-at-least-2": True,
+        "controller-no-unclean-election": True,
+    }
     assert run["code"] == 1

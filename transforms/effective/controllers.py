@@ -222,7 +222,9 @@ def to_controller_topic_effective(
     state: ReplayResult, dynamic_df: DataFrame, controllers_df: DataFrame, frames: CatalogFrames
 ) -> DataFrame:
     """``EFFECTIVE_CONFIGS`` rows of resource type ``CONTROLLER_TOPIC``: per live topic and enforced key, the
-    value the (assumed) active controller uses; ``node_id`` names that controller.
+    value the (assumed) active controller uses; ``node_id`` names that controller. A row without a topic override
+    is ``is_assumed`` when its key has an ``ASSUMED_CONTROLLER_CONFIG`` finding (the controllers differ, or one of
+    them would read a server.properties nobody gave).
 
     Args:
         state: the replayed state (topics, static and dynamic layers).
@@ -258,7 +260,10 @@ def to_controller_topic_effective(
             "entity",
             F.col("chosen.node_id").alias("node_id"),
             "config_name",
-            F.when(F.col("o").isNotNull(), override_r).otherwise(F.col("chosen.r")).alias("r"),
+            # without an override the row is the chosen controller's view: assumed when the finding says so
+            F.when(F.col("o").isNotNull(), override_r)
+            .otherwise(F.col("chosen.r").withField("is_assumed", _assumed_reasons() != F.lit("")))
+            .alias("r"),
         )
     )
     return to_effective_rows(rows_df, resource_type=ResourceType.CONTROLLER_TOPIC)

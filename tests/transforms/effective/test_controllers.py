@@ -290,6 +290,25 @@ def test_controller_topic_rows_use_the_controllers_view(
     assert (node, *_summary(result.rows[(cluster, "CONTROLLER_TOPIC", topic_name, node, key)])) == expected
 
 
+def test_controller_topic_rows_without_an_override_are_assumed_where_the_view_is(result: Result) -> None:
+    # by hand from the clusters above: k's unclean.leader.election.enable differs between 3000 (file, true) and
+    # 3001 (no file, default) -> t2's row is assumed, t1's is its override; k's min ISR is one record both
+    # controllers read; k2's files agree; k3's min ISR is its registration's, its unclean default would come from a
+    # server.properties nobody gave; k5's controller has a file
+    got = {(k[0], k[2], k[4]): r.is_assumed for k, r in result.rows.items() if k[1] == "CONTROLLER_TOPIC"}
+    assert got == {
+        ("k", "t1", MIN_ISR): False,
+        ("k", "t2", MIN_ISR): False,
+        ("k", "t1", UNCLEAN): False,
+        ("k", "t2", UNCLEAN): True,
+        ("k2", "t", UNCLEAN): False,
+        ("k2", "t", MIN_ISR): False,
+        ("k3", "t", MIN_ISR): False,
+        ("k3", "t", UNCLEAN): True,
+        ("k5", "t", MIN_ISR): False,
+    }
+
+
 def test_a_key_appears_only_where_the_controllers_release_reads_it(result: Result) -> None:
     got = {(k[3], k[4]): _summary(r) for k, r in result.rows.items() if k[0] == "k5" and k[1] == "CONTROLLER_TOPIC"}
     assert got == {(3000, MIN_ISR): ("3", "STATIC_BROKER_CONFIG", None)}
