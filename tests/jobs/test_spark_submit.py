@@ -134,6 +134,9 @@ def spark_submit(package: Path, tmp: Path, name: str, master: str, *conf: str) -
         f"kraft-audit-{name}",
         "--py-files",
         str(package / "kraft_audit.zip"),
+        # as the README says: a 1 GiB driver (spark-submit's default) ran out of heap writing the event log
+        "--driver-memory",
+        "2g",
         "--conf",
         "spark.ui.enabled=false",
         # C1 only: a third less CPU for these short JVMs; the job must add its UTC zone to the executors' options
