@@ -182,6 +182,11 @@ def _per_cluster_key(views_df: DataFrame) -> DataFrame:
     )
 
 
+def _is_assumed() -> Column:
+    """Whether the chosen view is assumed (exactly when ``_assumed_reasons`` is not empty)."""
+    return (F.col("distinct_values") > 1) | (F.size("unknown") > 0)
+
+
 def _assumed_reasons() -> Column:
     """Why the chosen view is assumed ("" when it is known)."""
     return F.concat_ws(
@@ -262,7 +267,7 @@ def to_controller_topic_effective(
             "config_name",
             # without an override the row is the chosen controller's view: assumed when the finding says so
             F.when(F.col("o").isNotNull(), override_r)
-            .otherwise(F.col("chosen.r").withField("is_assumed", _assumed_reasons() != F.lit("")))
+            .otherwise(F.col("chosen.r").withField("is_assumed", _is_assumed()))
             .alias("r"),
         )
     )
