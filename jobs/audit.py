@@ -440,8 +440,9 @@ def _replay_and_resolve(
     # one set of checkpoints for the resolution of at_target: the findings stage reuses its nodes and layers
     resolution = Checkpoints()
     with stage(spark, "resolving effective configurations"):
-        effective_df = truncated(
-            resolve_effective_configs(at_target, frames, kafka_version=settings.kafka_version, keep=resolution)
+        # a union of the resolution's kept rows per resource type: read as it is, not copied again
+        effective_df = resolve_effective_configs(
+            at_target, frames, kafka_version=settings.kafka_version, keep=resolution
         )
         _replace(store, "effective_configs", effective_df, clusters)
     return _Resolved(

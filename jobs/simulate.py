@@ -30,7 +30,7 @@ from jobs import audit, conf_loader, lookups
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
-from jobs.stages import Checkpoints, truncated
+from jobs.stages import Checkpoints
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.errors import ConfigError, InputError
@@ -169,9 +169,8 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
 
     both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
-    effective_df = truncated(
-        resolve_effective_configs(both, frames, kafka_version=settings.kafka_version, keep=Checkpoints())
-    )
+    # a union of the resolution's kept rows per resource type (jobs.stages)
+    effective_df = resolve_effective_configs(both, frames, kafka_version=settings.kafka_version, keep=Checkpoints())
     run_id = uuid.uuid4().hex
     run_ts = datetime.now(UTC).replace(microsecond=0)
 

@@ -93,6 +93,11 @@ def _controllers_and_layers(
     return controllers_df, keep("controller_layers", to_controller_layers(state, controllers_df, frames))
 
 
+def _supported_dynamic(state: ReplayResult, nodes_df: DataFrame, keys_df: DataFrame, keep: Keep) -> DataFrame:
+    """The dynamic records the nodes' releases support (KAFKA-19851), read by every resource type."""
+    return keep("supported_dynamic", without_unsupported(state.dynamic_configs, nodes_df, keys_df))
+
+
 def resolve_effective_configs(
     state: ReplayResult,
     catalog_frames: CatalogFrames,
@@ -121,14 +126,17 @@ def resolve_effective_configs(
         raise ValueError(f"resource_types must be a non-empty subset of {known}, got {sorted(wanted)}")
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
-    dynamic_df = without_unsupported(state.dynamic_configs, nodes_df, keys_df)  # KAFKA-19851
-    partial_df = partial_static_nodes(state.broker_static_configs, nodes_df)  # values assumed (is_assumed)
+    dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
+    partial_df = keep("partial_static_nodes", partial_static_nodes(state.broker_static_configs, nodes_df))
     broker_df = (
         keep(
             "broker_rows",
-            to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df, partial_static_df=partial_df)
-            .transform(with_broker_timestamp_fallback)  # 3.6-3.9
-            .transform(with_broker_clamps),  # 4.3+
+            keep(  # the clamps read these rows twice
+                "unclamped_broker_rows",
+                to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df, partial_static_df=partial_df).transform(
+                    with_broker_timestamp_fallback  # 3.6-3.9
+                ),
+            ).transform(with_broker_clamps),  # 4.3+
         )
         if wanted & {ResourceType.BROKER, ResourceType.GROUP}
         else None
@@ -139,9 +147,19 @@ def resolve_effective_configs(
     if wanted & {ResourceType.BROKER, ResourceType.CONTROLLER_TOPIC}:
         controllers_df, controller_layers_df = _controllers_and_layers(state, catalog_frames, nodes_df, keep)
         if ResourceType.BROKER in wanted:
-            parts.append(to_controller_broker_effective(controller_layers_df, controllers_df, catalog_frames))
+            parts.append(
+                keep(
+                    "controller_broker_rows",
+                    to_controller_broker_effective(controller_layers_df, controllers_df, catalog_frames),
+                )
+            )
         if ResourceType.CONTROLLER_TOPIC in wanted:
-            parts.append(to_controller_topic_effective(state, dynamic_df, controllers_df, catalog_frames))
+            parts.append(
+                keep(
+                    "controller_topic_rows",
+                    to_controller_topic_effective(state, dynamic_df, controllers_df, catalog_frames),
+                )
+            )
     if ResourceType.TOPIC in wanted:
         topic_views_df = keep(
             "topic_views",
@@ -150,20 +168,27 @@ def resolve_effective_configs(
             ),
         )
         parts.append(
-            to_topic_effective(state.topics, dynamic_df, nodes_df, topic_views_df, keys_df).transform(
-                with_topic_timestamp_fallback, nodes_df
+            keep(
+                "topic_rows",
+                to_topic_effective(state.topics, dynamic_df, nodes_df, topic_views_df, keys_df).transform(
+                    with_topic_timestamp_fallback, nodes_df
+                ),
             )
         )
     if broker_df is not None and ResourceType.GROUP in wanted:
         parts.append(
-            to_group_effective(dynamic_df, nodes_df, broker_df, keys_df, synonyms_df).transform(
-                with_group_clamps, broker_df, nodes_df
+            keep(
+                "group_rows",
+                # the clamps read the unclamped rows three times: kept, so their plan is not repeated
+                keep(
+                    "unclamped_group_rows", to_group_effective(dynamic_df, nodes_df, broker_df, keys_df, synonyms_df)
+                ).transform(with_group_clamps, broker_df, nodes_df),
             )
         )
     if ResourceType.CLIENT_METRICS in wanted:
-        parts.append(to_client_metrics_effective(dynamic_df, nodes_df, keys_df))
+        parts.append(keep("client_metrics_rows", to_client_metrics_effective(dynamic_df, nodes_df, keys_df)))
     if ResourceType.CLIENT in wanted:
-        parts.append(to_client_effective(state.client_entity_configs))
+        parts.append(keep("client_rows", to_client_effective(state.client_entity_configs)))
     columns = EFFECTIVE_CONFIGS.fieldNames()
     return reduce(DataFrame.unionByName, [part.select(*columns) for part in parts])
 
@@ -185,7 +210,7 @@ def effective_findings(
     nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     controllers_df, controller_layers_df = _controllers_and_layers(state, catalog_frames, nodes_df, keep)
     all_layers_df = layers_df.unionByName(controller_layers_df)
-    dynamic_df = without_unsupported(state.dynamic_configs, nodes_df, catalog_frames.config_keys_df)
+    dynamic_df = _supported_dynamic(state, nodes_df, catalog_frames.config_keys_df, keep)
     if effective_df is None:
         effective_df = resolve_effective_configs(
             state,
