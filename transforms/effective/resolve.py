@@ -18,8 +18,10 @@ Rows per resource type (see the module of each for Kafka's rules):
   enforces, resolved with its own view.
 
 A pure plan. The shared intermediates (``nodes``: brokers with their catalog release, ``broker_layers``,
-``broker_rows``, ``topic_views``) pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can
-compute each once (the audit job checkpoints them: ``jobs.stages``).
+``applied_layers``, ``supported_dynamic``, the rows the clamps re-read, ``topic_views``) and each resource type's
+rows (``*_rows``) pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can compute each once
+and the result is a union of small plans (the audit job checkpoints them: ``jobs.stages``; one plan over every
+type re-planned the groups three times and ran 387 adaptive stages).
 
 ``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses
 its registered metadata.version's release (``BROKERS.kafka_release``), mapped to the newest catalog release not
