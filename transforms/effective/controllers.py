@@ -54,7 +54,6 @@ from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.common import latest_key_attributes, resolved
-from transforms.effective.layer_validity import without_rejected_layers
 from transforms.effective.topics import to_effective_rows, to_topic_node_views
 from transforms.finding_rows import finding_rows
 from transforms.replay.state import ReplayResult
@@ -63,8 +62,8 @@ __all__ = [
     "ASSUMED_CONTROLLER_CONFIG",
     "ENFORCED_TOPIC_KEYS",
     "controller_nodes",
+    "layered_controllers",
     "to_controller_findings",
-    "to_controller_layers",
     "to_controller_topic_effective",
 ]
 
@@ -121,20 +120,19 @@ def _layers(state: ReplayResult, nodes_df: DataFrame, frames: CatalogFrames) -> 
     )
 
 
-def to_controller_layers(state: ReplayResult, controllers_df: DataFrame, frames: CatalogFrames) -> DataFrame:
-    """``LAYER_COLUMNS`` of the controller-only nodes with a file, dropped values and refused layers marked as for
-    a broker (``to_broker_layers`` then ``without_rejected_layers``)."""
-    own_df = controllers_df.where(~F.col("is_broker") & F.col("has_file")).select(
+def layered_controllers(controllers_df: DataFrame) -> DataFrame:
+    """``(cluster_id, node_id, catalog_release, release_rank)`` of the controller-only nodes with a file: the
+    controllers whose layers are built, checked and resolved as a broker's (``to_broker_layers`` then
+    ``without_rejected_layers``, in the same plan as the brokers': the resolution passes both node sets at once)."""
+    return controllers_df.where(~F.col("is_broker") & F.col("has_file")).select(
         *_NODE, "catalog_release", "release_rank"
     )
-    return without_rejected_layers(_layers(state, own_df, frames), own_df, frames)
 
 
 def to_controller_broker_effective(layers_df: DataFrame, controllers_df: DataFrame, frames: CatalogFrames) -> DataFrame:
-    """``EFFECTIVE_CONFIGS`` BROKER rows of the controller-only nodes with a file (``to_controller_layers``)."""
-    own_df = controllers_df.where(~F.col("is_broker") & F.col("has_file")).select(
-        *_NODE, "catalog_release", "release_rank"
-    )
+    """``EFFECTIVE_CONFIGS`` BROKER rows of the controller-only nodes with a file, from ``layers_df`` (applied
+    ``LAYER_COLUMNS`` that include theirs; other nodes' rows are not read)."""
+    own_df = layered_controllers(controllers_df)
     return to_broker_effective(layers_df, own_df, frames.config_keys_df, frames.synonyms_df)
 
 

@@ -17,11 +17,12 @@ Rows per resource type (see the module of each for Kafka's rules):
   ``--static-config`` file, resolved as a broker's; CONTROLLER_TOPIC rows, the topic keys the active controller
   enforces, resolved with its own view.
 
-A pure plan. The shared intermediates (``nodes``: brokers with their catalog release, ``broker_layers``,
-``applied_layers``, ``supported_dynamic``, the rows the clamps re-read, ``topic_views``) and each resource type's
-rows (``*_rows``) pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can compute each once
-and the result is a union of small plans (the audit job checkpoints them: ``jobs.stages``; one plan over every
-type re-planned the groups three times and ran 387 adaptive stages).
+A pure plan. The shared intermediates (``nodes``: brokers with their catalog release, ``controller_nodes``,
+``node_layers`` and ``applied_layers``: the brokers' and the layered controllers' layers, checked in one plan,
+``supported_dynamic``, the rows the clamps re-read, ``topic_views``) and each resource type's rows (``*_rows``)
+pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can compute each once and the result is
+a union of small plans (the audit job checkpoints them: ``jobs.stages``; one plan over every type re-planned the
+groups three times and ran 387 adaptive stages).
 
 ``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses
 its registered metadata.version's release (``BROKERS.kafka_release``), mapped to the newest catalog release not
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from functools import reduce
+from typing import NamedTuple
 
 from pyspark.sql import DataFrame
 
@@ -51,9 +53,9 @@ from transforms.effective.common import (
 )
 from transforms.effective.controllers import (
     controller_nodes,
+    layered_controllers,
     to_controller_broker_effective,
     to_controller_findings,
-    to_controller_layers,
     to_controller_topic_effective,
 )
 from transforms.effective.findings import (
@@ -74,25 +76,28 @@ from transforms.effective.topics import to_topic_effective, to_topic_node_views
 from transforms.replay.state import ReplayResult
 
 
-def _nodes_and_layers(
-    state: ReplayResult, frames: CatalogFrames, kafka_version: str | None, keep: Keep
-) -> tuple[DataFrame, DataFrame]:
+class _Layers(NamedTuple):
+    nodes: DataFrame  # the brokers with their catalog release
+    controllers: DataFrame  # every controller (``controller_nodes``)
+    broker_layers: DataFrame  # the brokers' layers (applied or marked ignored)
+    node_layers: DataFrame  # the brokers' and the layered controllers' (``layered_controllers``)
+
+
+def _nodes_and_layers(state: ReplayResult, frames: CatalogFrames, kafka_version: str | None, keep: Keep) -> _Layers:
+    """The brokers' and the layered controllers' layers, built and checked in one plan (a layer-validity plan is
+    the largest of a resolution; the nodes are judged independently, so one plan over both gives each its own)."""
     nodes_df = keep("nodes", with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version))
+    controllers_df = keep("controller_nodes", controller_nodes(state, nodes_df))
+    layered_df = nodes_df.unionByName(layered_controllers(controllers_df))
     layers_df = keep(
-        "broker_layers",
+        "node_layers",
         to_broker_layers(
-            state.broker_static_configs, state.dynamic_configs, nodes_df, frames.config_keys_df, frames.key_checks_df
+            state.broker_static_configs, state.dynamic_configs, layered_df, frames.config_keys_df, frames.key_checks_df
         ),
     )
-    layers_df = keep("applied_layers", without_rejected_layers(layers_df, nodes_df, frames))
-    return nodes_df, layers_df
-
-
-def _controllers_and_layers(
-    state: ReplayResult, frames: CatalogFrames, nodes_df: DataFrame, keep: Keep
-) -> tuple[DataFrame, DataFrame]:
-    controllers_df = keep("controller_nodes", controller_nodes(state, nodes_df))
-    return controllers_df, keep("controller_layers", to_controller_layers(state, controllers_df, frames))
+    all_df = keep("applied_layers", without_rejected_layers(layers_df, layered_df, frames))
+    brokers_df = all_df.join(nodes_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="left_semi")
+    return _Layers(nodes=nodes_df, controllers=controllers_df, broker_layers=brokers_df, node_layers=all_df)
 
 
 def _supported_dynamic(state: ReplayResult, nodes_df: DataFrame, keys_df: DataFrame, keep: Keep) -> DataFrame:
@@ -126,7 +131,8 @@ def resolve_effective_configs(
     if not wanted or wanted - set(RESOURCE_TYPES):
         known = tuple(str(t) for t in RESOURCE_TYPES)  # plain strings: the message shows values, not enum reprs
         raise ValueError(f"resource_types must be a non-empty subset of {known}, got {sorted(wanted)}")
-    nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    nodes_df, layers_df = layers.nodes, layers.broker_layers
     keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
     dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
     partial_df = keep("partial_static_nodes", partial_static_nodes(state.broker_static_configs, nodes_df))
@@ -147,19 +153,18 @@ def resolve_effective_configs(
     if broker_df is not None and ResourceType.BROKER in wanted:
         parts.append(broker_df)
     if wanted & {ResourceType.BROKER, ResourceType.CONTROLLER_TOPIC}:
-        controllers_df, controller_layers_df = _controllers_and_layers(state, catalog_frames, nodes_df, keep)
         if ResourceType.BROKER in wanted:
             parts.append(
                 keep(
                     "controller_broker_rows",
-                    to_controller_broker_effective(controller_layers_df, controllers_df, catalog_frames),
+                    to_controller_broker_effective(layers.node_layers, layers.controllers, catalog_frames),
                 )
             )
         if ResourceType.CONTROLLER_TOPIC in wanted:
             parts.append(
                 keep(
                     "controller_topic_rows",
-                    to_controller_topic_effective(state, dynamic_df, controllers_df, catalog_frames),
+                    to_controller_topic_effective(state, dynamic_df, layers.controllers, catalog_frames),
                 )
             )
     if ResourceType.TOPIC in wanted:
@@ -209,9 +214,13 @@ def effective_findings(
     that returns the frames it kept before shares them). The clamp findings read the resolved BROKER and GROUP rows:
     pass ``effective_df`` (what ``resolve_effective_configs`` returned for the same state) when the caller has it,
     otherwise those two types are resolved here."""
-    nodes_df, layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
-    controllers_df, controller_layers_df = _controllers_and_layers(state, catalog_frames, nodes_df, keep)
-    all_layers_df = layers_df.unionByName(controller_layers_df)
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    nodes_df, layers_df, controllers_df, all_layers_df = (
+        layers.nodes,
+        layers.broker_layers,
+        layers.controllers,
+        layers.node_layers,
+    )
     dynamic_df = _supported_dynamic(state, nodes_df, catalog_frames.config_keys_df, keep)
     if effective_df is None:
         effective_df = resolve_effective_configs(
