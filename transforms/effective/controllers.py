@@ -180,9 +180,17 @@ def _per_cluster_key(views_df: DataFrame) -> DataFrame:
     )
 
 
+def _views_differ() -> Column:
+    return F.col("distinct_values") > 1
+
+
+def _has_unknown_controllers() -> Column:
+    return F.size("unknown") > 0
+
+
 def _is_assumed() -> Column:
-    """Whether the chosen view is assumed (exactly when ``_assumed_reasons`` is not empty)."""
-    return (F.col("distinct_values") > 1) | (F.size("unknown") > 0)
+    """Whether the chosen view is assumed (``_assumed_reasons`` says why)."""
+    return _views_differ() | _has_unknown_controllers()
 
 
 def _assumed_reasons() -> Column:
@@ -190,11 +198,10 @@ def _assumed_reasons() -> Column:
     return F.concat_ws(
         "; ",
         F.when(
-            F.col("distinct_values") > 1,
-            F.lit("the controllers resolve it differently and the active controller is not in the log"),
+            _views_differ(), F.lit("the controllers resolve it differently and the active controller is not in the log")
         ),
         F.when(
-            F.size("unknown") > 0,
+            _has_unknown_controllers(),
             F.concat(
                 F.lit("controller(s) "),
                 F.array_join(F.transform("unknown", lambda n: n.cast("string")), ", "),
@@ -287,7 +294,6 @@ def to_controller_findings(
         .groupBy("cluster_id", "config_name")
         .agg(F.count(F.lit(1)).alias("topics"))
     )
-    reasons = _assumed_reasons()
     message = F.concat(
         F.lit("the "),
         F.col("config_name"),
@@ -300,12 +306,12 @@ def to_controller_findings(
         F.lit(" from "),
         F.col("chosen.r.source"),
         F.lit("), an assumption: "),
-        reasons,
+        _assumed_reasons(),
         F.lit(" (controllers: "),
         F.array_join("described", ", "),
         F.lit("); pass --static-config NODE=server.properties for each controller to know it"),
     )
-    assumed_df = per_key_df.join(inheriting_df, on=["cluster_id", "config_name"], how="inner").where(reasons != "")
+    assumed_df = per_key_df.join(inheriting_df, on=["cluster_id", "config_name"], how="inner").where(_is_assumed())
     return finding_rows(
         assumed_df,
         kind=ASSUMED_CONTROLLER_CONFIG,
