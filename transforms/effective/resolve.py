@@ -214,13 +214,7 @@ def effective_findings(
     that returns the frames it kept before shares them). The clamp findings read the resolved BROKER and GROUP rows:
     pass ``effective_df`` (what ``resolve_effective_configs`` returned for the same state) when the caller has it,
     otherwise those two types are resolved here."""
-    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
-    nodes_df, layers_df, controllers_df, all_layers_df = (
-        layers.nodes,
-        layers.broker_layers,
-        layers.controllers,
-        layers.node_layers,
-    )
+    nodes_df, controllers_df, layers_df, all_layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     dynamic_df = _supported_dynamic(state, nodes_df, catalog_frames.config_keys_df, keep)
     if effective_df is None:
         effective_df = resolve_effective_configs(
