@@ -502,6 +502,8 @@ def _evaluate(
                         layers=layers,
                         kafka_version=settings.kafka_version,
                         keep=Checkpoints(),
+                        # the topic and group fallbacks are planned on the audit's own resolution of at_target
+                        resolution_keep=resolved.resolution,
                     ),
                     failures_df=failures_df,
                     keep=Checkpoints(),

@@ -170,9 +170,6 @@ def top_layer_only(df: DataFrame, *, group_col: str) -> DataFrame:
 # ClientMetricsConfigs do not define are skipped on replay; BROKER keys are never filtered.
 SKIPS_UNSUPPORTED_FROM_RANK: Final = 4000
 SKIPPABLE_RESOURCE_TYPES: Final = ("TOPIC", "GROUP", "CLIENT_METRICS")
-# Keys kraft-audit itself puts into a what-if state (``transforms.whatif.fallbacks.GROUP_PLACEHOLDER_KEY``): never
-# skipped, they stand for no record.
-SYNTHETIC_KEY_PREFIX: Final = "\u0000kraft-audit."
 
 
 def cluster_release(nodes_df: DataFrame) -> DataFrame:
@@ -196,9 +193,7 @@ def unsupported_overrides(dynamic_df: DataFrame, nodes_df: DataFrame, config_key
         F.max_by("release", release_rank_column(F.col("release"))).alias("last_release")
     )
     return (
-        dynamic_df.where(
-            F.col("resource_type").isin(*SKIPPABLE_RESOURCE_TYPES) & ~F.col("name").startswith(SYNTHETIC_KEY_PREFIX)
-        )
+        dynamic_df.where(F.col("resource_type").isin(*SKIPPABLE_RESOURCE_TYPES))
         .join(
             cluster_release(nodes_df).where(F.col("release_rank") >= SKIPS_UNSUPPORTED_FROM_RANK).drop("release_rank"),
             on="cluster_id",

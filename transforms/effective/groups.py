@@ -97,22 +97,36 @@ def _overrides(dynamic_df: DataFrame, config_keys_df: DataFrame, resource_type: 
     )
 
 
-def to_group_effective(
-    dynamic_df: DataFrame,
-    nodes_df: DataFrame,
-    broker_effective_df: DataFrame,
-    config_keys_df: DataFrame,
-    synonyms_df: DataFrame,
+def to_group_views(
+    nodes_df: DataFrame, broker_effective_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
 ) -> DataFrame:
-    """``EFFECTIVE_CONFIGS`` rows of resource type GROUP."""
-    overrides_df = _overrides(dynamic_df, config_keys_df, ResourceType.GROUP, ConfigSource.DYNAMIC_GROUP_CONFIG)
+    """``(cluster_id, node_id, config_name, r)``: what a group of each cluster gets for every group key it does not
+    set, from the views of all the cluster's registered brokers (``collapse_node_views``: one row with ``node_id``
+    NULL where they agree). The same for every group of a cluster."""
     all_brokers_df = nodes_df.select("cluster_id", F.lit(_ALL_BROKERS).alias("entity"), "node_id")
-    cluster_rows_df = collapse_node_views(
+    return collapse_node_views(
         all_brokers_df, _group_node_views(nodes_df, broker_effective_df, config_keys_df, synonyms_df)
     ).drop("entity")
-    groups_df = overrides_df.select("cluster_id", "entity").distinct()
+
+
+def to_group_effective(
+    dynamic_df: DataFrame,
+    group_views_df: DataFrame,
+    config_keys_df: DataFrame,
+    *,
+    groups_df: DataFrame | None = None,
+) -> DataFrame:
+    """``EFFECTIVE_CONFIGS`` rows of resource type GROUP: of every group with a GROUP record in ``dynamic_df``, or of
+    the groups in ``groups_df`` (``cluster_id, entity``) when given (e.g. groups whose records were left out).
+    ``group_views_df``: ``to_group_views``."""
+    overrides_df = _overrides(dynamic_df, config_keys_df, ResourceType.GROUP, ConfigSource.DYNAMIC_GROUP_CONFIG)
+    if groups_df is None:
+        groups_df = overrides_df.select("cluster_id", "entity").distinct()
+    else:
+        groups_df = groups_df.select("cluster_id", "entity").distinct()
+        overrides_df = overrides_df.join(groups_df, on=["cluster_id", "entity"], how="left_semi")
     inherited_df = (
-        groups_df.join(cluster_rows_df, on="cluster_id", how="inner")
+        groups_df.join(group_views_df, on="cluster_id", how="inner")
         .join(
             overrides_df.select("cluster_id", "entity", "config_name"),
             on=["cluster_id", "entity", "config_name"],

@@ -1,4 +1,5 @@
-"""Entry points: ``resolve_effective_configs`` and ``effective_findings`` (docs/contract.md §4).
+"""Entry points: ``resolve_effective_configs``, ``resolve_without_overrides`` (topics and groups as they resolve
+without their own overrides, on the same intermediates) and ``effective_findings`` (docs/contract.md §4).
 
 Usage (the audit job)::
 
@@ -19,10 +20,10 @@ Rows per resource type (see the module of each for Kafka's rules):
 
 A pure plan. The shared intermediates (``nodes``: brokers with their catalog release, ``controller_nodes``,
 ``node_layers`` and ``applied_layers``: the brokers' and the layered controllers' layers, checked in one plan,
-``supported_dynamic``, the rows the clamps re-read, ``topic_views``) and each resource type's rows (``*_rows``)
-pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can compute each once and the result is
-a union of small plans (the audit job checkpoints them: ``jobs.stages``; one plan over every type re-planned the
-groups three times and ran 387 adaptive stages).
+``supported_dynamic``, the rows the clamps re-read, ``topic_views``, ``group_views``) and each resource type's rows
+(``*_rows``) pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can compute each once and the
+result is a union of small plans (the audit job checkpoints them: ``jobs.stages``; one plan over every type
+re-planned the groups three times and ran 387 adaptive stages).
 
 ``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses
 its registered metadata.version's release (``BROKERS.kafka_release``), mapped to the newest catalog release not
@@ -37,6 +38,7 @@ from functools import reduce
 from typing import NamedTuple
 
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
 from schemas.gold import EFFECTIVE_CONFIGS, FINDING_ROWS
 from schemas.kafka_vocabulary import RESOURCE_TYPES, ResourceType
@@ -65,7 +67,7 @@ from transforms.effective.findings import (
     to_rejected_layer_findings,
     to_skipped_config_findings,
 )
-from transforms.effective.groups import to_client_metrics_effective, to_group_effective
+from transforms.effective.groups import to_client_metrics_effective, to_group_effective, to_group_views
 from transforms.effective.layer_validity import without_rejected_layers
 from transforms.effective.timestamps import (
     with_broker_timestamp_fallback,
@@ -105,6 +107,28 @@ def _supported_dynamic(state: ReplayResult, nodes_df: DataFrame, keys_df: DataFr
     return keep("supported_dynamic", without_unsupported(state.dynamic_configs, nodes_df, keys_df))
 
 
+def _broker_rows(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, keep: Keep) -> DataFrame:
+    """The brokers' rows, clamped (4.3+); groups inherit from them."""
+    unclamped_df = to_broker_effective(
+        layers.broker_layers, layers.nodes, frames.config_keys_df, frames.synonyms_df, partial_static_df=partial_df
+    ).transform(with_broker_timestamp_fallback)  # 3.6-3.9
+    # the clamps read these rows twice
+    return keep("broker_rows", keep("unclamped_broker_rows", unclamped_df).transform(with_broker_clamps))
+
+
+def _topic_views(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, keep: Keep) -> DataFrame:
+    """What each broker gives topics as their defaults (``to_topic_node_views``)."""
+    views_df = to_topic_node_views(
+        layers.broker_layers, layers.nodes, frames.config_keys_df, frames.synonyms_df, partial_static_df=partial_df
+    )
+    return keep("topic_views", views_df.transform(with_view_timestamp_fallback))
+
+
+def _group_views(layers: _Layers, frames: CatalogFrames, broker_df: DataFrame, keep: Keep) -> DataFrame:
+    """What the brokers of each cluster give its groups (``to_group_views``)."""
+    return keep("group_views", to_group_views(layers.nodes, broker_df, frames.config_keys_df, frames.synonyms_df))
+
+
 def resolve_effective_configs(
     state: ReplayResult,
     catalog_frames: CatalogFrames,
@@ -132,20 +156,12 @@ def resolve_effective_configs(
         known = tuple(str(t) for t in RESOURCE_TYPES)  # plain strings: the message shows values, not enum reprs
         raise ValueError(f"resource_types must be a non-empty subset of {known}, got {sorted(wanted)}")
     layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
-    nodes_df, layers_df = layers.nodes, layers.broker_layers
-    keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
+    nodes_df = layers.nodes
+    keys_df = catalog_frames.config_keys_df
     dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
     partial_df = keep("partial_static_nodes", partial_static_nodes(state.broker_static_configs, nodes_df))
     broker_df = (
-        keep(
-            "broker_rows",
-            keep(  # the clamps read these rows twice
-                "unclamped_broker_rows",
-                to_broker_effective(layers_df, nodes_df, keys_df, synonyms_df, partial_static_df=partial_df).transform(
-                    with_broker_timestamp_fallback  # 3.6-3.9
-                ),
-            ).transform(with_broker_clamps),  # 4.3+
-        )
+        _broker_rows(layers, catalog_frames, partial_df, keep)
         if wanted & {ResourceType.BROKER, ResourceType.GROUP}
         else None
     )
@@ -168,12 +184,7 @@ def resolve_effective_configs(
                 )
             )
     if ResourceType.TOPIC in wanted:
-        topic_views_df = keep(
-            "topic_views",
-            to_topic_node_views(layers_df, nodes_df, keys_df, synonyms_df, partial_static_df=partial_df).transform(
-                with_view_timestamp_fallback
-            ),
-        )
+        topic_views_df = _topic_views(layers, catalog_frames, partial_df, keep)
         parts.append(
             keep(
                 "topic_rows",
@@ -188,7 +199,8 @@ def resolve_effective_configs(
                 "group_rows",
                 # the clamps read the unclamped rows three times: kept, so their plan is not repeated
                 keep(
-                    "unclamped_group_rows", to_group_effective(dynamic_df, nodes_df, broker_df, keys_df, synonyms_df)
+                    "unclamped_group_rows",
+                    to_group_effective(dynamic_df, _group_views(layers, catalog_frames, broker_df, keep), keys_df),
                 ).transform(with_group_clamps, broker_df, nodes_df),
             )
         )
@@ -198,6 +210,64 @@ def resolve_effective_configs(
         parts.append(keep("client_rows", to_client_effective(state.client_entity_configs)))
     columns = EFFECTIVE_CONFIGS.fieldNames()
     return reduce(DataFrame.unionByName, [part.select(*columns) for part in parts])
+
+
+def resolve_without_overrides(
+    state: ReplayResult,
+    catalog_frames: CatalogFrames,
+    *,
+    topics_df: DataFrame | None = None,
+    groups_df: DataFrame | None = None,
+    kafka_version: str | None = None,
+    keep: Keep = as_planned,
+) -> DataFrame:
+    """``EFFECTIVE_CONFIGS`` TOPIC rows of the topics in ``topics_df`` and GROUP rows of the groups in
+    ``groups_df``, resolved as if none of their own overrides were set: what each key falls back to once the
+    entity's overrides are deleted (the remediation fallbacks, ``transforms.whatif.fallbacks``).
+
+    Only the entity's own layer is left out: everything below it (the broker views a topic inherits, the broker
+    values a group inherits) is the state's resolution itself, read through ``keep`` under the names
+    ``resolve_effective_configs`` uses. Pass the ``keep`` that held that resolution and these rows are planned on
+    its kept frames instead of resolving the brokers again.
+
+    Args:
+        state: as for ``resolve_effective_configs``.
+        catalog_frames: ``to_catalog_frames(spark, catalog)``.
+        topics_df: ``(cluster_id, topic_name)`` of live topics (others have no rows); None = no TOPIC rows (not
+            planned).
+        groups_df: ``(cluster_id, resource_name)`` of groups; a group exists only while it has a config, so each
+            one named here gets its rows; None = no GROUP rows (not planned).
+        kafka_version: as for ``resolve_effective_configs``.
+        keep: as for ``resolve_effective_configs``; the rows of this function pass through it as
+            ``fallback_topic_rows`` and ``fallback_group_rows``.
+    """
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    nodes_df, keys_df = layers.nodes, catalog_frames.config_keys_df
+    partial_df = keep("partial_static_nodes", partial_static_nodes(state.broker_static_configs, nodes_df))
+    no_overrides_df = _supported_dynamic(state, nodes_df, keys_df, keep).where(
+        ~F.col("resource_type").isin(ResourceType.TOPIC, ResourceType.GROUP)
+    )
+    columns = EFFECTIVE_CONFIGS.fieldNames()
+    parts: list[DataFrame] = []
+    if topics_df is not None:
+        live_df = state.topics.join(topics_df, on=["cluster_id", "topic_name"], how="left_semi")
+        topic_views_df = _topic_views(layers, catalog_frames, partial_df, keep)
+        topic_rows_df = to_topic_effective(live_df, no_overrides_df, nodes_df, topic_views_df, keys_df).transform(
+            with_topic_timestamp_fallback, nodes_df
+        )
+        parts.append(keep("fallback_topic_rows", topic_rows_df).select(*columns))
+    if groups_df is not None:
+        # GROUP_CLAMPS judge only the values a group sets (DYNAMIC_GROUP_CONFIG): without overrides there is none
+        group_rows_df = to_group_effective(
+            no_overrides_df,
+            _group_views(layers, catalog_frames, _broker_rows(layers, catalog_frames, partial_df, keep), keep),
+            keys_df,
+            groups_df=groups_df.select("cluster_id", F.col("resource_name").alias("entity")),
+        )
+        parts.append(keep("fallback_group_rows", group_rows_df).select(*columns))
+    if not parts:
+        raise ValueError("resolve_without_overrides needs topics_df, groups_df or both")
+    return reduce(DataFrame.unionByName, parts)
 
 
 def effective_findings(

@@ -4,28 +4,31 @@
 ``override_sources`` names the layers (``schemas.whatif.FALLBACK_SOURCES``) it has to plan.
 
 The audit collects ``override_sources(failures_df)`` (a handful of rows) and passes
-``functools.partial(resolve_fallbacks, state, frames, layers=..., kafka_version=...)`` to
+``functools.partial(resolve_fallbacks, state, frames, layers=..., kafka_version=..., resolution_keep=...)`` to
 ``evaluate_constraints(fallback_resolver=...)``, which calls it with the violations that come from an override.
 
 A remediation may delete the offending override instead of overriding it again, when the value below it passes
-(``transforms.constraints.evaluate``). What is below is found the same way ``simulate`` finds it: the state is
-changed and resolved again with ``resolve_effective_configs``, so every precedence and synonym rule applies. The
-variants of the state for the ``layers`` the caller names are resolved in one call (``scenarios``), for those
-layers' resource types only (nothing at all when no layer is named), each one removing a whole layer — the layers
-resolve independently per broker and synonym group, so removing a layer gives, for every value that came from it,
-exactly what deleting that one key gives:
+(``transforms.constraints.evaluate``). What is below is found by resolving the entity again without the layer the
+value came from, with the code that resolved the audited state, so every precedence and synonym rule applies. Each
+variant removes a whole layer: the layers resolve independently per broker and synonym group, so removing a layer
+gives, for every value that came from it, exactly what deleting that one key gives. Only the ``layers`` the caller
+names are planned (nothing at all when none is):
 
 ==========================  =====================================================  ===========================
-deleted layer               variant                                                rows kept
+deleted layer               resolved again                                         rows kept
 ==========================  =====================================================  ===========================
 DYNAMIC_BROKER_CONFIG       the needed brokers without the per-broker layer        BROKER rows
 DYNAMIC_DEFAULT_BROKER_…    the needed brokers without the cluster-default layer   BROKER rows
-DYNAMIC_TOPIC_CONFIG        the needed topics without overrides (their clusters'   TOPIC rows (broker views)
-                            brokers)
-DYNAMIC_GROUP_CONFIG        the needed groups without overrides (a placeholder     GROUP rows
-                            key keeps each group, as a group exists only while it
-                            has a config)
+DYNAMIC_TOPIC_CONFIG        the needed topics without their overrides, on the      TOPIC rows (broker views)
+                            state's own broker views
+DYNAMIC_GROUP_CONFIG        the needed groups without their overrides, on the      GROUP rows
+                            state's own broker rows
 ==========================  =====================================================  ===========================
+
+The broker variants change the layers the brokers resolve, so they are resolved again in one call (tagged
+variants, ``scenarios``). Topics and groups sit above the brokers: without their own overrides they inherit from
+the state's brokers as resolved for the audit, so their rows are planned on that resolution's kept frames
+(``resolve_without_overrides`` with the audit's ``keep``) instead of resolving every broker again.
 
 Client-metrics subscriptions have no defaults (deleting a key removes it), and a client entity's key falls back
 to other entities' entries that another variant would have to keep; both keep SET remediations.
@@ -38,7 +41,8 @@ broker view: several rows with ``node_id``), ``deleted_source`` (the layer remov
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection
+from collections.abc import Collection
+from functools import reduce
 from typing import Final
 
 from pyspark.sql import DataFrame
@@ -49,15 +53,13 @@ from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.whatif import FALLBACK_COLUMNS, FALLBACK_SOURCES
 from transforms.checkpoints import Keep, as_planned
-from transforms.effective import resolve_effective_configs
+from transforms.effective import resolve_effective_configs, resolve_without_overrides
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.replay.state import ReplayResult
 from transforms.whatif.scenarios import SCENARIO_SEPARATOR, union_scenarios
 
 __all__ = ["override_sources", "resolve_fallbacks"]
 
-# A key no catalog defines: keeps a group alive in the variant without its overrides; dropped from the output.
-GROUP_PLACEHOLDER_KEY: Final = "\u0000kraft-audit.group-placeholder"
 _NODE, _DEFAULT, _ENTITY = "no-node-layer", "no-default-layer", "no-entity-overrides"
 
 
@@ -70,71 +72,95 @@ _VARIANT_OF: Final[dict[str, tuple[str, ResourceType]]] = {
 }
 
 
-def _variants(state: ReplayResult, needed_df: DataFrame, wanted: set[str]) -> dict[str, ReplayResult]:
-    """The variants named in ``wanted`` (``_NODE``, ``_DEFAULT``, ``_ENTITY``)."""
+def _broker_variants(state: ReplayResult, needed_df: DataFrame, wanted: set[str]) -> dict[str, ReplayResult]:
+    """The broker variants named in ``wanted`` (``_NODE``, ``_DEFAULT``): the brokers whose values come from the
+    removed layer, with only the other dynamic layer."""
     dynamic_df = state.dynamic_configs
     broker_rows = F.col("resource_type") == ResourceType.BROKER
     is_default = broker_rows & (F.col("resource_name") == "")
     is_node = broker_rows & (F.col("resource_name") != "")
-    no_topics = state.topics.where(F.lit(False))
-    no_clients = state.client_entity_configs.where(F.lit(False))
-
-    def needed(resource_type: str, source: str) -> DataFrame:
-        wanted = (F.col("resource_type") == resource_type) & (F.col("value_source") == source)
-        return needed_df.where(wanted).select("cluster_id", "resource_name").distinct()
-
-    def needed_nodes(source: str) -> DataFrame:
-        return needed(ResourceType.BROKER, source).select(
-            "cluster_id", F.col("resource_name").try_cast("int").alias("node_id")
-        )
-
     variants: dict[str, ReplayResult] = {}
-    # a broker variant: the brokers whose values come from the removed layer, with only the other dynamic layer
     for tag, removed, kept in (
         (_NODE, ConfigSource.DYNAMIC_BROKER_CONFIG, is_default),
         (_DEFAULT, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, is_node),
     ):
         if tag in wanted:
+            nodes_df = _needed(needed_df, ResourceType.BROKER, removed).select(
+                "cluster_id", F.col("resource_name").try_cast("int").alias("node_id")
+            )
             variants[tag] = dataclasses.replace(
                 state,
-                brokers=state.brokers.join(needed_nodes(removed), on=["cluster_id", "node_id"], how="left_semi"),
+                brokers=state.brokers.join(nodes_df, on=["cluster_id", "node_id"], how="left_semi"),
                 dynamic_configs=dynamic_df.where(kept),
-                topics=no_topics,
-                client_entity_configs=no_clients,
+                topics=state.topics.where(F.lit(False)),
+                client_entity_configs=state.client_entity_configs.where(F.lit(False)),
             )
-    if _ENTITY in wanted:
-        variants[_ENTITY] = _entity_variant(state, needed)
     return variants
 
 
-def _entity_variant(state: ReplayResult, needed: Callable[[str, str], DataFrame]) -> ReplayResult:
-    dynamic_df = state.dynamic_configs
-    topics_df = needed(ResourceType.TOPIC, ConfigSource.DYNAMIC_TOPIC_CONFIG).select(
-        "cluster_id", F.col("resource_name").alias("topic_name")
+def _needed(needed_df: DataFrame, resource_type: str, source: str) -> DataFrame:
+    """``(cluster_id, resource_name)`` of the entities of one type whose values come from ``source``."""
+    wanted = (F.col("resource_type") == resource_type) & (F.col("value_source") == source)
+    return needed_df.where(wanted).select("cluster_id", "resource_name").distinct()
+
+
+def _broker_fallbacks(
+    state: ReplayResult,
+    frames: CatalogFrames,
+    needed_df: DataFrame,
+    wanted: set[str],
+    kafka_version: str | None,
+    keep: Keep,
+) -> DataFrame:
+    """The BROKER fallback rows: the broker variants resolved in one call (``scenarios``)."""
+    resolved_df = resolve_effective_configs(
+        union_scenarios(_broker_variants(state, needed_df, wanted)),
+        frames,
+        kafka_version=kafka_version,
+        resource_types=(ResourceType.BROKER,),
+        keep=keep,
     )
-    groups_df = needed(ResourceType.GROUP, ConfigSource.DYNAMIC_GROUP_CONFIG)
-    placeholders_df = groups_df.select(
-        "cluster_id",
-        F.lit(ResourceType.GROUP).alias("resource_type"),
-        "resource_name",
-        F.lit(GROUP_PLACEHOLDER_KEY).alias("name"),
-        F.lit("").alias("value"),
-        F.lit(None).cast("string").alias("value_hash"),
-        F.lit(None).cast("long").alias("source_offset"),
-        F.lit(None).cast("timestamp").alias("source_timestamp"),
-        F.lit(False).alias("from_snapshot"),
+    tag = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, -1)
+    deleted_source = F.when(tag == _NODE, F.lit(ConfigSource.DYNAMIC_BROKER_CONFIG)).when(
+        tag == _DEFAULT, F.lit(ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
     )
-    # topic views need the hosting brokers, group views every broker of the cluster
-    clusters_df = topics_df.select("cluster_id").unionByName(groups_df.select("cluster_id")).distinct()
-    return dataclasses.replace(
+    original = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, 1)
+    return (
+        resolved_df.where(F.col("resource_type") == ResourceType.BROKER)
+        .select("*", deleted_source.alias("deleted_source"))
+        .select(*[original.alias(c) if c == "cluster_id" else F.col(c) for c in FALLBACK_COLUMNS])
+    )
+
+
+def _entity_fallbacks(
+    state: ReplayResult,
+    frames: CatalogFrames,
+    needed_df: DataFrame,
+    resource_types: Collection[str],
+    kafka_version: str | None,
+    keep: Keep,
+) -> DataFrame:
+    """The TOPIC and GROUP fallback rows of ``resource_types``: the needed entities resolved without their
+    overrides, on the state's own resolution (``resolve_without_overrides``)."""
+    topics_df = _needed(needed_df, ResourceType.TOPIC, ConfigSource.DYNAMIC_TOPIC_CONFIG)
+    resolved_df = resolve_without_overrides(
         state,
-        brokers=state.brokers.join(clusters_df, on="cluster_id", how="left_semi"),
-        topics=state.topics.join(topics_df, on=["cluster_id", "topic_name"], how="left_semi"),
-        dynamic_configs=dynamic_df.where(F.col("resource_type") == ResourceType.BROKER).unionByName(
-            placeholders_df.select(*dynamic_df.columns)
+        frames,
+        topics_df=(
+            topics_df.withColumnRenamed("resource_name", "topic_name") if ResourceType.TOPIC in resource_types else None
         ),
-        client_entity_configs=state.client_entity_configs.where(F.lit(False)),
+        groups_df=(
+            _needed(needed_df, ResourceType.GROUP, ConfigSource.DYNAMIC_GROUP_CONFIG)
+            if ResourceType.GROUP in resource_types
+            else None
+        ),
+        kafka_version=kafka_version,
+        keep=keep,
     )
+    deleted_source = F.when(
+        F.col("resource_type") == ResourceType.TOPIC, F.lit(ConfigSource.DYNAMIC_TOPIC_CONFIG)
+    ).otherwise(F.lit(ConfigSource.DYNAMIC_GROUP_CONFIG))
+    return resolved_df.select("*", deleted_source.alias("deleted_source")).select(*FALLBACK_COLUMNS)
 
 
 def _empty(needed_df: DataFrame) -> DataFrame:
@@ -158,6 +184,7 @@ def resolve_fallbacks(
     layers: Collection[str],
     kafka_version: str | None = None,
     keep: Keep = as_planned,
+    resolution_keep: Keep | None = None,
 ) -> DataFrame:
     """What the keys of the entities in ``needed_df`` resolve to once their override is deleted (module
     docstring).
@@ -172,31 +199,26 @@ def resolve_fallbacks(
         layers: the ``FALLBACK_SOURCES`` to plan variants for (e.g. ``override_sources`` collected by the job);
             rows of ``needed_df`` from other layers get no fallback, and none is planned when it is empty.
         kafka_version: as for ``resolve_effective_configs``.
-        keep: as for ``resolve_effective_configs`` (the variants' shared resolution intermediates).
+        keep: as for ``resolve_effective_configs``: the broker variants' resolution intermediates pass through it
+            named ``broker_variants.<name>``.
+        resolution_keep: the ``keep`` that held the resolution of ``state`` itself: the topic and group fallbacks
+            are planned on its kept frames (the brokers below them are those of the state); None = ``keep``, which
+            then holds the state's broker intermediates as well.
     """
     unknown = set(layers) - set(_VARIANT_OF)
     if unknown:
         known = tuple(str(s) for s in FALLBACK_SOURCES)  # plain strings: the message shows values, not enum reprs
         raise ValueError(f"layers must be among {known}, got {sorted(unknown)}")
-    if not layers:
-        return _empty(needed_df)
-    wanted = {_VARIANT_OF[layer][0] for layer in layers}
-    resource_types = {_VARIANT_OF[layer][1] for layer in layers}
-    variants = _variants(state, needed_df, wanted)
-    resolved_df = resolve_effective_configs(
-        union_scenarios(variants), frames, kafka_version=kafka_version, resource_types=resource_types, keep=keep
-    )
-    tag = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, -1)
-    rtype = F.col("resource_type")
-    deleted_source = (
-        F.when((tag == _NODE) & (rtype == ResourceType.BROKER), F.lit(ConfigSource.DYNAMIC_BROKER_CONFIG))
-        .when((tag == _DEFAULT) & (rtype == ResourceType.BROKER), F.lit(ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG))
-        .when((tag == _ENTITY) & (rtype == ResourceType.TOPIC), F.lit(ConfigSource.DYNAMIC_TOPIC_CONFIG))
-        .when((tag == _ENTITY) & (rtype == ResourceType.GROUP), F.lit(ConfigSource.DYNAMIC_GROUP_CONFIG))
-    )
-    original = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, 1)
-    return (
-        resolved_df.select("*", deleted_source.alias("deleted_source"))
-        .where(F.col("deleted_source").isNotNull() & (F.col("config_name") != GROUP_PLACEHOLDER_KEY))
-        .select(*[original.alias(c) if c == "cluster_id" else F.col(c) for c in FALLBACK_COLUMNS])
-    )
+    parts: list[DataFrame] = []
+    brokers = {_VARIANT_OF[layer][0] for layer in layers} & {_NODE, _DEFAULT}
+    if brokers:
+        # their own names: the broker variants' intermediates are not the state's (``shared`` below may be ``keep``)
+        def variants_keep(name: str, df: DataFrame, /) -> DataFrame:
+            return keep(f"broker_variants.{name}", df)
+
+        parts.append(_broker_fallbacks(state, frames, needed_df, brokers, kafka_version, variants_keep))
+    entities = {_VARIANT_OF[layer][1] for layer in layers} & {ResourceType.TOPIC, ResourceType.GROUP}
+    if entities:
+        shared = keep if resolution_keep is None else resolution_keep
+        parts.append(_entity_fallbacks(state, frames, needed_df, entities, kafka_version, shared))
+    return reduce(DataFrame.unionByName, parts) if parts else _empty(needed_df)

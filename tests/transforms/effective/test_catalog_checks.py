@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from jobs import conf_loader
 from transforms.effective.catalog_frames import broker_key_check_rows, broker_layer_checks
-from transforms.effective.common import SYNTHETIC_KEY_PREFIX
-from transforms.whatif.fallbacks import GROUP_PLACEHOLDER_KEY
 
 
 def _mins(rows: list[tuple[object, ...]], release: str, key: str) -> list[object]:
@@ -34,7 +32,3 @@ def test_layer_checks_are_the_enforced_cross_field_checks() -> None:
     assert retention.releases == tuple(release for release, _ in conf_loader.kafka_catalog_documents())
     assert "try_cast(cfg['log.retention.ms'] as long)" in retention.expr_sql
     assert "broker-heartbeat-at-most-half-session" not in checks  # Kafka only logs it
-
-
-def test_what_if_placeholders_are_never_skipped_on_replay() -> None:
-    assert GROUP_PLACEHOLDER_KEY.startswith(SYNTHETIC_KEY_PREFIX)

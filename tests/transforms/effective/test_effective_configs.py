@@ -744,3 +744,12 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
     groups = fallbacks(("c1", "GROUP", "g1", "DYNAMIC_GROUP_CONFIG"))
     assert groups and {(k[0], k[1], k[4]) for k in groups} == {("GROUP", "g1", "DYNAMIC_GROUP_CONFIG")}
     assert all(source != "DYNAMIC_GROUP_CONFIG" for _, source in groups.values())
+    # g1 without its share.isolation.level override: GroupConfig's default (catalog_fixture: read_uncommitted);
+    # consumer.session.timeout.ms still inherits the brokers' cluster default of its synonym (offset 29)
+    assert groups == {
+        ("GROUP", "g1", None, "share.isolation.level", "DYNAMIC_GROUP_CONFIG"): ("read_uncommitted", "DEFAULT_CONFIG"),
+        ("GROUP", "g1", None, "consumer.session.timeout.ms", "DYNAMIC_GROUP_CONFIG"): (
+            "50000",
+            "DYNAMIC_DEFAULT_BROKER_CONFIG",
+        ),
+    }
