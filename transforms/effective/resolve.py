@@ -124,9 +124,14 @@ def _topic_views(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, 
     return keep("topic_views", views_df.transform(with_view_timestamp_fallback))
 
 
-def _group_views(layers: _Layers, frames: CatalogFrames, broker_df: DataFrame, keep: Keep) -> DataFrame:
-    """What the brokers of each cluster give its groups (``to_group_views``)."""
-    return keep("group_views", to_group_views(layers.nodes, broker_df, frames.config_keys_df, frames.synonyms_df))
+def _group_views(
+    layers: _Layers, frames: CatalogFrames, broker_df: DataFrame, dynamic_df: DataFrame, keep: Keep
+) -> DataFrame:
+    """What the brokers of each cluster with a group give its groups (``to_group_views``; ``dynamic_df``: the
+    supported dynamic records). Clusters without one get no views, so a fleet without groups plans no work."""
+    clusters_df = dynamic_df.where(F.col("resource_type") == ResourceType.GROUP).select("cluster_id").distinct()
+    nodes_df = layers.nodes.join(clusters_df, on="cluster_id", how="left_semi")
+    return keep("group_views", to_group_views(nodes_df, broker_df, frames.config_keys_df, frames.synonyms_df))
 
 
 def resolve_effective_configs(
@@ -200,7 +205,9 @@ def resolve_effective_configs(
                 # the clamps read the unclamped rows three times: kept, so their plan is not repeated
                 keep(
                     "unclamped_group_rows",
-                    to_group_effective(dynamic_df, _group_views(layers, catalog_frames, broker_df, keep), keys_df),
+                    to_group_effective(
+                        dynamic_df, _group_views(layers, catalog_frames, broker_df, dynamic_df, keep), keys_df
+                    ),
                 ).transform(with_group_clamps, broker_df, nodes_df),
             )
         )
@@ -244,9 +251,8 @@ def resolve_without_overrides(
     layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     nodes_df, keys_df = layers.nodes, catalog_frames.config_keys_df
     partial_df = keep("partial_static_nodes", partial_static_nodes(state.broker_static_configs, nodes_df))
-    no_overrides_df = _supported_dynamic(state, nodes_df, keys_df, keep).where(
-        ~F.col("resource_type").isin(ResourceType.TOPIC, ResourceType.GROUP)
-    )
+    dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
+    no_overrides_df = dynamic_df.where(~F.col("resource_type").isin(ResourceType.TOPIC, ResourceType.GROUP))
     columns = EFFECTIVE_CONFIGS.fieldNames()
     parts: list[DataFrame] = []
     if topics_df is not None:
@@ -260,7 +266,9 @@ def resolve_without_overrides(
         # GROUP_CLAMPS judge only the values a group sets (DYNAMIC_GROUP_CONFIG): without overrides there is none
         group_rows_df = to_group_effective(
             no_overrides_df,
-            _group_views(layers, catalog_frames, _broker_rows(layers, catalog_frames, partial_df, keep), keep),
+            _group_views(
+                layers, catalog_frames, _broker_rows(layers, catalog_frames, partial_df, keep), dynamic_df, keep
+            ),
             keys_df,
             groups_df=groups_df.select("cluster_id", F.col("resource_name").alias("entity")),
         )
