@@ -61,6 +61,8 @@ from transforms.whatif.scenarios import SCENARIO_SEPARATOR, union_scenarios
 __all__ = ["override_sources", "resolve_fallbacks"]
 
 _NODE, _DEFAULT, _ENTITY = "no-node-layer", "no-default-layer", "no-entity-overrides"
+# the rows resolve_without_overrides keeps for the entities of one call (not shared with the state's resolution)
+_OWN_ROWS: Final = frozenset({"fallback_topic_rows", "fallback_group_rows"})
 
 
 # deleted layer -> (the variant removing it, the resource type its values belong to)
@@ -220,5 +222,11 @@ def resolve_fallbacks(
     entities = {_VARIANT_OF[layer][1] for layer in layers} & {ResourceType.TOPIC, ResourceType.GROUP}
     if entities:
         shared = keep if resolution_keep is None else resolution_keep
-        parts.append(_entity_fallbacks(state, frames, needed_df, entities, kafka_version, shared))
+
+        # the state's intermediates from the resolution's keep, this call's own rows from ``keep``: a keep returns
+        # what it kept under a name, so a later call for other entities must not find these rows in a shared one
+        def entity_keep(name: str, df: DataFrame, /) -> DataFrame:
+            return (keep if name in _OWN_ROWS else shared)(name, df)
+
+        parts.append(_entity_fallbacks(state, frames, needed_df, entities, kafka_version, entity_keep))
     return reduce(DataFrame.unionByName, parts) if parts else _empty(needed_df)

@@ -753,3 +753,18 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
             "DYNAMIC_DEFAULT_BROKER_CONFIG",
         ),
     }
+
+    # on the state's own resolution, as the audit plans them: each call gets the rows of its own topics
+    resolution = Checkpoints()
+    resolve_effective_configs(state, frames, keep=resolution)
+
+    def topics_on_resolution(name: str) -> set[tuple[str, str]]:
+        needed_df = spark.createDataFrame([("c1", "TOPIC", name, "DYNAMIC_TOPIC_CONFIG")], schema)
+        layers = ("DYNAMIC_TOPIC_CONFIG",)
+        fallback_df = resolve_fallbacks(
+            state, frames, needed_df, layers=layers, keep=Checkpoints(), resolution_keep=resolution
+        )
+        return {(r.resource_name, r.config_name) for r in fallback_df.collect()}
+
+    assert ("override", "retention.ms") in topics_on_resolution("override")
+    assert {topic for topic, _ in topics_on_resolution("same")} == {"same"}
