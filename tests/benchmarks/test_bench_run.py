@@ -12,6 +12,7 @@ from benchmarks.run import run_size
 
 
 @pytest.mark.system
+@pytest.mark.interpreted  # the harness, not code generation, is under test here (tests/conftest.py)
 def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, tmp_path: Path) -> None:
     result = run_size(spark, "XS", tmp_path / "work")
 
