@@ -60,17 +60,20 @@ from transforms.whatif.scenarios import SCENARIO_SEPARATOR, union_scenarios
 
 __all__ = ["override_sources", "resolve_fallbacks"]
 
-_NODE, _DEFAULT, _ENTITY = "no-node-layer", "no-default-layer", "no-entity-overrides"
+_NODE, _DEFAULT = "no-node-layer", "no-default-layer"
 # the rows resolve_without_overrides keeps for the entities of one call (not shared with the state's resolution)
 _OWN_ROWS: Final = frozenset({"fallback_topic_rows", "fallback_group_rows"})
 
 
-# deleted layer -> (the variant removing it, the resource type its values belong to)
-_VARIANT_OF: Final[dict[str, tuple[str, ResourceType]]] = {
-    ConfigSource.DYNAMIC_BROKER_CONFIG: (_NODE, ResourceType.BROKER),
-    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG: (_DEFAULT, ResourceType.BROKER),
-    ConfigSource.DYNAMIC_TOPIC_CONFIG: (_ENTITY, ResourceType.TOPIC),
-    ConfigSource.DYNAMIC_GROUP_CONFIG: (_ENTITY, ResourceType.GROUP),
+# deleted broker layer -> the broker variant that removes it
+_BROKER_VARIANT_OF: Final[dict[str, str]] = {
+    ConfigSource.DYNAMIC_BROKER_CONFIG: _NODE,
+    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG: _DEFAULT,
+}
+# deleted entity layer -> the resource type resolved without its own overrides
+_ENTITY_TYPE_OF: Final[dict[str, ResourceType]] = {
+    ConfigSource.DYNAMIC_TOPIC_CONFIG: ResourceType.TOPIC,
+    ConfigSource.DYNAMIC_GROUP_CONFIG: ResourceType.GROUP,
 }
 
 
@@ -207,19 +210,19 @@ def resolve_fallbacks(
             are planned on its kept frames (the brokers below them are those of the state); None = ``keep``, which
             then holds the state's broker intermediates as well.
     """
-    unknown = set(layers) - set(_VARIANT_OF)
+    unknown = set(layers) - set(FALLBACK_SOURCES)
     if unknown:
         known = tuple(str(s) for s in FALLBACK_SOURCES)  # plain strings: the message shows values, not enum reprs
         raise ValueError(f"layers must be among {known}, got {sorted(unknown)}")
     parts: list[DataFrame] = []
-    brokers = {_VARIANT_OF[layer][0] for layer in layers} & {_NODE, _DEFAULT}
+    brokers = {_BROKER_VARIANT_OF[layer] for layer in layers if layer in _BROKER_VARIANT_OF}
     if brokers:
         # their own names: the broker variants' intermediates are not the state's (``shared`` below may be ``keep``)
         def variants_keep(name: str, df: DataFrame, /) -> DataFrame:
             return keep(f"broker_variants.{name}", df)
 
         parts.append(_broker_fallbacks(state, frames, needed_df, brokers, kafka_version, variants_keep))
-    entities = {_VARIANT_OF[layer][1] for layer in layers} & {ResourceType.TOPIC, ResourceType.GROUP}
+    entities = {_ENTITY_TYPE_OF[layer] for layer in layers if layer in _ENTITY_TYPE_OF}
     if entities:
         shared = keep if resolution_keep is None else resolution_keep
 
