@@ -33,7 +33,7 @@ from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
-from jobs.stages import Checkpoints, truncated
+from jobs.stages import Checkpoints, local_rows_for, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
@@ -273,6 +273,7 @@ class _Scope:
     static_df: DataFrame
     clusters: list[str]
     quarantined: int
+    local_rows: int  # frames up to this many rows are held as local relations (jobs.stages; 0 for large inputs)
 
 
 @dataclass(frozen=True)
@@ -380,14 +381,25 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         records_df.select("cluster_id", F.lit(0).alias("_quarantined"))
         .unionByName(quarantine_df.select("cluster_id", F.lit(1).alias("_quarantined")))
         .groupBy("cluster_id")
-        .agg(F.min("_quarantined").alias("_only_quarantined"), F.sum("_quarantined").alias("_quarantined"))
+        .agg(
+            F.min("_quarantined").alias("_only_quarantined"),
+            F.sum("_quarantined").alias("_quarantined"),
+            F.count_if(F.col("_quarantined") == 0).alias("_records"),
+        )
         .collect()
     )
     clusters = sorted(r["cluster_id"] for r in per_cluster if r["_only_quarantined"] == 0)
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
     quarantined = sum(int(r["_quarantined"]) for r in per_cluster)
-    return _Scope(records_df=records_df, static_df=static_df, clusters=clusters, quarantined=quarantined)
+    records = sum(int(r["_records"]) for r in per_cluster if r["_only_quarantined"] == 0)
+    return _Scope(
+        records_df=records_df,
+        static_df=static_df,
+        clusters=clusters,
+        quarantined=quarantined,
+        local_rows=local_rows_for(records),
+    )
 
 
 def _replay_and_resolve(
@@ -413,7 +425,7 @@ def _replay_and_resolve(
             mv_table=mv_table,
             as_of_offset=settings.as_of_offset,
             as_of_time=settings.as_of_time,
-            keep=Checkpoints(),
+            keep=Checkpoints(local_rows=scope.local_rows),
         )
         records_read = replayed.replay_stream.count()
         # what the silver tables hold, in their columns: one row per topic name (also kept: read by every stage)
@@ -422,7 +434,9 @@ def _replay_and_resolve(
             for name in STATE_TABLES
             if name not in ("topics", "effective_configs")
         }
-        silver_frames["topics"] = truncated(to_unique_topic_names(replayed.topics).select(*silver.TOPICS.names))
+        silver_frames["topics"] = truncated(
+            to_unique_topic_names(replayed.topics).select(*silver.TOPICS.names), local_rows=scope.local_rows
+        )
         for name in STATE_TABLES:
             if name in silver_frames:
                 _replace(store, name, silver_frames[name], clusters)
@@ -430,7 +444,13 @@ def _replay_and_resolve(
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
     effects_df = upgrade_effects.predict(
-        state, scope.static_df, target_keys_df, target=target, mv_table=mv_table, upgrade_with=settings.upgrade_with
+        state,
+        scope.static_df,
+        target_keys_df,
+        target=target,
+        mv_table=mv_table,
+        upgrade_with=settings.upgrade_with,
+        local_rows=scope.local_rows,
     )
     at_target = dataclasses.replace(
         state,
@@ -438,7 +458,7 @@ def _replay_and_resolve(
         dynamic_configs=apply_upgrade_effects(state.dynamic_configs, effects_df),
     )
     # one set of checkpoints for the resolution of at_target: the findings stage reuses its nodes and layers
-    resolution = Checkpoints()
+    resolution = Checkpoints(local_rows=scope.local_rows)
     with stage(spark, "resolving effective configurations"):
         # a union of the resolution's kept rows per resource type: read as it is, not copied again
         effective_df = resolve_effective_configs(
@@ -474,13 +494,16 @@ def _evaluate(
     from transforms.effective import effective_findings
 
     frames, auditable_df, at_target = resolved.frames, resolved.auditable_df, resolved.at_target
+    local_rows = scope.local_rows
     topics_df = resolved.state.topics
     # the release the brokers run now decides the base validators below the target's release (--kafka-version wins)
     cluster_df = with_kafka_version(resolved.state.cluster_state, settings.kafka_version)
     with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
         # The catalog is evaluated once, at every level: the violations at the target and the counts per level both
         # read this checkpoint. Planning runs the shuffles of the DELETE fallbacks (checkpointed frames too).
-        failures_df = truncated(constraint_failures(auditable_df, topics_df, cluster_df, compiled))
+        failures_df = truncated(
+            constraint_failures(auditable_df, topics_df, cluster_df, compiled), local_rows=local_rows
+        )
         with step(spark, "planning and remediation fallbacks"):
             # the override layers failing values come from: only their fallback variants are resolved
             layers = [row["value_source"] for row in override_sources(failures_df).collect()]
@@ -501,13 +524,14 @@ def _evaluate(
                         frames,
                         layers=layers,
                         kafka_version=settings.kafka_version,
-                        keep=Checkpoints(),
+                        keep=Checkpoints(local_rows=local_rows),
                         # the topic and group fallbacks are planned on the audit's own resolution of at_target
                         resolution_keep=resolved.resolution,
                     ),
                     failures_df=failures_df,
-                    keep=Checkpoints(),
-                ).select(*VIOLATIONS.names)
+                    keep=Checkpoints(local_rows=local_rows),
+                ).select(*VIOLATIONS.names),
+                local_rows=local_rows,
             )
         with step(spark, "violations"):
             _append(store, "violations", violations_df)
@@ -523,15 +547,19 @@ def _evaluate(
                 waivers=settings.waivers,
                 update_status=settings.as_of_offset is None and settings.as_of_time is None,
                 violations_df=violations_df,
+                local_rows=local_rows,
             )
         by_level_df = truncated(
             violations_by_level(
                 auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table, failures_df=failures_df
-            ).select(*VIOLATIONS_BY_LEVEL.names)
+            ).select(*VIOLATIONS_BY_LEVEL.names),
+            local_rows=local_rows,
         )
         with step(spark, "every MV level"):
             _append(store, "violations_by_level", _with_run(by_level_df, run_id, run_ts))
-        safe_df = truncated(highest_safe_levels(by_level_df, cluster_df).select(*HIGHEST_SAFE_LEVELS.names))
+        safe_df = truncated(
+            highest_safe_levels(by_level_df, cluster_df).select(*HIGHEST_SAFE_LEVELS.names), local_rows=local_rows
+        )
         with step(spark, "highest safe MV"):
             _append(store, "highest_safe_levels", _with_run(safe_df, run_id, run_ts))
         # the resolution's nodes and broker layers are reused (resolved.resolution), not computed again
@@ -547,7 +575,7 @@ def _evaluate(
         all_findings_df = all_findings_df.unionByName(to_upgrade_effect_findings(resolved.upgrade_effects))
         with step(spark, "upgrade effects"):
             _append(store, upgrade_effects.TABLE, _with_run(resolved.upgrade_effects, run_id, run_ts))
-        findings_df = truncated(_findings(all_findings_df, run_id, run_ts))
+        findings_df = truncated(_findings(all_findings_df, run_id, run_ts), local_rows=local_rows)
         with step(spark, "findings"):
             _append(store, "findings", findings_df)
     return _Evaluated(life=life, violations_df=violations_df, safe_df=safe_df, findings_df=findings_df)

@@ -74,6 +74,7 @@ def apply(
     waivers: Sequence[Waiver] = (),
     update_status: bool = True,
     violations_df: DataFrame | None = None,
+    local_rows: int = 0,
 ) -> LifecycleResult:
     """Fold the run's violations into ``violation_status`` and match them to the waivers.
 
@@ -88,6 +89,7 @@ def apply(
             the lifecycle of the current state.
         violations_df: the run's VIOLATIONS rows when the caller holds them (default: read from ``violations``;
             only the run's rows are used either way).
+        local_rows: how the expired-waiver findings are held (``jobs.stages.truncated``).
     """
     today = run_ts.date()
     waivers_df = spark.createDataFrame([w.to_row() for w in waivers], WAIVERS) if waivers else None
@@ -126,7 +128,7 @@ def apply(
         findings_df = to_expired_waiver_findings(
             violations_df, waivers_df, clusters=clusters, today=today, run_id=run_id, run_ts=run_ts
         )
-        findings_df = truncated(findings_df)  # written, then counted for the run summary
+        findings_df = truncated(findings_df, local_rows=local_rows)  # written, then counted for the run summary
         store.ensure("findings", gold.FINDINGS, gold.FINDINGS_PARTITIONS)
         store.append("findings", findings_df)
         findings_added = findings_df.count()

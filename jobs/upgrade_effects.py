@@ -41,8 +41,10 @@ def predict(
     target: MetadataVersion,
     mv_table: MetadataVersionTable,
     upgrade_with: UpgradeWith,
+    local_rows: int = 0,
 ) -> DataFrame:
-    """``UPGRADE_EFFECTS`` rows (no run columns) of the audited clusters, computed once (a local checkpoint)."""
+    """``UPGRADE_EFFECTS`` rows (no run columns) of the audited clusters, computed once (``jobs.stages.truncated``
+    with ``local_rows``)."""
     return truncated(
         to_upgrade_effects(
             dynamic_configs_df=state.dynamic_configs,
@@ -55,7 +57,8 @@ def predict(
             target=target,
             elr_level=parse_metadata_version(ELR_ENABLING_MV, mv_table).level,
             upgrade_with=upgrade_with,
-        )
+        ),
+        local_rows=local_rows,
     )
 
 
