@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
+from jobs.jvm_handles import cache_jvm_lookups
+
 log = logging.getLogger(__name__)
 
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
@@ -102,6 +104,7 @@ def build_session(
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    cache_jvm_lookups(spark)
     spark.sparkContext.setLogLevel(os.environ.get("KRAFT_AUDIT_SPARK_LOG_LEVEL", "ERROR"))
     log.debug("Spark master %s", spark.sparkContext.master)
     return spark

@@ -30,7 +30,7 @@ from jobs import audit, conf_loader, lookups
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
-from jobs.stages import Checkpoints
+from jobs.stages import Checkpoints, local_rows_for
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.errors import ConfigError, InputError
@@ -162,15 +162,22 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     )
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))
-    # every changed layer and every shared resolution intermediate is computed once (jobs.stages)
-    layers = apply_changes(state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints())
+    # every changed layer and every shared resolution intermediate is computed once (jobs.stages): held as local
+    # relations when the audited state came from a small input (the records its replay applied)
+    (applied,) = state.cluster_state.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
+    local_rows = local_rows_for(int(applied))
+    layers = apply_changes(
+        state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
+    )
 
     def at_target(s: ReplayResult) -> ReplayResult:
         return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
 
     both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
     # a union of the resolution's kept rows per resource type (jobs.stages)
-    effective_df = resolve_effective_configs(both, frames, kafka_version=settings.kafka_version, keep=Checkpoints())
+    effective_df = resolve_effective_configs(
+        both, frames, kafka_version=settings.kafka_version, keep=Checkpoints(local_rows=local_rows)
+    )
     run_id = uuid.uuid4().hex
     run_ts = datetime.now(UTC).replace(microsecond=0)
 
@@ -182,7 +189,7 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         target=target,
         run_id=run_id,
         run_ts=run_ts,
-        keep=Checkpoints(),
+        keep=Checkpoints(local_rows=local_rows),
     ).select(*VIOLATION_KEY, "severity")
     found: dict[str, dict[tuple[Any, ...], str]] = {BEFORE: {}, AFTER: {}}
     for row in violations_df.collect():

@@ -1,0 +1,68 @@
+"""How a job holds the frames it computes once (jobs.stages): local relations for small inputs, local checkpoints
+otherwise, the same rows either way."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructField, StructType, TimestampType
+
+from jobs.stages import LOCAL_ROWS, SMALL_INPUT_RECORDS, Checkpoints, local_rows_for, truncated
+
+SCHEMA = StructType(
+    [
+        StructField("id", LongType(), False),
+        StructField("name", StringType(), True),
+        StructField("at", TimestampType(), True),
+        StructField("tags", ArrayType(StringType()), True),
+        StructField("cfg", MapType(StringType(), StringType()), True),
+    ]
+)
+ROWS = [
+    (1, "a", datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC), ["x", None], {"k": "v", "n": None}),
+    (2, None, None, None, None),
+    (3, "c", datetime(1970, 1, 1, tzinfo=UTC), [], {}),
+]
+
+
+def _leaf(df: object) -> str:
+    """The class name of the analysed plan's only leaf."""
+    plan = df._jdf.queryExecution().analyzed()  # type: ignore[attr-defined]
+    leaves = plan.collectLeaves()
+    assert leaves.size() == 1
+    return str(leaves.apply(0).getClass().getSimpleName())
+
+
+def test_the_limit_follows_the_input_size() -> None:
+    assert local_rows_for(0) == LOCAL_ROWS
+    assert local_rows_for(SMALL_INPUT_RECORDS) == LOCAL_ROWS
+    assert local_rows_for(SMALL_INPUT_RECORDS + 1) == 0
+
+
+@pytest.mark.parametrize(
+    ("local_rows", "leaf"),
+    [(0, "LogicalRDD"), (2, "LogicalRDD"), (3, "LocalRelation"), (LOCAL_ROWS, "LocalRelation")],
+    ids=["checkpoint-by-default", "over-the-limit-checkpoint", "at-the-limit-local", "small-local"],
+)
+def test_a_frame_is_held_as_a_local_relation_up_to_the_limit_with_the_same_rows_and_schema(
+    spark: SparkSession, local_rows: int, leaf: str
+) -> None:
+    planned = spark.createDataFrame(ROWS, SCHEMA).where(F.col("id") > 0)
+    held = truncated(planned, local_rows=local_rows)
+    assert _leaf(held) == leaf
+    assert held.schema == planned.schema
+    assert sorted(held.collect()) == sorted(planned.collect())
+
+
+def test_checkpoints_hold_each_name_once_with_their_limit(spark: SparkSession) -> None:
+    keep = Checkpoints(local_rows=10)
+    first = keep("rows", spark.createDataFrame(ROWS, SCHEMA))
+    assert keep("rows", spark.range(1)) is first
+    assert _leaf(first) == "LocalRelation"
+    assert _leaf(Checkpoints()("rows", spark.createDataFrame(ROWS, SCHEMA))) == "LogicalRDD"
+    only = Checkpoints(only={"rows"}, local_rows=10)
+    planned = spark.createDataFrame(ROWS, SCHEMA)
+    assert only("other", planned) is planned
