@@ -37,23 +37,29 @@ def _materialized(df: DataFrame) -> DataFrame:
     return held
 
 
+def held_catalog_frames(frames: CatalogFrames) -> CatalogFrames:
+    """``frames`` with each lookup frame computed once and held as a local relation (see the module docstring)."""
+    return CatalogFrames(
+        config_keys_df=_materialized(frames.config_keys_df),
+        synonyms_df=_materialized(frames.synonyms_df),
+        releases_df=_materialized(frames.releases_df),
+        key_checks_df=_materialized(frames.key_checks_df),
+        layer_checks=frames.layer_checks,
+    )
+
+
 def catalog_frames(spark: SparkSession) -> CatalogFrames:
     """The lookup frames of the shipped Kafka catalog (``conf/kafka``), held as local relations once per application."""
     context = spark.sparkContext
     key = (context.applicationId, context.startTime)
     if key not in _BUILT:
         documents = conf_loader.kafka_catalog_documents()
-        frames = to_catalog_frames(
-            spark,
-            conf_loader.kafka_catalog(),
-            key_checks=broker_key_check_rows(documents, conf_loader.metadata_versions()),
-            layer_checks=broker_layer_checks(documents),
-        )
-        _BUILT[key] = CatalogFrames(
-            config_keys_df=_materialized(frames.config_keys_df),
-            synonyms_df=_materialized(frames.synonyms_df),
-            releases_df=_materialized(frames.releases_df),
-            key_checks_df=_materialized(frames.key_checks_df),
-            layer_checks=frames.layer_checks,
+        _BUILT[key] = held_catalog_frames(
+            to_catalog_frames(
+                spark,
+                conf_loader.kafka_catalog(),
+                key_checks=broker_key_check_rows(documents, conf_loader.metadata_versions()),
+                layer_checks=broker_layer_checks(documents),
+            )
         )
     return _BUILT[key]

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from jobs.stages import Checkpoints
+from jobs.lookups import held_catalog_frames
+from jobs.stages import LOCAL_ROWS, Checkpoints
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from tests.transforms.replay.bronze_rows import (
@@ -433,14 +434,17 @@ def test_resolution_applies_the_fallback_of_the_audited_release(
         ],
         cluster_id="c1",
     )
-    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints())
+    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
     catalog = KafkaCatalog(
         releases=tuple(
             release_catalog_from_document(_timestamp_document(r), source=f"{r} fixture") for r in ("3.9", "4.0")
         )
     )
     effective_df = resolve_effective_configs(
-        state, to_catalog_frames(spark, catalog), kafka_version=kafka_version, keep=Checkpoints()
+        state,
+        held_catalog_frames(to_catalog_frames(spark, catalog)),
+        kafka_version=kafka_version,
+        keep=Checkpoints(local_rows=LOCAL_ROWS),
     )
     rows = {
         (r.resource_type, r.resource_name, r.config_name): (r.value, r.source, r.synonym, r.value_set)

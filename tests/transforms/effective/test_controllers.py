@@ -45,7 +45,8 @@ import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.testing import assertSchemaEqual
 
-from jobs.stages import Checkpoints
+from jobs.lookups import held_catalog_frames
+from jobs.stages import LOCAL_ROWS, Checkpoints
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from schemas.metadata_version import MetadataVersionTable
@@ -194,13 +195,15 @@ def result(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> R
             static_configs(spark, [(7, "process.roles", "broker")], cluster_id="k4", source_file="/c/7"),
         ],
     )
-    state = replay_state(bronze, files, mv_table=mv_table, keep=Checkpoints())
+    state = replay_state(bronze, files, mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
     docs = _documents()
     catalog = KafkaCatalog(releases=tuple(release_catalog_from_document(d, source=n) for n, d in docs))
-    frames = to_catalog_frames(
-        spark, catalog, key_checks=broker_key_check_rows(docs, mv_table), layer_checks=broker_layer_checks(docs)
+    frames = held_catalog_frames(
+        to_catalog_frames(
+            spark, catalog, key_checks=broker_key_check_rows(docs, mv_table), layer_checks=broker_layer_checks(docs)
+        )
     )
-    resolution = Checkpoints()
+    resolution = Checkpoints(local_rows=LOCAL_ROWS)
     effective_df = resolve_effective_configs(state, frames, keep=resolution)
     assertSchemaEqual(effective_df.schema, EFFECTIVE_CONFIGS, ignoreNullable=True)
     rows: dict[tuple[str, str, str, int | None, str], Row] = {}

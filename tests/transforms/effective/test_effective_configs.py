@@ -15,7 +15,8 @@ import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.testing import assertSchemaEqual
 
-from jobs.stages import Checkpoints
+from jobs.lookups import held_catalog_frames
+from jobs.stages import LOCAL_ROWS, Checkpoints
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.metadata_version import MetadataVersionTable
 from schemas.whatif import FALLBACK_COLUMNS
@@ -160,12 +161,14 @@ def _resolve(spark: SparkSession, mv_table: MetadataVersionTable, **kw: Any) -> 
     files = static_configs(spark, [(6, "log.segment.bytes", "3000000"), (6, "log.roll.ms", None)])
     # held at the stage boundaries the audit job holds (jobs.stages): replay and resolution in one pure plan
     # take minutes to plan
-    state = replay_state(bronze, files, mv_table=mv_table, keep=Checkpoints())
-    frames = to_catalog_frames(
-        spark, small_catalog(), key_checks=small_key_checks(mv_table), layer_checks=small_layer_checks()
+    state = replay_state(bronze, files, mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
+    frames = held_catalog_frames(
+        to_catalog_frames(
+            spark, small_catalog(), key_checks=small_key_checks(mv_table), layer_checks=small_layer_checks()
+        )
     )
     findings_kw = {k: v for k, v in kw.items() if k != "resource_types"}
-    resolution = Checkpoints()
+    resolution = Checkpoints(local_rows=LOCAL_ROWS)
     return (
         resolve_effective_configs(state, frames, keep=resolution, **kw),
         effective_findings(state, frames, keep=resolution, **findings_kw),
@@ -696,14 +699,18 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
 ) -> None:
     spark = interpreted_spark
     bronze = records(spark, _c1(), cluster_id="c1")
-    state = replay_state(bronze, static_configs(spark, []), mv_table=mv_table, keep=Checkpoints())
-    frames = to_catalog_frames(spark, small_catalog())
+    state = replay_state(bronze, static_configs(spark, []), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
+    frames = held_catalog_frames(to_catalog_frames(spark, small_catalog()))
     schema = "cluster_id string, resource_type string, resource_name string, value_source string"
 
     def fallbacks(*needed: tuple[str, str, str, str]) -> dict[tuple[Any, ...], tuple[str, str]]:
         layers = {source for *_, source in needed}
         fallback_df = resolve_fallbacks(
-            state, frames, spark.createDataFrame(list(needed), schema), layers=layers, keep=Checkpoints()
+            state,
+            frames,
+            spark.createDataFrame(list(needed), schema),
+            layers=layers,
+            keep=Checkpoints(local_rows=LOCAL_ROWS),
         )
         assert tuple(fallback_df.columns) == FALLBACK_COLUMNS
         rows = fallback_df.collect()
@@ -755,14 +762,14 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
     }
 
     # on the state's own resolution, as the audit plans them: each call gets the rows of its own topics
-    resolution = Checkpoints()
+    resolution = Checkpoints(local_rows=LOCAL_ROWS)
     resolve_effective_configs(state, frames, keep=resolution)
 
     def topics_on_resolution(name: str) -> set[tuple[str, str]]:
         needed_df = spark.createDataFrame([("c1", "TOPIC", name, "DYNAMIC_TOPIC_CONFIG")], schema)
         layers = ("DYNAMIC_TOPIC_CONFIG",)
         fallback_df = resolve_fallbacks(
-            state, frames, needed_df, layers=layers, keep=Checkpoints(), resolution_keep=resolution
+            state, frames, needed_df, layers=layers, keep=Checkpoints(local_rows=LOCAL_ROWS), resolution_keep=resolution
         )
         return {(r.resource_name, r.config_name) for r in fallback_df.collect()}
 

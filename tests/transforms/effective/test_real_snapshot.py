@@ -16,6 +16,8 @@ import pytest
 import yaml
 from pyspark.sql import Row, SparkSession
 
+from jobs.lookups import held_catalog_frames
+from jobs.stages import LOCAL_ROWS
 from schemas.decoded import DecodedRecord
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from schemas.metadata_version import MetadataVersionTable
@@ -141,9 +143,11 @@ def resolved(
         )
     )
     # held at the stage boundaries the audit job uses (jobs.stages): the pure plan of a real log is large
-    state = replay_state(bronze, no_static_configs(interpreted_spark), mv_table=mv_table, keep=Checkpoints())
-    frames = to_catalog_frames(interpreted_spark, catalog)
-    resolution = Checkpoints()
+    state = replay_state(
+        bronze, no_static_configs(interpreted_spark), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS)
+    )
+    frames = held_catalog_frames(to_catalog_frames(interpreted_spark, catalog))
+    resolution = Checkpoints(local_rows=LOCAL_ROWS)
     return {
         "effective": resolve_effective_configs(state, frames, keep=resolution)
         .where("resource_type = 'TOPIC'")

@@ -9,7 +9,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.testing import assertDataFrameEqual
 
-from jobs.stages import Checkpoints
+from jobs.stages import LOCAL_ROWS, Checkpoints
 from schemas.errors import UsageError
 from schemas.metadata_version import MetadataVersionTable
 from tests.transforms.replay.bronze_rows import (
@@ -38,7 +38,9 @@ def _union(dfs: list[DataFrame]) -> DataFrame:
 
 
 def _replay(spark: SparkSession, mv: MetadataVersionTable, *dfs: DataFrame, **kw: object) -> ReplayResult:
-    return replay_state(_union(list(dfs)), no_static_configs(spark), mv_table=mv, keep=Checkpoints(), **kw)  # type: ignore[arg-type]
+    return replay_state(
+        _union(list(dfs)), no_static_configs(spark), mv_table=mv, keep=Checkpoints(local_rows=LOCAL_ROWS), **kw
+    )  # type: ignore[arg-type]
 
 
 def _configs(state: ReplayResult) -> dict[tuple[str, str, str], str]:
@@ -205,8 +207,8 @@ def test_three_identical_replica_logs_equal_one(spark: SparkSession, mv_table: M
 
 def test_replaying_twice_gives_identical_tables(spark: SparkSession, mv_table: MetadataVersionTable) -> None:
     bronze = _union([_fleet_log(spark, "/n1/00.log"), _fleet_log(spark, "/n2/00.log")])
-    first = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints())
-    second = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints())
+    first = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
+    second = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
     for name, df in _silver(first).items():
         assertDataFrameEqual(_silver(second)[name], df, checkRowOrder=False), name
 

@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import Row, SparkSession
 from pyspark.testing import assertSchemaEqual
 
-from jobs.stages import Checkpoints
+from jobs.stages import LOCAL_ROWS, Checkpoints
 from schemas import silver
 from schemas.metadata_version import MetadataVersionTable
 from tests.transforms.replay.bronze_rows import (
@@ -118,7 +118,9 @@ def state(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> St
             (2, "log.roll.ms", "3600000"),
         ],
     )
-    result = replay_state(records(interpreted_spark, _log()), files, mv_table=mv_table, keep=Checkpoints())
+    result = replay_state(
+        records(interpreted_spark, _log()), files, mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS)
+    )
     tables = {
         "BROKERS": result.brokers,
         "BROKER_STATIC_CONFIGS": result.broker_static_configs,
@@ -307,7 +309,10 @@ def test_removed_topic_and_its_configs_are_dropped_and_recreation_starts_clean(
         topic_config(8, "t", "segment.bytes", "1048576"),
     ]
     result = replay_state(
-        records(interpreted_spark, log), static_configs(interpreted_spark, []), mv_table=mv_table, keep=Checkpoints()
+        records(interpreted_spark, log),
+        static_configs(interpreted_spark, []),
+        mv_table=mv_table,
+        keep=Checkpoints(local_rows=LOCAL_ROWS),
     )
     assert [(r.topic_id, r.partitions, r.created_offset) for r in result.topics.collect()] == [(T2, 2, 5)]
     configs = {(r.resource_name, r.name): r.value for r in result.dynamic_configs.collect()}

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from jobs.stages import Checkpoints
+from jobs.lookups import held_catalog_frames
+from jobs.stages import LOCAL_ROWS, Checkpoints
 from schemas.changes import load_changes_text
 from schemas.metadata_version import MetadataVersionTable
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
@@ -106,14 +107,18 @@ def resolved(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) ->
     )
     # held at the stage boundaries `kraft-audit simulate` holds (jobs.stages): the pure plan of replay, changes and
     # resolution of both scenarios is too large to plan in one piece
-    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints())
-    frames = to_catalog_frames(spark, small_catalog())
+    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
+    frames = held_catalog_frames(to_catalog_frames(spark, small_catalog()))
     defaults_df = frames.config_keys_df.where("release = '4.2'")
     layers = apply_changes(
-        state, load_changes_text(CHANGES, "c.yaml"), defaults_df=defaults_df, redact=_redact, keep=Checkpoints()
+        state,
+        load_changes_text(CHANGES, "c.yaml"),
+        defaults_df=defaults_df,
+        redact=_redact,
+        keep=Checkpoints(local_rows=LOCAL_ROWS),
     )
     both = union_scenarios({"before": state, "after": with_layers(state, layers)})
-    effective_df = resolve_effective_configs(both, frames, keep=Checkpoints())
+    effective_df = resolve_effective_configs(both, frames, keep=Checkpoints(local_rows=LOCAL_ROWS))
     out: dict[str, Any] = {"layers": {}}
     for tag in ("before", "after"):
         rows = untagged(effective_df, tag).collect()
