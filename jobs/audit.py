@@ -417,8 +417,9 @@ def _replay_and_resolve(
 
     clusters = scope.clusters
     with stage(spark, f"replaying {len(clusters)} cluster(s)"):
-        # the replay stream and every silver frame are computed once (jobs.stages); each silver table is written
-        # from its checkpoint and later stages continue from the same checkpoints, nothing is read back
+        # the replay stream and every silver frame are computed once and held (jobs.stages: local relations for a
+        # small input, else local checkpoints); each silver table is written from the held frame and later stages
+        # continue from the same frames, nothing is read back
         replayed = replay_state(
             scope.records_df,
             scope.static_df,
@@ -457,7 +458,7 @@ def _replay_and_resolve(
         brokers=with_release_at_least(state.brokers, release=target.release),
         dynamic_configs=apply_upgrade_effects(state.dynamic_configs, effects_df),
     )
-    # one set of checkpoints for the resolution of at_target: the findings stage reuses its nodes and layers
+    # one set of held frames for the resolution of at_target: the findings stage reuses its nodes and layers
     resolution = Checkpoints(local_rows=scope.local_rows)
     with stage(spark, "resolving effective configurations"):
         # a union of the resolution's kept rows per resource type: read as it is, not copied again
@@ -500,7 +501,7 @@ def _evaluate(
     cluster_df = with_kafka_version(resolved.state.cluster_state, settings.kafka_version)
     with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
         # The catalog is evaluated once, at every level: the violations at the target and the counts per level both
-        # read this checkpoint. Planning runs the shuffles of the DELETE fallbacks (checkpointed frames too).
+        # read this held frame. Planning runs the shuffles of the DELETE fallbacks (held frames too).
         failures_df = truncated(
             constraint_failures(auditable_df, topics_df, cluster_df, compiled), local_rows=local_rows
         )
