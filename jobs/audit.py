@@ -392,7 +392,7 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
     quarantined = sum(int(r["_quarantined"]) for r in per_cluster)
-    records = sum(int(r["_records"]) for r in per_cluster if r["_only_quarantined"] == 0)
+    records = sum(int(r["_records"]) for r in per_cluster)  # a cluster with only quarantined rows counts 0
     return _Scope(
         records_df=records_df,
         static_df=static_df,
