@@ -33,7 +33,7 @@ from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
-from jobs.stages import Checkpoints, local_rows_for, truncated
+from jobs.stages import Checkpoints, interpreted, local_rows_for, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
@@ -314,51 +314,55 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
     store = open_store(spark, settings.warehouse, settings.delta_backend)
 
     scope = _extract(store, settings)
-    resolved = _replay_and_resolve(spark, store, settings, scope, target=target, mv_table=mv_table)
-    dq = None
-    if settings.dq:
-        dq = quality.check_silver(spark, store, resolved.state, run_id=run_id, run_ts=run_ts, command=settings.command)
-    evaluated = _evaluate(
-        spark,
-        store,
-        settings,
-        scope,
-        resolved,
-        compiled,
-        target=target,
-        mv_table=mv_table,
-        run_id=run_id,
-        run_ts=run_ts,
-    )
-    violations, summary, audit_row = _summarize(
-        store,
-        settings,
-        scope,
-        resolved,
-        evaluated,
-        compiled=compiled,
-        constraint_files=constraint_files,
-        target=target,
-        run_id=run_id,
-        run_ts=run_ts,
-        started=started,
-    )
-    audit_run_df = spark.createDataFrame([audit_row], gold.AUDIT_RUNS)
-    if dq is not None:
-        dq += quality.check_gold(
+    # a small input runs without generated code: compiling it would cost more than running it (jobs.stages)
+    with interpreted(spark, when=scope.local_rows > 0):
+        resolved = _replay_and_resolve(spark, store, settings, scope, target=target, mv_table=mv_table)
+        dq = None
+        if settings.dq:
+            dq = quality.check_silver(
+                spark, store, resolved.state, run_id=run_id, run_ts=run_ts, command=settings.command
+            )
+        evaluated = _evaluate(
             spark,
             store,
-            clusters=scope.clusters,
+            settings,
+            scope,
+            resolved,
+            compiled,
+            target=target,
+            mv_table=mv_table,
             run_id=run_id,
             run_ts=run_ts,
-            command=settings.command,
-            audit_run_df=audit_run_df,
         )
-        summary.dq = dq.to_json()
-    # Written last: a run killed before this line has no audit_runs row (its verdict never counted), and its
-    # bronze rows stay pending for the data-quality checks of the next run (jobs.quality.check_bronze).
-    store.ensure("audit_runs", gold.AUDIT_RUNS)
-    store.append("audit_runs", audit_run_df)
+        violations, summary, audit_row = _summarize(
+            store,
+            settings,
+            scope,
+            resolved,
+            evaluated,
+            compiled=compiled,
+            constraint_files=constraint_files,
+            target=target,
+            run_id=run_id,
+            run_ts=run_ts,
+            started=started,
+        )
+        audit_run_df = spark.createDataFrame([audit_row], gold.AUDIT_RUNS)
+        if dq is not None:
+            dq += quality.check_gold(
+                spark,
+                store,
+                clusters=scope.clusters,
+                run_id=run_id,
+                run_ts=run_ts,
+                command=settings.command,
+                audit_run_df=audit_run_df,
+            )
+            summary.dq = dq.to_json()
+        # Written last: a run killed before this line has no audit_runs row (its verdict never counted), and its
+        # bronze rows stay pending for the data-quality checks of the next run (jobs.quality.check_bronze).
+        store.ensure("audit_runs", gold.AUDIT_RUNS)
+        store.append("audit_runs", audit_run_df)
     return AuditResult(
         run_id=run_id,
         run_ts=run_ts,

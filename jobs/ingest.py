@@ -30,6 +30,7 @@ from jobs.output_files import write_output
 from jobs.progress import stage
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
+from jobs.stages import SMALL_INPUT_BYTES, interpreted
 from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
 from schemas import bronze
 from schemas.errors import InputError, StorageError, UsageError
@@ -175,9 +176,12 @@ def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs |
     of other files or clusters only make the commit retry at the newer version.
     """
     inputs = inputs or find_inputs(settings)
+    # small input files are decoded and loaded without generated code (jobs.stages.interpreted)
+    small = sum(f.size_bytes for f in inputs.discovery.files) <= SMALL_INPUT_BYTES
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return _run_once(spark, settings, inputs)
+            with interpreted(spark, when=small):
+                return _run_once(spark, settings, inputs)
         except _Superseded as superseded:
             log.info(
                 "  another ingest committed %s first; rows of this attempt undone (attempt %d)", superseded, attempt

@@ -13,6 +13,7 @@ from pyspark.sql import SparkSession
 
 from jobs import audit, ingest, quality
 from jobs.session import build_session
+from jobs.stages import interpreted, small_input
 from jobs.storage import open_store
 
 
@@ -55,14 +56,15 @@ def run(
     bronze_dq = None
     if settings.audit.dq:
         store = open_store(spark, settings.ingest.warehouse, settings.ingest.delta_backend)
-        bronze_dq = quality.check_bronze(
-            spark,
-            store,
-            ingest_id=ingested.ingest_id,
-            clusters=ingested.clusters,
-            run_id=run_id,
-            command=settings.audit.command,
-        )
+        with interpreted(spark, when=small_input(ingested.records)):  # as the audit decides (jobs.stages)
+            bronze_dq = quality.check_bronze(
+                spark,
+                store,
+                ingest_id=ingested.ingest_id,
+                clusters=ingested.clusters,
+                run_id=run_id,
+                command=settings.audit.command,
+            )
     scoped = dataclasses.replace(settings.audit, cluster_ids=tuple(ingested.clusters), run_id=run_id)
     result = audit.run(spark, scoped, rules=rules)
     result.summary.dq = quality.combined(bronze_dq, result.summary.dq)

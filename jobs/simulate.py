@@ -30,7 +30,7 @@ from jobs import audit, conf_loader, lookups
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
-from jobs.stages import Checkpoints, local_rows_for
+from jobs.stages import Checkpoints, interpreted, local_rows_for
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.errors import ConfigError, InputError
@@ -166,40 +166,41 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     # relations when the audited state came from a small input (the records its replay applied)
     (applied,) = state.cluster_state.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
     local_rows = local_rows_for(int(applied))
-    layers = apply_changes(
-        state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
-    )
+    with interpreted(spark, when=local_rows > 0):  # a small input runs without generated code (jobs.stages)
+        layers = apply_changes(
+            state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
+        )
 
-    def at_target(s: ReplayResult) -> ReplayResult:
-        return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
+        def at_target(s: ReplayResult) -> ReplayResult:
+            return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
 
-    both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
-    # a union of the resolution's kept rows per resource type (jobs.stages)
-    effective_df = resolve_effective_configs(
-        both, frames, kafka_version=settings.kafka_version, keep=Checkpoints(local_rows=local_rows)
-    )
-    run_id = uuid.uuid4().hex
-    run_ts = datetime.now(UTC).replace(microsecond=0)
+        both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
+        # a union of the resolution's kept rows per resource type (jobs.stages)
+        effective_df = resolve_effective_configs(
+            both, frames, kafka_version=settings.kafka_version, keep=Checkpoints(local_rows=local_rows)
+        )
+        run_id = uuid.uuid4().hex
+        run_ts = datetime.now(UTC).replace(microsecond=0)
 
-    violations_df = evaluate_constraints(
-        filter_auditable(effective_df, target_keys_df=target_keys_df),
-        both.topics,
-        with_kafka_version(both.cluster_state, settings.kafka_version),  # as the audit judges them
-        compiled,
-        target=target,
-        run_id=run_id,
-        run_ts=run_ts,
-        keep=Checkpoints(local_rows=local_rows),
-    ).select(*VIOLATION_KEY, "severity")
-    found: dict[str, dict[tuple[Any, ...], str]] = {BEFORE: {}, AFTER: {}}
-    for row in violations_df.collect():
-        cluster, tag = row["cluster_id"].rsplit(SCENARIO_SEPARATOR, 1)
-        found[tag][(cluster, *(row[k] for k in VIOLATION_KEY[1:]))] = row["severity"]
-    cleared = set(found[BEFORE]) - set(found[AFTER])
-    introduced = set(found[AFTER]) - set(found[BEFORE])
-    rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
-    store.ensure("simulations", SIMULATIONS, ["cluster_id"])
-    store.append("simulations", spark.createDataFrame(rows, SIMULATIONS))
+        violations_df = evaluate_constraints(
+            filter_auditable(effective_df, target_keys_df=target_keys_df),
+            both.topics,
+            with_kafka_version(both.cluster_state, settings.kafka_version),  # as the audit judges them
+            compiled,
+            target=target,
+            run_id=run_id,
+            run_ts=run_ts,
+            keep=Checkpoints(local_rows=local_rows),
+        ).select(*VIOLATION_KEY, "severity")
+        found: dict[str, dict[tuple[Any, ...], str]] = {BEFORE: {}, AFTER: {}}
+        for row in violations_df.collect():
+            cluster, tag = row["cluster_id"].rsplit(SCENARIO_SEPARATOR, 1)
+            found[tag][(cluster, *(row[k] for k in VIOLATION_KEY[1:]))] = row["severity"]
+        cleared = set(found[BEFORE]) - set(found[AFTER])
+        introduced = set(found[AFTER]) - set(found[BEFORE])
+        rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
+        store.ensure("simulations", SIMULATIONS, ["cluster_id"])
+        store.append("simulations", spark.createDataFrame(rows, SIMULATIONS))
     return SimulateResult(
         run_id=run_id,
         target_mv=target.name,

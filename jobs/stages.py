@@ -27,12 +27,24 @@ local relation is computed when it is held (one job for its final stage).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["LOCAL_ROWS", "SMALL_INPUT_RECORDS", "Checkpoints", "held_locally", "local_rows_for", "truncated"]
+__all__ = [
+    "INTERPRETED",
+    "LOCAL_ROWS",
+    "SMALL_INPUT_BYTES",
+    "SMALL_INPUT_RECORDS",
+    "Checkpoints",
+    "held_locally",
+    "interpreted",
+    "local_rows_for",
+    "small_input",
+    "truncated",
+]
 
 # An input of at most this many bronze records is small: its kept frames are held as local relations when they
 # have at most LOCAL_ROWS rows. Effective configurations run about 3 rows per record (benchmark S: 3,246 records,
@@ -40,12 +52,53 @@ __all__ = ["LOCAL_ROWS", "SMALL_INPUT_RECORDS", "Checkpoints", "held_locally", "
 # LOCAL_ROWS rows of the widest frame (violations) are tens of MB in the driver's heap.
 SMALL_INPUT_RECORDS = 20_000
 LOCAL_ROWS = 200_000
+# The same line for an ingest, which decides before it has decoded anything: input files of at most this many bytes
+# in all. JSON lines run about 215 bytes a record (tests/data/e2e), so 20,000 records of JSON are about 4.3 MB; the
+# binary and text forms of as many records are smaller and larger.
+SMALL_INPUT_BYTES = 4 << 20
+
+
+def small_input(records: int) -> bool:
+    """Whether ``records`` bronze records are a small input (``SMALL_INPUT_RECORDS``)."""
+    return records <= SMALL_INPUT_RECORDS
 
 
 def local_rows_for(records: int) -> int:
     """The ``local_rows`` limit for a job reading ``records`` bronze records: ``LOCAL_ROWS`` for a small input,
     else 0 (every frame a local checkpoint: at scale, collecting to the driver would be the bottleneck)."""
-    return LOCAL_ROWS if records <= SMALL_INPUT_RECORDS else 0
+    return LOCAL_ROWS if small_input(records) else 0
+
+
+# Spark's settings for evaluating every operator and expression without generated code. Spark otherwise generates
+# Java source for each query's stages and for its projections, predicates and orderings, and compiles it in the
+# driver (Janino) before running it. On a small input the queries run in milliseconds, so compiling is most of their
+# cost: the end-to-end gate (25 records, test settings, second in one session) ran 30.4 s with code generation and
+# 22.9 s without (one run each, same machine); the whole-stage switch alone gave 29.8 s, the expression factory is
+# what counts. Results do not depend on it: Spark's interpreted and generated evaluation are the same semantics
+# (the test suite's integration tier runs interpreted throughout).
+INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
+
+
+@contextmanager
+def interpreted(spark: SparkSession, *, when: bool = True) -> Iterator[None]:
+    """Inside, the session evaluates without generated code (``INTERPRETED``) if ``when``; on leaving, each setting
+    is back to what it was (unset again if it was unset), so a shared session (a notebook, the tests) keeps its own.
+    """
+    if not when:
+        yield
+        return
+    conf = spark.conf
+    saved = {key: conf.get(key, None) for key in INTERPRETED}
+    for key, value in INTERPRETED.items():
+        conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, before in saved.items():
+            if before is None:
+                conf.unset(key)
+            else:
+                conf.set(key, before)
 
 
 def held_locally(df: DataFrame, limit: int) -> DataFrame | None:

@@ -33,11 +33,12 @@ def real_metadata_dir() -> Path:
 
 
 # Test inputs are tiny and plans deep: compiling generated Java for every new query costs more than running it
-# (about 3x on the replay tests). The integration tier evaluates without code generation; the system tier runs with
-# it (in its own JVMs: spark-submit, the notebook; in process: the real-metadata corpus), so the generated-code path
-# is still exercised end to end. The benchmark harness's smoke test runs in process on tiny data: interpreted.
-# KRAFT_AUDIT_TEST_CODEGEN=1 runs the integration tier with code generation too.
-INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
+# (about 3x on the replay tests). The integration tier evaluates without code generation, as the jobs themselves do
+# for a small input (jobs.stages.interpreted: so the spark-submit runs and the notebook's audits, all small, run
+# interpreted too). The in-process system tests on the real-metadata corpus run with it, so replay and resolution
+# are still exercised through generated code. The benchmark harness's smoke test runs in process on tiny data:
+# interpreted. KRAFT_AUDIT_TEST_CODEGEN=1 runs the integration tier with code generation too.
+from jobs.stages import INTERPRETED  # noqa: E402  (the setting the jobs use for a small input)
 
 _TIER_ORDER = {"unit": 0, "integration": 1, "system": 2}
 

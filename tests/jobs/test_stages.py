@@ -10,7 +10,17 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructField, StructType, TimestampType
 
-from jobs.stages import LOCAL_ROWS, SMALL_INPUT_RECORDS, Checkpoints, local_rows_for, truncated
+from jobs.stages import (
+    INTERPRETED,
+    LOCAL_ROWS,
+    SMALL_INPUT_BYTES,
+    SMALL_INPUT_RECORDS,
+    Checkpoints,
+    interpreted,
+    local_rows_for,
+    small_input,
+    truncated,
+)
 
 SCHEMA = StructType(
     [
@@ -66,3 +76,31 @@ def test_checkpoints_hold_each_name_once_with_their_limit(spark: SparkSession) -
     only = Checkpoints(only={"rows"}, local_rows=10)
     planned = spark.createDataFrame(ROWS, SCHEMA)
     assert only("other", planned) is planned
+
+
+def test_interpreted_sets_both_switches_and_gives_back_what_was_there(spark: SparkSession) -> None:
+    conf = spark.conf
+    saved = {key: conf.get(key, None) for key in INTERPRETED}
+    try:
+        conf.set("spark.sql.codegen.wholeStage", "true")
+        conf.unset("spark.sql.codegen.factoryMode")
+        with interpreted(spark):
+            assert conf.get("spark.sql.codegen.wholeStage") == "false"
+            assert conf.get("spark.sql.codegen.factoryMode") == "NO_CODEGEN"
+            assert spark.range(3).selectExpr("sum(id * 2)").first()[0] == 6
+        assert conf.get("spark.sql.codegen.wholeStage") == "true"
+        assert conf.get("spark.sql.codegen.factoryMode", None) is None  # unset again, not set to its default
+        with pytest.raises(ZeroDivisionError), interpreted(spark):
+            raise ZeroDivisionError
+        assert conf.get("spark.sql.codegen.wholeStage") == "true"
+        with interpreted(spark, when=False):
+            assert conf.get("spark.sql.codegen.wholeStage") == "true"
+    finally:
+        for key, value in saved.items():
+            conf.unset(key) if value is None else conf.set(key, value)
+
+
+def test_a_small_input_is_judged_by_records_and_an_ingest_by_bytes() -> None:
+    assert small_input(SMALL_INPUT_RECORDS) and not small_input(SMALL_INPUT_RECORDS + 1)
+    # about 215 bytes a record of JSON lines (tests/data/e2e): the byte line stands for the same order of records
+    assert SMALL_INPUT_RECORDS * 100 < SMALL_INPUT_BYTES < SMALL_INPUT_RECORDS * 400
