@@ -7,7 +7,6 @@ import datetime as dt
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -234,11 +233,20 @@ def build_warehouse(spark: SparkSession, warehouse: Path) -> None:
     )
 
 
-@pytest.fixture
-def rendered(spark: SparkSession, warehouse: Path) -> Iterator[tuple[Path, str]]:
+@pytest.fixture(scope="module")
+def built(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The warehouse of ``build_warehouse``, built once: the tests only read it (pages go elsewhere, except the
+    CLI's default ``<warehouse>/report.html``)."""
+    warehouse = tmp_path_factory.mktemp("report") / "warehouse"
+    warehouse.mkdir()
     build_warehouse(spark, warehouse)
-    path = report.write_report(spark, str(warehouse), str(warehouse / "report.html"))
-    yield path, path.read_text(encoding="utf-8")
+    return warehouse
+
+
+@pytest.fixture(scope="module")
+def rendered(spark: SparkSession, built: Path) -> tuple[Path, str]:
+    path = report.write_report(spark, str(built), str(built.parent / "rendered" / "report.html"))
+    return path, path.read_text(encoding="utf-8")
 
 
 def stat(page: str, key: str) -> str:
@@ -330,9 +338,8 @@ def test_redacted_values_are_shown_only_as_redacted(rendered: tuple[Path, str]) 
     assert page.count("[redacted]") == 1
 
 
-def test_run_id_selects_an_older_run(spark: SparkSession, warehouse: Path) -> None:
-    build_warehouse(spark, warehouse)
-    page = report.write_report(spark, str(warehouse), str(warehouse / "old.html"), "r-old").read_text()
+def test_run_id_selects_an_older_run(spark: SparkSession, built: Path, tmp_path: Path) -> None:
+    page = report.write_report(spark, str(built), str(tmp_path / "old.html"), "r-old").read_text()
     assert 'data-verdict="pass"' in page
     assert "old-only-rule" in page and "segment-bytes-min" not in page
     assert "No readiness" not in page and "no readiness data for this run" in page
@@ -344,12 +351,12 @@ def test_no_audit_runs_is_an_input_error(spark: SparkSession, warehouse: Path) -
 
 
 def test_cli_exit_codes_and_printed_path(
-    spark: SparkSession, warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    spark: SparkSession, warehouse: Path, built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert report.main(["--warehouse", str(warehouse)]) == 2
+    assert report.main(["--warehouse", str(warehouse)]) == 2  # the empty one
     err = capsys.readouterr().err
     assert err.startswith("kraft-audit: error: no audit runs") and err.count("\n") == 1
-    build_warehouse(spark, warehouse)
+    warehouse = built
     assert report.main(["--warehouse", str(warehouse), "--run-id", "nope"]) == 2
     assert "no audit run nope" in capsys.readouterr().err
     out = tmp_path / "sub" / "r.html"
@@ -361,9 +368,8 @@ def test_cli_exit_codes_and_printed_path(
     assert capsys.readouterr().out.strip() == str(warehouse / "report.html")
 
 
-def test_max_violations_caps_the_table_not_the_counts(spark: SparkSession, warehouse: Path) -> None:
-    build_warehouse(spark, warehouse)
-    page = report.write_report(spark, str(warehouse), str(warehouse / "r.html"), max_violations=1).read_text()
+def test_max_violations_caps_the_table_not_the_counts(spark: SparkSession, built: Path, tmp_path: Path) -> None:
+    page = report.write_report(spark, str(built), str(tmp_path / "r.html"), max_violations=1).read_text()
     assert page.count("<tr data-severity=") == 1
     assert "Showing the first 1 of 4 violations" in page
     assert "4 violations in this run." in page
