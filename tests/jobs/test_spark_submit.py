@@ -56,7 +56,7 @@ PER_RUN_COLUMNS = frozenset(
     | {"first_seen_run_id", "first_seen_ts", "last_seen_run_id", "last_seen_ts", "resolved_run_id", "resolved_ts"}
     | {"applied_run_id", "applied_run_ts"}  # violation_status: the runs that saw it
 )
-FAST_JVM = "-XX:TieredStopAtLevel=1"
+FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"  # less CPU for short JVMs (tests/conftest.py)
 INGEST_IDS = re.compile(r'"ingest_ids": \[[^\]]*\]')
 
 
