@@ -166,14 +166,14 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     # relations when the audited state came from a small input (the records its replay applied)
     (applied,) = state.cluster_state.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
     local_rows = local_rows_for(int(applied))
+
+    def at_target(s: ReplayResult) -> ReplayResult:
+        return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
+
     with interpreted(spark, when=local_rows > 0):  # a small input runs without generated code (jobs.stages)
         layers = apply_changes(
             state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
         )
-
-        def at_target(s: ReplayResult) -> ReplayResult:
-            return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
-
         both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
         # a union of the resolution's kept rows per resource type (jobs.stages)
         effective_df = resolve_effective_configs(

@@ -27,11 +27,12 @@ local relation is computed when it is held (one job for its final stage).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.conf import RuntimeConfig
 
 __all__ = [
     "INTERPRETED",
@@ -42,6 +43,7 @@ __all__ = [
     "held_locally",
     "interpreted",
     "local_rows_for",
+    "session_settings",
     "small_input",
     "truncated",
 ]
@@ -80,25 +82,30 @@ INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.facto
 
 
 @contextmanager
-def interpreted(spark: SparkSession, *, when: bool = True) -> Iterator[None]:
-    """Inside, the session evaluates without generated code (``INTERPRETED``) if ``when``; on leaving, each setting
-    is back to what it was (unset again if it was unset), so a shared session (a notebook, the tests) keeps its own.
-    """
-    if not when:
-        yield
-        return
+def session_settings(spark: SparkSession, settings: Mapping[str, str | None]) -> Iterator[None]:
+    """Inside, the session runs with ``settings`` (None: unset); on leaving, each one is back to what it was (unset
+    again if it was unset), so a shared session (a notebook, the tests) keeps its own."""
     conf = spark.conf
-    saved = {key: conf.get(key, None) for key in INTERPRETED}
-    for key, value in INTERPRETED.items():
-        conf.set(key, value)
+    saved = {key: conf.get(key, None) for key in settings}
     try:
+        _apply(conf, settings)
         yield
     finally:
-        for key, before in saved.items():
-            if before is None:
-                conf.unset(key)
-            else:
-                conf.set(key, before)
+        _apply(conf, saved)
+
+
+def _apply(conf: RuntimeConfig, settings: Mapping[str, str | None]) -> None:
+    for key, value in settings.items():
+        if value is None:
+            conf.unset(key)
+        else:
+            conf.set(key, value)
+
+
+def interpreted(spark: SparkSession, *, when: bool = True) -> AbstractContextManager[None]:
+    """``session_settings`` with ``INTERPRETED`` if ``when``, else nothing: the session evaluates without generated
+    code inside."""
+    return session_settings(spark, INTERPRETED if when else {})
 
 
 def held_locally(df: DataFrame, limit: int) -> DataFrame | None:

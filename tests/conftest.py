@@ -38,7 +38,9 @@ def real_metadata_dir() -> Path:
 # interpreted too). The in-process system tests on the real-metadata corpus run with it, so replay and resolution
 # are still exercised through generated code. The benchmark harness's smoke test runs in process on tiny data:
 # interpreted. KRAFT_AUDIT_TEST_CODEGEN=1 runs the integration tier with code generation too.
-from jobs.stages import INTERPRETED  # noqa: E402  (the setting the jobs use for a small input)
+from jobs.stages import INTERPRETED, session_settings  # noqa: E402  (INTERPRETED: what the jobs use for a small input)
+
+GENERATED = {"spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"}  # Spark's defaults
 
 _TIER_ORDER = {"unit": 0, "integration": 1, "system": 2}
 
@@ -85,16 +87,8 @@ def _system_tests_generate_code(request: pytest.FixtureRequest) -> Iterator[None
     if node.get_closest_marker("system") is None or node.get_closest_marker("interpreted") or not in_process:
         yield
         return
-    conf = request.getfixturevalue("spark").conf
-    saved = {key: conf.get(key, None) for key in INTERPRETED}
-    conf.set("spark.sql.codegen.wholeStage", "true")
-    conf.set("spark.sql.codegen.factoryMode", "FALLBACK")
-    yield
-    for key, value in saved.items():
-        if value is None:
-            conf.unset(key)
-        else:
-            conf.set(key, value)
+    with session_settings(request.getfixturevalue("spark"), GENERATED):
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from jobs.stages import (
     Checkpoints,
     interpreted,
     local_rows_for,
+    session_settings,
     small_input,
     truncated,
 )
@@ -80,24 +81,21 @@ def test_checkpoints_hold_each_name_once_with_their_limit(spark: SparkSession) -
 
 def test_interpreted_sets_both_switches_and_gives_back_what_was_there(spark: SparkSession) -> None:
     conf = spark.conf
-    saved = {key: conf.get(key, None) for key in INTERPRETED}
-    try:
-        conf.set("spark.sql.codegen.wholeStage", "true")
-        conf.unset("spark.sql.codegen.factoryMode")
+    whole_stage, factory = INTERPRETED
+    before = {key: conf.get(key, None) for key in INTERPRETED}
+    # the outer block gives the session a known state (one switch set, one unset) and takes it back afterwards
+    with session_settings(spark, {whole_stage: "true", factory: None}):
+        assert (conf.get(whole_stage), conf.get(factory, None)) == ("true", None)
         with interpreted(spark):
-            assert conf.get("spark.sql.codegen.wholeStage") == "false"
-            assert conf.get("spark.sql.codegen.factoryMode") == "NO_CODEGEN"
-            assert spark.range(3).selectExpr("sum(id * 2)").first()[0] == 6
-        assert conf.get("spark.sql.codegen.wholeStage") == "true"
-        assert conf.get("spark.sql.codegen.factoryMode", None) is None  # unset again, not set to its default
+            assert (conf.get(whole_stage), conf.get(factory)) == ("false", "NO_CODEGEN")
+            assert spark.range(3).selectExpr("sum(id * 2) AS s").collect()[0]["s"] == 6
+        assert (conf.get(whole_stage), conf.get(factory, None)) == ("true", None)  # unset again, not its default
         with pytest.raises(ZeroDivisionError), interpreted(spark):
             raise ZeroDivisionError
-        assert conf.get("spark.sql.codegen.wholeStage") == "true"
+        assert conf.get(whole_stage) == "true"
         with interpreted(spark, when=False):
-            assert conf.get("spark.sql.codegen.wholeStage") == "true"
-    finally:
-        for key, value in saved.items():
-            conf.unset(key) if value is None else conf.set(key, value)
+            assert conf.get(whole_stage) == "true"
+    assert {key: conf.get(key, None) for key in INTERPRETED} == before
 
 
 def test_a_small_input_is_judged_by_records_and_an_ingest_by_bytes() -> None:
