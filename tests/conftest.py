@@ -110,20 +110,14 @@ def spark() -> Iterator[object]:
             "spark.driver.memory": "4g",
             "spark.sql.warehouse.dir": str(Path(os.environ.get("TMPDIR", "/tmp")) / "kraft-audit-test-wh"),
             **({} if os.environ.get("KRAFT_AUDIT_TEST_CODEGEN") else INTERPRETED),
-            # C1 only: thousands of small, different queries never run long enough to repay C2's compile time
-            # (a small gate ran ~40% faster); the zone is what the session builder would add. C1 alone gets a
-            # 48 MiB code cache, which one gate filled ("CodeCache is full. Compiler has been disabled."): 256 MiB
-            # (the same gate twice in one session, first/second: 102/79 s -> 85/71 s). The parallel collector: the
-            # same gate three times in a session, twice each way alternating, used 7% less JVM CPU than with G1
-            # (100 s vs 108 s in all); the two workers share two cores, so CPU is what the suite's time is.
-            "spark.driver.extraJavaOptions": " ".join(
-                (
-                    "-XX:TieredStopAtLevel=1",
-                    "-XX:ReservedCodeCacheSize=256m",
-                    "-XX:+UseParallelGC",
-                    "-Duser.timezone=UTC",
-                )
-            ),
+            # The JIT's full tiers (C1, then C2): a worker's session runs Spark's planner over and over for ten
+            # minutes, long enough to repay C2's compile time. The e2e gate six times in one session (driver JVM
+            # CPU, s): C1 only 33.1, 22.5, 21.4, 21.7, 21.3, 21.5 (141.5 in all); both tiers 50.7, 25.0, 19.4, 16.2,
+            # 15.7, 14.2 (141.2), a third less from the fourth gate on. (Short JVMs, the spark-submit children and
+            # the notebook's kernel, stay on C1 only.) The parallel collector: the same gate three times in a
+            # session, twice each way alternating, used 7% less JVM CPU than with G1 (100 s vs 108 s in all); the
+            # two workers share two cores, so CPU is what the suite's time is.
+            "spark.driver.extraJavaOptions": "-XX:+UseParallelGC -Duser.timezone=UTC",
             # KRAFT_AUDIT_TEST_SPARK_CONF="key=value,key=value" overrides any of these for one run (experiments)
             **dict(kv.split("=", 1) for kv in os.environ.get("KRAFT_AUDIT_TEST_SPARK_CONF", "").split(",") if kv),
         },

@@ -24,6 +24,7 @@ from pyspark.sql import SparkSession
 
 from jobs.cli import main as cli_main
 from jobs.demo import DEFAULT_TARGET
+from jobs.stages import INTERPRETED
 from jobs.storage import open_store
 from scripts.run_notebook import execute_notebook
 
@@ -61,6 +62,12 @@ print("PROBE" + json.dumps({
     "lifecycle": _records(status_pdf),
 }, default=str))
 """
+# spark-submit options of the kernel's JVM (pyspark's launcher reads them from PYSPARK_SUBMIT_ARGS)
+KERNEL_JVM = (
+    "--driver-java-options",
+    "'-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -Duser.timezone=UTC'",
+    *(f"--conf {key}={value}" for key, value in INTERPRETED.items()),
+)
 PLANTED = "-5"
 VIOLATION_KEY = ("cluster_id", "constraint_id", "resource_type", "resource_name", "node_id", "config_name")
 
@@ -151,6 +158,8 @@ def executed(fleet: dict[str, Any]) -> NotebookNode:
         KRAFT_AUDIT_SHUFFLE_PARTITIONS="2",
         KRAFT_AUDIT_DRIVER_MEMORY="1g",
         SPARK_LOCAL_IP="127.0.0.1",
+        # The kernel's JVM as the suite's own (tests/conftest.py): C1 only, the parallel collector, no generated code
+        PYSPARK_SUBMIT_ARGS=" ".join((*KERNEL_JVM, "pyspark-shell")),
         # This checkout's code, whatever the venv has installed.
         PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p),
     )
