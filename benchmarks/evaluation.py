@@ -9,7 +9,8 @@ catalog scaling (100 / 1,000 / 5,000 constraints on the same data).
   and write the violations to Delta.
 
 Both start from the same Delta table and both end in a Delta commit, so neither can be pruned away and the
-difference is the evaluation itself.
+difference is the evaluation itself. Both run the way the audit runs on the same input: a small input (``jobs.stages``:
+at most ``SMALL_INPUT_RECORDS`` bronze records) holds its frames as local relations and runs without generated code.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pyspark.sql import functions as F
 
 from benchmarks.measure import DriverMemory, Step, measure
 from jobs import audit, conf_loader, lookups
-from jobs.stages import Checkpoints
+from jobs.stages import Checkpoints, interpreted, local_rows_for, small_input
 from jobs.storage import DeltaStore, open_store
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.metadata_version import MetadataVersion
@@ -47,10 +48,14 @@ class EvalInputs:
     target: MetadataVersion
     target_keys_df: DataFrame
     scopes_df: DataFrame
+    records: int  # the bronze records the audit read: small inputs run as the audit runs them (module docstring)
 
 
-def eval_inputs(spark: SparkSession, warehouse: Path, out_warehouse: Path, target_mv: str) -> EvalInputs:
-    """Open the audited warehouse and prepare the small catalog frames ``audit`` also prepares."""
+def eval_inputs(
+    spark: SparkSession, warehouse: Path, out_warehouse: Path, target_mv: str, *, records: int
+) -> EvalInputs:
+    """Open the audited warehouse (whose audit read ``records`` bronze records) and prepare the small catalog frames
+    ``audit`` also prepares."""
     mv_table = conf_loader.metadata_versions()
     target = parse_metadata_version(target_mv, mv_table)
     frames = lookups.catalog_frames(spark)
@@ -61,6 +66,7 @@ def eval_inputs(spark: SparkSession, warehouse: Path, out_warehouse: Path, targe
         target=target,
         target_keys_df=target_keys_df.cache(),
         scopes_df=audit._dynamic_scopes(frames).cache(),
+        records=records,
     )
 
 
@@ -93,16 +99,21 @@ def floor_step(spark: SparkSession, inputs: EvalInputs, *, memory: DriverMemory,
     """Read the effective table, aggregate it trivially, write the aggregate."""
 
     def run() -> int:
-        aggregate_df = (
-            inputs.store.read("effective_configs")
-            .groupBy("cluster_id", "resource_type")
-            .agg(F.count("*").alias("rows"), F.sum(F.length("value")).alias("value_chars"))
-        )
-        inputs.out.ensure("bench_floor", aggregate_df.schema)
-        return inputs.out.overwrite("bench_floor", aggregate_df)
+        with interpreted(spark, when=small_input(inputs.records)):
+            return _floor(inputs)
 
     step, _ = measure("floor", run, memory=memory, repeats=repeats)
     return step
+
+
+def _floor(inputs: EvalInputs) -> int:
+    aggregate_df = (
+        inputs.store.read("effective_configs")
+        .groupBy("cluster_id", "resource_type")
+        .agg(F.count("*").alias("rows"), F.sum(F.length("value")).alias("value_chars"))
+    )
+    inputs.out.ensure("bench_floor", aggregate_df.schema)
+    return inputs.out.overwrite("bench_floor", aggregate_df)
 
 
 def evaluation_step(
@@ -121,19 +132,21 @@ def evaluation_step(
 
     def run() -> int:
         validate_with_spark(compiled, spark)
-        violations_df = evaluate_constraints(
-            auditable(inputs),
-            topics_df,
-            cluster_df,
-            compiled,
-            target=inputs.target,
-            run_id=uuid.uuid4().hex,
-            run_ts=datetime.now(UTC),
-            dynamic_scope_df=inputs.scopes_df,
-            keep=Checkpoints(),  # the boundaries the audit job holds (jobs.stages)
-        )
-        inputs.out.ensure(table, VIOLATIONS)
-        return inputs.out.overwrite(table, violations_df)
+        with interpreted(spark, when=small_input(inputs.records)):
+            violations_df = evaluate_constraints(
+                auditable(inputs),
+                topics_df,
+                cluster_df,
+                compiled,
+                target=inputs.target,
+                run_id=uuid.uuid4().hex,
+                run_ts=datetime.now(UTC),
+                dynamic_scope_df=inputs.scopes_df,
+                # the boundaries the audit job holds, held as it holds them (jobs.stages)
+                keep=Checkpoints(local_rows=local_rows_for(inputs.records)),
+            )
+            inputs.out.ensure(table, VIOLATIONS)
+            return inputs.out.overwrite(table, violations_df)
 
     step, _ = measure(name, run, memory=memory, repeats=repeats)
     written_df = inputs.out.read(table)

@@ -101,7 +101,9 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     )
 
     log.info("[%s] floor and default catalog evaluation", size.name)
-    inputs = evaluation.eval_inputs(spark, wh_binary, work / "wh_bench", target_mv)
+    inputs = evaluation.eval_inputs(
+        spark, wh_binary, work / "wh_bench", target_mv, records=audit_result.summary.records_read
+    )
     counts = evaluation.effective_rows(inputs)
     compiled = rules[0]
     steps["floor"] = evaluation.floor_step(spark, inputs, memory=memory, repeats=size.repeats)
