@@ -37,7 +37,9 @@ from tests.transforms.replay.bronze_rows import (
     unregister,
 )
 from transforms.effective import effective_findings, resolve_effective_configs, to_catalog_frames
+from transforms.effective.catalog_frames import CatalogFrames
 from transforms.replay import replay_state
+from transforms.replay.state import ReplayResult
 from transforms.whatif.fallbacks import resolve_fallbacks
 
 pytestmark = pytest.mark.spark
@@ -148,7 +150,17 @@ class Result:
     schema_ok: bool
 
 
-def _resolve(spark: SparkSession, mv_table: MetadataVersionTable, **kw: Any) -> tuple[DataFrame, DataFrame]:
+@dataclass(frozen=True)
+class Inputs:
+    """The replayed state of the four clusters and the small catalog's frames, held once for the module."""
+
+    state: ReplayResult
+    frames: CatalogFrames
+
+
+@pytest.fixture(scope="module")
+def inputs(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> Inputs:
+    spark = interpreted_spark
     bronze = reduce(
         DataFrame.unionByName,
         [
@@ -167,17 +179,22 @@ def _resolve(spark: SparkSession, mv_table: MetadataVersionTable, **kw: Any) -> 
             spark, small_catalog(), key_checks=small_key_checks(mv_table), layer_checks=small_layer_checks()
         )
     )
+    return Inputs(state=state, frames=frames)
+
+
+def _resolve(inputs: Inputs, **kw: Any) -> tuple[DataFrame, DataFrame]:
+    """The effective configurations and findings of ``inputs``, resolved again (a new resolution each call)."""
     findings_kw = {k: v for k, v in kw.items() if k != "resource_types"}
     resolution = Checkpoints(local_rows=LOCAL_ROWS)
     return (
-        resolve_effective_configs(state, frames, keep=resolution, **kw),
-        effective_findings(state, frames, keep=resolution, **findings_kw),
+        resolve_effective_configs(inputs.state, inputs.frames, keep=resolution, **kw),
+        effective_findings(inputs.state, inputs.frames, keep=resolution, **findings_kw),
     )
 
 
 @pytest.fixture(scope="module")
-def result(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> Result:
-    effective_df, findings_df = _resolve(interpreted_spark, mv_table)
+def result(inputs: Inputs) -> Result:
+    effective_df, findings_df = _resolve(inputs)
     assertSchemaEqual(effective_df.schema, EFFECTIVE_CONFIGS, ignoreNullable=True)
     rows = {}
     for r in effective_df.collect():
@@ -426,10 +443,8 @@ def test_defaults_follow_the_broker_release(
         assert (row.value, row.source) == (io_default, "DEFAULT_CONFIG")
 
 
-def test_kafka_version_overrides_inferred_release(
-    interpreted_spark: SparkSession, mv_table: MetadataVersionTable
-) -> None:
-    effective_df, findings_df = _resolve(interpreted_spark, mv_table, kafka_version="4.1.2")
+def test_kafka_version_overrides_inferred_release(inputs: Inputs) -> None:
+    effective_df, findings_df = _resolve(inputs, kafka_version="4.1.2")
     releases = {
         r.kafka_release for r in effective_df.where("resource_type = 'BROKER'").select("kafka_release").collect()
     }
@@ -676,9 +691,9 @@ def test_removed_quota_leaves_no_entity(result: Result) -> None:
 
 @pytest.mark.parametrize("resource_types", [("TOPIC",), ("BROKER", "GROUP"), ("GROUP",), ("CLIENT", "CLIENT_METRICS")])
 def test_resolving_some_resource_types_gives_exactly_their_rows(
-    interpreted_spark: SparkSession, mv_table: MetadataVersionTable, result: Result, resource_types: tuple[str, ...]
+    inputs: Inputs, result: Result, resource_types: tuple[str, ...]
 ) -> None:
-    effective_df, _ = _resolve(interpreted_spark, mv_table, resource_types=resource_types)
+    effective_df, _ = _resolve(inputs, resource_types=resource_types)
     rows = {
         (r.cluster_id, r.resource_type, r.resource_name, r.node_id, r.config_name): r for r in effective_df.collect()
     }
@@ -687,11 +702,9 @@ def test_resolving_some_resource_types_gives_exactly_their_rows(
     assert rows == expected
 
 
-def test_resolving_an_unknown_resource_type_is_refused(
-    interpreted_spark: SparkSession, mv_table: MetadataVersionTable
-) -> None:
+def test_resolving_an_unknown_resource_type_is_refused(inputs: Inputs) -> None:
     with pytest.raises(ValueError, match="resource_types"):
-        _resolve(interpreted_spark, mv_table, resource_types=("TOPICS",))
+        _resolve(inputs, resource_types=("TOPICS",))
 
 
 def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
