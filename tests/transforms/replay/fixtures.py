@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pyspark.sql import SparkSession
 
+from jobs.stages import interpreted
 from schemas.metadata_version import MetadataVersionTable
 
 CONF = Path(__file__).resolve().parents[3] / "conf"
-_INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 
 
 @pytest.fixture(scope="session")
@@ -21,19 +22,11 @@ def mv_table() -> MetadataVersionTable:
 
 
 @pytest.fixture(scope="module")
-def interpreted_spark(spark: object) -> Iterator[object]:
-    """The shared session, evaluating without code generation for one module.
+def interpreted_spark(spark: SparkSession) -> Iterator[SparkSession]:
+    """The shared session, evaluating without code generation for one module (``jobs.stages.interpreted``).
 
     The replay plans are deep and the test inputs tiny, so compiling generated Java for every new query dominated
     the runtime (about 3x). Results are the same either way; the previous settings are restored afterwards.
     """
-    conf = spark.conf  # type: ignore[attr-defined]
-    saved = {key: conf.get(key, None) for key in _INTERPRETED}
-    for key, value in _INTERPRETED.items():
-        conf.set(key, value)
-    yield spark
-    for key, value in saved.items():
-        if value is None:
-            conf.unset(key)
-        else:
-            conf.set(key, value)
+    with interpreted(spark):
+        yield spark
