@@ -10,7 +10,8 @@ catalog scaling (100 / 1,000 / 5,000 constraints on the same data).
 
 Both start from the same Delta table and both end in a Delta commit, so neither can be pruned away and the
 difference is the evaluation itself. Both run the way the audit runs on the same input: a small input (``jobs.stages``:
-at most ``SMALL_INPUT_RECORDS`` bronze records) holds its frames as local relations and runs without generated code.
+at most ``SMALL_INPUT_RECORDS`` bronze records) holds its frames as local relations and runs without generated code,
+in one partition (``small_plans``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pyspark.sql import functions as F
 
 from benchmarks.measure import DriverMemory, Step, measure
 from jobs import audit, conf_loader, lookups
-from jobs.stages import Checkpoints, interpreted, local_rows_for, small_input
+from jobs.stages import Checkpoints, local_rows_for, small_input, small_plans
 from jobs.storage import DeltaStore, open_store
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.metadata_version import MetadataVersion
@@ -99,7 +100,7 @@ def floor_step(spark: SparkSession, inputs: EvalInputs, *, memory: DriverMemory,
     """Read the effective table, aggregate it trivially, write the aggregate."""
 
     def run() -> int:
-        with interpreted(spark, when=small_input(inputs.records)):
+        with small_plans(spark, when=small_input(inputs.records)):
             return _floor(inputs)
 
     step, _ = measure("floor", run, memory=memory, repeats=repeats)
@@ -132,7 +133,7 @@ def evaluation_step(
 
     def run() -> int:
         validate_with_spark(compiled, spark)
-        with interpreted(spark, when=small_input(inputs.records)):
+        with small_plans(spark, when=small_input(inputs.records)):
             violations_df = evaluate_constraints(
                 auditable(inputs),
                 topics_df,

@@ -33,7 +33,7 @@ from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
-from jobs.stages import Checkpoints, interpreted, local_rows_for, truncated
+from jobs.stages import Checkpoints, local_rows_for, small_plans, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
@@ -314,8 +314,9 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
     store = open_store(spark, settings.warehouse, settings.delta_backend)
 
     scope = _extract(store, settings)
-    # a small input runs without generated code: compiling it would cost more than running it (jobs.stages)
-    with interpreted(spark, when=scope.local_rows > 0):
+    # a small input runs without generated code (compiling it would cost more than running it) and plans each query
+    # in one partition without broadcasts or adaptive stages: an action is one Spark job (jobs.stages)
+    with small_plans(spark, when=scope.local_rows > 0):
         resolved = _replay_and_resolve(spark, store, settings, scope, target=target, mv_table=mv_table)
         dq = None
         if settings.dq:

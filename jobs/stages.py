@@ -37,14 +37,17 @@ from pyspark.sql.conf import RuntimeConfig
 __all__ = [
     "INTERPRETED",
     "LOCAL_ROWS",
+    "SINGLE_PARTITION",
     "SMALL_INPUT_BYTES",
     "SMALL_INPUT_RECORDS",
+    "SMALL_INPUT_SETTINGS",
     "Checkpoints",
     "held_locally",
     "interpreted",
     "local_rows_for",
     "session_settings",
     "small_input",
+    "small_plans",
     "truncated",
 ]
 
@@ -79,6 +82,19 @@ def local_rows_for(records: int) -> int:
 # what counts. Results do not depend on it: Spark's interpreted and generated evaluation are the same semantics
 # (the test suite's integration tier runs interpreted throughout).
 INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
+# And how a small input's queries are planned: one shuffle partition, sort-merge joins instead of broadcasts, no
+# adaptive execution. Each broadcast is a Spark job of its own and so is each adaptive query stage; without them an
+# action is one job. The e2e gate (25 records, fourth in one test-settings session, the suite's JIT): 345 -> 67 Spark
+# jobs, 15-16 s -> 14.9 s. (Adaptive execution off alone: 232 jobs; off with broadcasts off but the shuffles at two
+# partitions: 100 jobs, 22.9 s.) Hints are only advice to the planner (``F.broadcast`` on the catalog frames): results
+# do not depend on them, nor on the number of partitions.
+SINGLE_PARTITION = {
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.autoBroadcastJoinThreshold": "-1",
+    "spark.sql.optimizer.disableHints": "true",
+    "spark.sql.shuffle.partitions": "1",
+}
+SMALL_INPUT_SETTINGS = {**INTERPRETED, **SINGLE_PARTITION}
 
 
 @contextmanager
@@ -106,6 +122,12 @@ def interpreted(spark: SparkSession, *, when: bool = True) -> AbstractContextMan
     """``session_settings`` with ``INTERPRETED`` if ``when``, else nothing: the session evaluates without generated
     code inside."""
     return session_settings(spark, INTERPRETED if when else {})
+
+
+def small_plans(spark: SparkSession, *, when: bool = True) -> AbstractContextManager[None]:
+    """``session_settings`` with ``SMALL_INPUT_SETTINGS`` if ``when``, else nothing: inside, the session evaluates
+    without generated code and plans every query in one partition, without broadcasts or adaptive stages."""
+    return session_settings(spark, SMALL_INPUT_SETTINGS if when else {})
 
 
 def held_locally(df: DataFrame, limit: int) -> DataFrame | None:

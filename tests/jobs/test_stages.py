@@ -10,16 +10,19 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructField, StructType, TimestampType
 
+from benchmarks.jobcount import counting
 from jobs.stages import (
     INTERPRETED,
     LOCAL_ROWS,
     SMALL_INPUT_BYTES,
     SMALL_INPUT_RECORDS,
+    SMALL_INPUT_SETTINGS,
     Checkpoints,
     interpreted,
     local_rows_for,
     session_settings,
     small_input,
+    small_plans,
     truncated,
 )
 
@@ -96,6 +99,29 @@ def test_interpreted_sets_both_switches_and_gives_back_what_was_there(spark: Spa
         with interpreted(spark, when=False):
             assert conf.get(whole_stage) == "true"
     assert {key: conf.get(key, None) for key in INTERPRETED} == before
+
+
+def test_small_plans_run_a_join_and_an_aggregate_as_one_job_and_give_the_session_back(spark: SparkSession) -> None:
+    conf = spark.conf
+    before = {key: conf.get(key, None) for key in SMALL_INPUT_SETTINGS}
+    left = spark.createDataFrame([(i, f"k{i % 3}") for i in range(30)], "id long, key string")
+    right = spark.createDataFrame([("k0", 10), ("k1", 20), ("k2", 30)], "key string, weight int")
+
+    def totals() -> dict[str, int]:
+        # planned where it is built: the broadcast hint is dropped (or kept) when the frame is analysed
+        query = left.join(F.broadcast(right), on="key").groupBy("key").agg(F.sum("weight").alias("total"))
+        return {r["key"]: r["total"] for r in query.collect()}
+
+    expected = {"k0": 100, "k1": 200, "k2": 300}  # ten ids per key, each joined to its one weight
+    with small_plans(spark):
+        assert {key: conf.get(key) for key in SMALL_INPUT_SETTINGS} == SMALL_INPUT_SETTINGS
+        with counting(spark) as jobs:
+            assert totals() == expected
+        assert jobs.total == 1  # no broadcast job, no adaptive stage: the action and its shuffles are one job
+    assert {key: conf.get(key, None) for key in SMALL_INPUT_SETTINGS} == before
+    with small_plans(spark, when=False):
+        assert {key: conf.get(key, None) for key in SMALL_INPUT_SETTINGS} == before
+    assert totals() == expected  # the same rows with the session's own planning
 
 
 def test_a_small_input_is_judged_by_records_and_an_ingest_by_bytes() -> None:
