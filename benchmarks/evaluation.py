@@ -17,6 +17,7 @@ in one partition (``small_plans``).
 from __future__ import annotations
 
 import uuid
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,14 +50,22 @@ class EvalInputs:
     target: MetadataVersion
     target_keys_df: DataFrame
     scopes_df: DataFrame
-    records: int  # the bronze records the audit read: small inputs run as the audit runs them (module docstring)
+    records: int  # the audited warehouse's bronze records: small inputs run as the audit runs them (module docstring)
+
+    def as_audited(self, spark: SparkSession) -> AbstractContextManager[None]:
+        """The session's settings for these inputs, as the audit chooses them (``jobs.stages.small_plans``)."""
+        return small_plans(spark, when=small_input(self.records))
+
+    def keep(self) -> Checkpoints:
+        """A new ``Keep`` holding frames as the audit holds them for these inputs."""
+        return Checkpoints(local_rows=local_rows_for(self.records))
 
 
 def eval_inputs(
     spark: SparkSession, warehouse: Path, out_warehouse: Path, target_mv: str, *, records: int
 ) -> EvalInputs:
-    """Open the audited warehouse (whose audit read ``records`` bronze records) and prepare the small catalog frames
-    ``audit`` also prepares."""
+    """Open the audited warehouse (``records`` bronze records) and prepare the small catalog frames ``audit`` also
+    prepares."""
     mv_table = conf_loader.metadata_versions()
     target = parse_metadata_version(target_mv, mv_table)
     frames = lookups.catalog_frames(spark)
@@ -100,7 +109,7 @@ def floor_step(spark: SparkSession, inputs: EvalInputs, *, memory: DriverMemory,
     """Read the effective table, aggregate it trivially, write the aggregate."""
 
     def run() -> int:
-        with small_plans(spark, when=small_input(inputs.records)):
+        with inputs.as_audited(spark):
             return _floor(inputs)
 
     step, _ = measure("floor", run, memory=memory, repeats=repeats)
@@ -133,7 +142,7 @@ def evaluation_step(
 
     def run() -> int:
         validate_with_spark(compiled, spark)
-        with small_plans(spark, when=small_input(inputs.records)):
+        with inputs.as_audited(spark):
             violations_df = evaluate_constraints(
                 auditable(inputs),
                 topics_df,
@@ -143,8 +152,7 @@ def evaluation_step(
                 run_id=uuid.uuid4().hex,
                 run_ts=datetime.now(UTC),
                 dynamic_scope_df=inputs.scopes_df,
-                # the boundaries the audit job holds, held as it holds them (jobs.stages)
-                keep=Checkpoints(local_rows=local_rows_for(inputs.records)),
+                keep=inputs.keep(),  # the boundaries the audit job holds, held as it holds them (jobs.stages)
             )
             inputs.out.ensure(table, VIOLATIONS)
             return inputs.out.overwrite(table, violations_df)

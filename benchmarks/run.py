@@ -101,9 +101,8 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     )
 
     log.info("[%s] floor and default catalog evaluation", size.name)
-    inputs = evaluation.eval_inputs(
-        spark, wh_binary, work / "wh_bench", target_mv, records=audit_result.summary.records_read
-    )
+    # the audit decides "small" on the bronze records of its scope (all of wh_binary), not on those it replayed
+    inputs = evaluation.eval_inputs(spark, wh_binary, work / "wh_bench", target_mv, records=exported.records)
     counts = evaluation.effective_rows(inputs)
     compiled = rules[0]
     steps["floor"] = evaluation.floor_step(spark, inputs, memory=memory, repeats=size.repeats)

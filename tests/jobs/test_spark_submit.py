@@ -34,6 +34,7 @@ from deltalake import DeltaTable
 
 from jobs import conf_loader
 from jobs.audit import code_fingerprint
+from tests.short_jvm import FAST_JVM
 
 pytestmark = pytest.mark.system
 
@@ -56,7 +57,6 @@ PER_RUN_COLUMNS = frozenset(
     | {"first_seen_run_id", "first_seen_ts", "last_seen_run_id", "last_seen_ts", "resolved_run_id", "resolved_ts"}
     | {"applied_run_id", "applied_run_ts"}  # violation_status: the runs that saw it
 )
-FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"  # less CPU for short JVMs (tests/conftest.py)
 INGEST_IDS = re.compile(r'"ingest_ids": \[[^\]]*\]')
 
 

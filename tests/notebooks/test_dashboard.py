@@ -27,6 +27,7 @@ from jobs.demo import DEFAULT_TARGET
 from jobs.stages import INTERPRETED
 from jobs.storage import open_store
 from scripts.run_notebook import execute_notebook
+from tests.short_jvm import FAST_JVM
 
 pytestmark = pytest.mark.system
 
@@ -62,10 +63,11 @@ print("PROBE" + json.dumps({
     "lifecycle": _records(status_pdf),
 }, default=str))
 """
-# spark-submit options of the kernel's JVM (pyspark's launcher reads them from PYSPARK_SUBMIT_ARGS)
+# spark-submit options of the kernel's JVM (pyspark's launcher reads them from PYSPARK_SUBMIT_ARGS): a short JVM
+# (tests/short_jvm.py) in UTC, without generated code
 KERNEL_JVM = (
     "--driver-java-options",
-    "'-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -Duser.timezone=UTC'",
+    f"'{FAST_JVM} -Duser.timezone=UTC'",
     *(f"--conf {key}={value}" for key, value in INTERPRETED.items()),
 )
 PLANTED = "-5"
@@ -158,7 +160,7 @@ def executed(fleet: dict[str, Any]) -> NotebookNode:
         KRAFT_AUDIT_SHUFFLE_PARTITIONS="2",
         KRAFT_AUDIT_DRIVER_MEMORY="1g",
         SPARK_LOCAL_IP="127.0.0.1",
-        # The kernel's JVM as the suite's own (tests/conftest.py): C1 only, the parallel collector, no generated code
+        # the kernel's JVM: short, small input (KERNEL_JVM)
         PYSPARK_SUBMIT_ARGS=" ".join((*KERNEL_JVM, "pyspark-shell")),
         # This checkout's code, whatever the venv has installed.
         PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p),
