@@ -9,13 +9,11 @@ Tiers (markers, set here so nobody has to remember them):
   a browser, the real-metadata corpus, the benchmark harness; each pays its setup once.
 
 A plain ``pytest`` runs unit tests first, then integration, then system, so a broken invariant shows up in the first
-seconds; ``make test`` (two workers) starts the longest tiers first, system and integration modules alternating,
-so neither worker ends alone on a long module.
+seconds; ``make test`` (two workers) starts the longest tier first so neither worker ends alone on a long module.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import time
 from collections.abc import Iterator
@@ -55,31 +53,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.integration if uses_spark else pytest.mark.unit)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         # Under `make test` (xdist, --dist loadfile --no-loadscope-reorder) the longest modules go first, so the
-        # short ones fill the gaps at the end instead of one worker finishing a pipeline alone; system and
-        # integration modules alternate, so a worker running a system test's processes (spark-submit, the notebook's
-        # kernel) tends to meet one running in-process tests, which leave a core partly idle (the py4j round trips
-        # between Python and its JVM): with the system tier first, two integration modules ran side by side for
-        # the second half of the run at 6-20% idle.
-        items[:] = _alternating(items)
+        # short ones fill the gaps at the end instead of one worker finishing a pipeline alone.
+        items.sort(key=lambda item: -_TIER_ORDER[_tier(item)])
     else:
         items.sort(key=lambda item: _TIER_ORDER[_tier(item)])
-
-
-def _alternating(items: list[pytest.Item]) -> list[pytest.Item]:
-    """Whole modules (in collection order within a tier): a system module, an integration module, and so on while
-    both last, then the rest of those two tiers, then the unit modules."""
-    modules: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
-    tiers: dict[str, list[list[pytest.Item]]] = {"system": [], "integration": [], "unit": []}
-    for module_items in modules.values():
-        tiers[max((_tier(i) for i in module_items), key=_TIER_ORDER.__getitem__)].append(module_items)
-    ordered: list[list[pytest.Item]] = []
-    for pair in itertools.zip_longest(tiers["system"], tiers["integration"]):
-        ordered.extend(module for module in pair if module is not None)
-    ordered.extend(tiers["unit"])
-    # within a module, its system tests first, then integration, then unit (as the tiers run without workers)
-    return [item for module in ordered for item in sorted(module, key=lambda i: -_TIER_ORDER[_tier(i)])]
 
 
 def _tier(item: pytest.Item) -> str:
