@@ -131,11 +131,7 @@ class Started:
 
     def result(self, timeout: float = 900) -> Submitted:
         """Wait for the run to end and read what it left."""
-        try:
-            returncode = self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise
+        returncode = self.process.wait(timeout=timeout)
         stdout = (self.cwd / "stdout.txt").read_text(errors="replace")
         stderr = (self.cwd / "stderr.txt").read_text(errors="replace")
         summary_file = self.cwd / "summary.json"
@@ -326,10 +322,10 @@ def runs(package: Path, tmp: Path, request: pytest.FixtureRequest) -> dict[str, 
     cluster comes up. Each leaves a core partly idle alone (a Python driver waiting on its JVM, executors waiting
     for tasks). Both find no redaction key and create it at once (jobs/redaction_key.py: one wins, both use it),
     so their tables still compare equal."""
-    local = start_submit(package, tmp, "local", "local[2]")
+    started = {"local": start_submit(package, tmp, "local", "local[2]")}
     try:
         cluster: Cluster = request.getfixturevalue("cluster")
-        standalone = start_submit(
+        started["standalone"] = start_submit(
             package,
             tmp,
             "standalone",
@@ -339,10 +335,11 @@ def runs(package: Path, tmp: Path, request: pytest.FixtureRequest) -> dict[str, 
             # schedule nothing until both executors are up, so tasks run on both workers
             *("--conf", "spark.scheduler.minRegisteredResourcesRatio=1.0"),
         )
-    except BaseException:
-        local.process.kill()
-        raise
-    return {"local": local.result(), "standalone": standalone.result()}
+        return {name: run.result() for name, run in started.items()}
+    finally:
+        for run in started.values():  # none is left behind when the cluster, a run or a wait fails
+            if run.process.poll() is None:
+                run.process.kill()
 
 
 @pytest.fixture(scope="module")
