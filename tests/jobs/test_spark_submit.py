@@ -1,4 +1,4 @@
-"""``make package`` and ``spark-submit jobs/run.py`` end to end: in local mode and on a real standalone cluster at once.
+"""``make package`` and ``spark-submit jobs/run.py`` end to end: local mode, then a real standalone cluster.
 
 The package is built by the script ``make package`` calls (scripts/package.sh). The cluster is pyspark's own: a
 master and two workers started with ``sbin/spark-daemon.sh`` (what Spark's start-master.sh / start-worker.sh call;
@@ -120,36 +120,8 @@ def package(tmp: Path) -> Path:
     return dist
 
 
-@dataclass(frozen=True)
-class Started:
-    """A spark-submit run under way; its output goes to files in its folder (two runs at once never wait on a
-    full pipe)."""
-
-    process: subprocess.Popen[bytes]
-    cwd: Path
-    events: Path
-
-    def result(self, timeout: float = 900) -> Submitted:
-        """Wait for the run to end and read what it left."""
-        returncode = self.process.wait(timeout=timeout)
-        stdout = (self.cwd / "stdout.txt").read_text(errors="replace")
-        stderr = (self.cwd / "stderr.txt").read_text(errors="replace")
-        summary_file = self.cwd / "summary.json"
-        assert summary_file.exists(), stderr[-5000:]
-        return Submitted(
-            returncode=returncode,
-            stdout=stdout,
-            stderr=stderr,
-            cwd=self.cwd,
-            warehouse=self.cwd / "warehouse",
-            summary=json.loads(summary_file.read_text()),
-            properties=event_log_properties(self.events),
-        )
-
-
-def start_submit(package: Path, tmp: Path, name: str, master: str, *conf: str) -> Started:
-    """``spark-submit --py-files kraft_audit.zip <checkout>/jobs/run.py ...`` from a new folder outside the checkout,
-    started (``Started.result`` waits for it)."""
+def spark_submit(package: Path, tmp: Path, name: str, master: str, *conf: str) -> Submitted:
+    """``spark-submit --py-files kraft_audit.zip <checkout>/jobs/run.py ...`` from a new folder outside the checkout."""
     cwd = tmp / name
     cwd.mkdir()
     events = cwd / "events"
@@ -199,9 +171,20 @@ def start_submit(package: Path, tmp: Path, name: str, master: str, *conf: str) -
         "--summary-json",
         "summary.json",
     ]
-    with (cwd / "stdout.txt").open("wb") as stdout, (cwd / "stderr.txt").open("wb") as stderr:
-        process = subprocess.Popen(command, cwd=cwd, env=child_env(tmp), stdout=stdout, stderr=stderr)
-    return Started(process=process, cwd=cwd, events=events)
+    result = subprocess.run(
+        command, cwd=cwd, env=child_env(tmp), capture_output=True, text=True, timeout=900, check=False
+    )
+    summary_file = cwd / "summary.json"
+    assert summary_file.exists(), result.stderr[-5000:]
+    return Submitted(
+        returncode=result.returncode,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        cwd=cwd,
+        warehouse=cwd / "warehouse",
+        summary=json.loads(summary_file.read_text()),
+        properties=event_log_properties(events),
+    )
 
 
 def event_log_properties(events: Path) -> dict[str, str]:
@@ -317,34 +300,8 @@ def test_every_job_file_runs_as_a_script_with_its_imports_from_the_zip(package: 
 
 # -- spark-submit, local mode ---------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def runs(package: Path, tmp: Path, request: pytest.FixtureRequest) -> dict[str, Submitted]:
-    """The local run and the standalone run, at the same time: the local one starts first and runs while the
-    cluster comes up. Each leaves a core partly idle alone (a Python driver waiting on its JVM, executors waiting
-    for tasks). Both find no redaction key and create it at once (jobs/redaction_key.py: one wins, both use it),
-    so their tables still compare equal."""
-    started = {"local": start_submit(package, tmp, "local", "local[2]")}
-    try:
-        cluster: Cluster = request.getfixturevalue("cluster")
-        started["standalone"] = start_submit(
-            package,
-            tmp,
-            "standalone",
-            cluster.master_url,
-            *("--conf", "spark.executor.cores=1", "--conf", "spark.executor.memory=512m"),
-            *("--conf", "spark.cores.max=2"),
-            # schedule nothing until both executors are up, so tasks run on both workers
-            *("--conf", "spark.scheduler.minRegisteredResourcesRatio=1.0"),
-        )
-        return {name: run.result() for name, run in started.items()}
-    finally:
-        for run in started.values():  # none is left behind when the cluster, a run or a wait fails
-            if run.process.poll() is None:
-                run.process.kill()
-
-
-@pytest.fixture(scope="module")
-def local_run(runs: dict[str, Submitted]) -> Submitted:
-    return runs["local"]
+def local_run(package: Path, tmp: Path) -> Submitted:
+    return spark_submit(package, tmp, "local", "local[2]")
 
 
 def test_spark_submit_in_local_mode_writes_the_violations_and_exits_with_the_verdict(local_run: Submitted) -> None:
@@ -482,8 +439,17 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.fixture(scope="module")
-def standalone_run(runs: dict[str, Submitted]) -> Submitted:
-    return runs["standalone"]
+def standalone_run(package: Path, tmp: Path, local_run: Submitted, cluster: Cluster) -> Submitted:
+    return spark_submit(
+        package,
+        tmp,
+        "standalone",
+        cluster.master_url,
+        *("--conf", "spark.executor.cores=1", "--conf", "spark.executor.memory=512m"),
+        *("--conf", "spark.cores.max=2"),
+        # schedule nothing until both executors are up, so tasks run on both workers
+        *("--conf", "spark.scheduler.minRegisteredResourcesRatio=1.0"),
+    )
 
 
 def test_spark_submit_on_a_standalone_cluster_runs_on_both_workers(standalone_run: Submitted, cluster: Cluster) -> None:
