@@ -35,6 +35,8 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.conf import RuntimeConfig
 
+from transforms.checkpoints import Plan, planned
+
 __all__ = [
     "INTERPRETED",
     "LOCAL_ROWS",
@@ -169,11 +171,11 @@ class Checkpoints:
         self._local_rows = local_rows
         self.kept: dict[str, DataFrame] = {}
 
-    def __call__(self, name: str, df: DataFrame, /) -> DataFrame:
-        """The held ``df`` (the one kept before under ``name``, if any)."""
+    def __call__(self, name: str, plan: Plan, /) -> DataFrame:
+        """The held frame of ``plan``; the one kept before under ``name``, if any (``plan`` is then not built)."""
         if name in self.kept:
             return self.kept[name]
         if self._only is not None and name not in self._only:
-            return df
-        self.kept[name] = truncated(df, local_rows=self._local_rows)
+            return planned(plan)
+        self.kept[name] = truncated(planned(plan), local_rows=self._local_rows)
         return self.kept[name]

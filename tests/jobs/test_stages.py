@@ -3,10 +3,11 @@ otherwise, the same rows either way."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructField, StructType, TimestampType
 
@@ -25,6 +26,7 @@ from jobs.stages import (
     small_plans,
     truncated,
 )
+from transforms.checkpoints import as_planned
 
 SCHEMA = StructType(
     [
@@ -80,6 +82,26 @@ def test_checkpoints_hold_each_name_once_with_their_limit(spark: SparkSession) -
     only = Checkpoints(only={"rows"}, local_rows=10)
     planned = spark.createDataFrame(ROWS, SCHEMA)
     assert only("other", planned) is planned
+
+
+def test_a_plan_given_as_a_function_is_built_only_when_its_name_is_not_held(spark: SparkSession) -> None:
+    built: list[str] = []
+
+    def plan(name: str) -> Callable[[], DataFrame]:
+        def build() -> DataFrame:
+            built.append(name)
+            return spark.createDataFrame(ROWS, SCHEMA)
+
+        return build
+
+    keep = Checkpoints(only={"rows"}, local_rows=10)
+    first = keep("rows", plan("rows"))
+    assert keep("rows", plan("rows again")) is first
+    assert sorted(first.collect()) == sorted(spark.createDataFrame(ROWS, SCHEMA).collect())
+    assert _leaf(first) == "LocalRelation"
+    # a name the keep does not hold, and the default keep: the plan is built and left as it is
+    assert _leaf(keep("other", plan("other"))) == _leaf(as_planned("rows", plan("as planned"))) == "LogicalRDD"
+    assert built == ["rows", "other", "as planned"]
 
 
 def test_interpreted_sets_both_switches_and_gives_back_what_was_there(spark: SparkSession) -> None:

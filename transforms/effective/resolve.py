@@ -87,41 +87,62 @@ class _Layers(NamedTuple):
 
 def _nodes_and_layers(state: ReplayResult, frames: CatalogFrames, kafka_version: str | None, keep: Keep) -> _Layers:
     """The brokers' and the layered controllers' layers, built and checked in one plan (a layer-validity plan is
-    the largest of a resolution; the nodes are judged independently, so one plan over both gives each its own)."""
-    nodes_df = keep("nodes", with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version))
-    controllers_df = keep("controller_nodes", controller_nodes(state, nodes_df))
-    layered_df = nodes_df.unionByName(layered_controllers(controllers_df))
+    the largest of a resolution; the nodes are judged independently, so one plan over both gives each its own).
+
+    Each kept frame is handed to ``keep`` as a function: a keep that holds it already (the resolution's, reused by
+    the findings and the fallbacks) returns it without these plans being built again."""
+    nodes_df = keep(
+        "nodes", lambda: with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version)
+    )
+    controllers_df = keep("controller_nodes", lambda: controller_nodes(state, nodes_df))
+    layered: list[DataFrame] = []  # built once, by whichever kept frame needs it first
+
+    def layered_df() -> DataFrame:
+        if not layered:
+            layered.append(nodes_df.unionByName(layered_controllers(controllers_df)))
+        return layered[0]
+
     layers_df = keep(
         "node_layers",
-        to_broker_layers(
-            state.broker_static_configs, state.dynamic_configs, layered_df, frames.config_keys_df, frames.key_checks_df
+        lambda: to_broker_layers(
+            state.broker_static_configs,
+            state.dynamic_configs,
+            layered_df(),
+            frames.config_keys_df,
+            frames.key_checks_df,
         ),
     )
-    all_df = keep("applied_layers", without_rejected_layers(layers_df, layered_df, frames))
+    all_df = keep("applied_layers", lambda: without_rejected_layers(layers_df, layered_df(), frames))
     brokers_df = all_df.join(nodes_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="left_semi")
     return _Layers(nodes=nodes_df, controllers=controllers_df, broker_layers=brokers_df, node_layers=all_df)
 
 
 def _supported_dynamic(state: ReplayResult, nodes_df: DataFrame, keys_df: DataFrame, keep: Keep) -> DataFrame:
     """The dynamic records the nodes' releases support (KAFKA-19851), read by every resource type."""
-    return keep("supported_dynamic", without_unsupported(state.dynamic_configs, nodes_df, keys_df))
+    return keep("supported_dynamic", lambda: without_unsupported(state.dynamic_configs, nodes_df, keys_df))
 
 
 def _broker_rows(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, keep: Keep) -> DataFrame:
     """The brokers' rows, clamped (4.3+); groups inherit from them."""
-    unclamped_df = to_broker_effective(
-        layers.broker_layers, layers.nodes, frames.config_keys_df, frames.synonyms_df, partial_static_df=partial_df
-    ).transform(with_broker_timestamp_fallback)  # 3.6-3.9
+
+    def unclamped_df() -> DataFrame:
+        return to_broker_effective(
+            layers.broker_layers, layers.nodes, frames.config_keys_df, frames.synonyms_df, partial_static_df=partial_df
+        ).transform(with_broker_timestamp_fallback)  # 3.6-3.9
+
     # the clamps read these rows twice
-    return keep("broker_rows", keep("unclamped_broker_rows", unclamped_df).transform(with_broker_clamps))
+    return keep("broker_rows", lambda: keep("unclamped_broker_rows", unclamped_df).transform(with_broker_clamps))
 
 
 def _topic_views(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, keep: Keep) -> DataFrame:
     """What each broker gives topics as their defaults (``to_topic_node_views``)."""
-    views_df = to_topic_node_views(
-        layers.broker_layers, layers.nodes, frames.config_keys_df, frames.synonyms_df, partial_static_df=partial_df
-    )
-    return keep("topic_views", views_df.transform(with_view_timestamp_fallback))
+
+    def views_df() -> DataFrame:
+        return to_topic_node_views(
+            layers.broker_layers, layers.nodes, frames.config_keys_df, frames.synonyms_df, partial_static_df=partial_df
+        ).transform(with_view_timestamp_fallback)
+
+    return keep("topic_views", views_df)
 
 
 def _group_views(
@@ -129,9 +150,13 @@ def _group_views(
 ) -> DataFrame:
     """What the brokers of each cluster with a group give its groups (``to_group_views``; ``dynamic_df``: the
     supported dynamic records). Clusters without one get no views, so a fleet without groups plans no work."""
-    clusters_df = dynamic_df.where(F.col("resource_type") == ResourceType.GROUP).select("cluster_id").distinct()
-    nodes_df = layers.nodes.join(clusters_df, on="cluster_id", how="left_semi")
-    return keep("group_views", to_group_views(nodes_df, broker_df, frames.config_keys_df, frames.synonyms_df))
+
+    def views_df() -> DataFrame:
+        clusters_df = dynamic_df.where(F.col("resource_type") == ResourceType.GROUP).select("cluster_id").distinct()
+        nodes_df = layers.nodes.join(clusters_df, on="cluster_id", how="left_semi")
+        return to_group_views(nodes_df, broker_df, frames.config_keys_df, frames.synonyms_df)
+
+    return keep("group_views", views_df)
 
 
 def resolve_effective_configs(
@@ -164,7 +189,7 @@ def resolve_effective_configs(
     nodes_df = layers.nodes
     keys_df = catalog_frames.config_keys_df
     dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
-    partial_df = keep("partial_static_nodes", partial_static_nodes(state.broker_static_configs, nodes_df))
+    partial_df = keep("partial_static_nodes", lambda: partial_static_nodes(state.broker_static_configs, nodes_df))
     broker_df = (
         _broker_rows(layers, catalog_frames, partial_df, keep)
         if wanted & {ResourceType.BROKER, ResourceType.GROUP}
@@ -250,7 +275,7 @@ def resolve_without_overrides(
     """
     layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     nodes_df, keys_df = layers.nodes, catalog_frames.config_keys_df
-    partial_df = keep("partial_static_nodes", partial_static_nodes(state.broker_static_configs, nodes_df))
+    partial_df = keep("partial_static_nodes", lambda: partial_static_nodes(state.broker_static_configs, nodes_df))
     dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
     no_overrides_df = dynamic_df.where(~F.col("resource_type").isin(ResourceType.TOPIC, ResourceType.GROUP))
     columns = EFFECTIVE_CONFIGS.fieldNames()

@@ -52,7 +52,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.whatif import FALLBACK_COLUMNS, FALLBACK_SOURCES
-from transforms.checkpoints import Keep, as_planned
+from transforms.checkpoints import Keep, Plan, as_planned
 from transforms.effective import resolve_effective_configs, resolve_without_overrides
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.replay.state import ReplayResult
@@ -218,8 +218,8 @@ def resolve_fallbacks(
     brokers = {_BROKER_VARIANT_OF[layer] for layer in layers if layer in _BROKER_VARIANT_OF}
     if brokers:
         # their own names: the broker variants' intermediates are not the state's (``shared`` below may be ``keep``)
-        def variants_keep(name: str, df: DataFrame, /) -> DataFrame:
-            return keep(f"broker_variants.{name}", df)
+        def variants_keep(name: str, plan: Plan, /) -> DataFrame:
+            return keep(f"broker_variants.{name}", plan)
 
         parts.append(_broker_fallbacks(state, frames, needed_df, brokers, kafka_version, variants_keep))
     entities = {_ENTITY_TYPE_OF[layer] for layer in layers if layer in _ENTITY_TYPE_OF}
@@ -228,8 +228,8 @@ def resolve_fallbacks(
 
         # the state's intermediates from the resolution's keep, this call's own rows from ``keep``: a keep returns
         # what it kept under a name, so a later call for other entities must not find these rows in a shared one
-        def entity_keep(name: str, df: DataFrame, /) -> DataFrame:
-            return (keep if name in _OWN_ROWS else shared)(name, df)
+        def entity_keep(name: str, plan: Plan, /) -> DataFrame:
+            return (keep if name in _OWN_ROWS else shared)(name, plan)
 
         parts.append(_entity_fallbacks(state, frames, needed_df, entities, kafka_version, entity_keep))
     return reduce(DataFrame.unionByName, parts) if parts else _empty(needed_df)

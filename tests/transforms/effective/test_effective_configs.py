@@ -36,7 +36,13 @@ from tests.transforms.replay.bronze_rows import (
     topic_config,
     unregister,
 )
-from transforms.effective import effective_findings, resolve_effective_configs, to_catalog_frames
+from transforms.checkpoints import Plan, planned
+from transforms.effective import (
+    effective_findings,
+    resolve_effective_configs,
+    resolve_without_overrides,
+    to_catalog_frames,
+)
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.replay import replay_state
 from transforms.replay.state import ReplayResult
@@ -788,3 +794,44 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
 
     assert ("override", "retention.ms") in topics_on_resolution("override")
     assert {topic for topic, _ in topics_on_resolution("same")} == {"same"}
+
+
+class _Recording(Checkpoints):
+    """``Checkpoints`` that records the name of every plan built for it: a frame handed over as a DataFrame was
+    built by the caller; one handed over as a function, when the keep calls it."""
+
+    def __init__(self) -> None:
+        super().__init__(local_rows=LOCAL_ROWS)
+        self.built: list[str] = []
+
+    def __call__(self, name: str, plan: Plan, /) -> DataFrame:
+        if isinstance(plan, DataFrame):
+            self.built.append(name)
+            return super().__call__(name, plan)
+
+        def recorded() -> DataFrame:
+            self.built.append(name)
+            return planned(plan)
+
+        return super().__call__(name, recorded)
+
+
+def test_plans_over_a_held_resolution_build_none_of_its_kept_frames_again(inputs: Inputs) -> None:
+    """The findings and the topic and group fallbacks read the resolution's kept frames: the keep returns them, and
+    their plans are not built a second time only to be discarded (transforms.checkpoints)."""
+    resolution = _Recording()
+    effective_df = resolve_effective_configs(inputs.state, inputs.frames, keep=resolution)
+    resolved = list(resolution.built)
+    assert {"nodes", "node_layers", "applied_layers", "broker_rows", "topic_views", "group_views"} <= set(resolved)
+    assert len(resolved) == len(set(resolved))
+    effective_findings(inputs.state, inputs.frames, keep=resolution, effective_df=effective_df)
+    assert resolution.built == resolved
+    spark = inputs.state.topics.sparkSession
+    resolve_without_overrides(
+        inputs.state,
+        inputs.frames,
+        topics_df=spark.createDataFrame([("c1", "override")], "cluster_id string, topic_name string"),
+        groups_df=spark.createDataFrame([("c1", "g1")], "cluster_id string, resource_name string"),
+        keep=resolution,
+    )
+    assert resolution.built == [*resolved, "fallback_topic_rows", "fallback_group_rows"]
