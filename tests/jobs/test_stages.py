@@ -19,6 +19,7 @@ from jobs.stages import (
     SMALL_INPUT_RECORDS,
     SMALL_INPUT_SETTINGS,
     Checkpoints,
+    held_locally,
     interpreted,
     local_rows_for,
     session_settings,
@@ -144,6 +145,15 @@ def test_small_plans_run_a_join_and_an_aggregate_as_one_job_and_give_the_session
     with small_plans(spark, when=False):
         assert {key: conf.get(key, None) for key in SMALL_INPUT_SETTINGS} == before
     assert totals() == expected  # the same rows with the session's own planning
+
+
+def test_holding_a_frame_of_several_partitions_is_one_job_with_small_plans(spark: SparkSession) -> None:
+    # a narrow plan over a local relation of two partitions: its last stage has two tasks
+    frame = spark.createDataFrame([(i, f"k{i % 3}") for i in range(30)], "id long, key string").where(F.col("id") > 3)
+    with small_plans(spark), counting(spark) as jobs:
+        held = held_locally(frame.select("*", F.rand().alias("r")), 100)  # rand: not folded while planning
+    assert held is not None and held.count() == 26
+    assert jobs.total == 1  # without trying every partition at once: one job for the first, one for the rest
 
 
 def test_a_small_input_is_judged_by_records_and_an_ingest_by_bytes() -> None:
