@@ -1,4 +1,5 @@
-"""The ``deltars`` backend: Spark's parquet writer, one delta-rs commit per write, delta-rs file listing on read."""
+"""The ``deltars`` backend: Spark's parquet writer (pyarrow's for rows the driver holds), one delta-rs commit per
+write, delta-rs file listing on read."""
 
 from __future__ import annotations
 
@@ -149,10 +150,14 @@ class DeltaRsStore(DeltaStore):
         staging_uri = f"{self.path(table)}/{staging}"
         fs, root = pafs.FileSystem.from_uri(self.path(table))
         try:
-            writer = aligned(df, schema).write.mode("errorifexists")
-            if partition_by:
-                writer = writer.partitionBy(*partition_by)
-            writer.parquet(staging_uri)
+            staged_df = aligned(df, schema)
+            if _held_in_driver(staged_df):
+                _write_arrow(staged_df, fs, f"{root}/{staging}", partition_by)
+            else:
+                writer = staged_df.write.mode("errorifexists")
+                if partition_by:
+                    writer = writer.partitionBy(*partition_by)
+                writer.parquet(staging_uri)
             actions = _add_actions(fs, root, staging, partition_by)
             if where is not None:
                 _check_rows_inside(table, actions, where)
@@ -278,6 +283,31 @@ def _files_by_partition(dt: DeltaTable, partition_by: list[str]) -> dict[tuple[A
         key = tuple(columns[f"partition.{col}"][i] for col in partition_by)
         groups.setdefault(key, []).append(unquote(path))
     return groups
+
+
+def _held_in_driver(df: DataFrame) -> bool:
+    """Whether ``df``'s rows are a local relation once optimised: rows the driver holds already (a small audit's
+    held frames, ``jobs.stages``), so writing them needs no Spark job."""
+    return str(df._jdf.queryExecution().optimizedPlan().nodeName()) == "LocalRelation"
+
+
+def _write_arrow(df: DataFrame, fs: pafs.FileSystem, directory: str, partition_by: list[str]) -> None:
+    """Write rows the driver holds as parquet files under ``directory`` with pyarrow, in the layout Spark's writer
+    gives (``col=<%XX-escaped value>`` directories, ``__HIVE_DEFAULT_PARTITION__`` for NULL), for
+    ``_add_actions``. A Spark write of such rows is a job with its commit protocol: about 75 ms against 20 ms
+    (a 50-row frame of strings, a timestamp, a map and an array, warm)."""
+    table = df.toArrow()
+    if table.num_rows == 0:
+        fs.create_dir(directory)  # no file, as from a partitioned Spark write: the commit only removes what it replaces
+        return
+    pq.write_to_dataset(
+        table,
+        root_path=directory,
+        partition_cols=partition_by or None,
+        filesystem=fs,
+        basename_template=f"part-{uuid.uuid4().hex}-{{i}}.parquet",
+        existing_data_behavior="error",
+    )
 
 
 def _add_actions(fs: pafs.FileSystem, root: str, staging: str, partition_by: list[str]) -> list[AddAction]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType, TimestampType
 
+from jobs.stages import held_locally
 from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
 from jobs.storage.native import native_delta_available
 from schemas.errors import SchemaMismatchError, StorageError, UnsupportedTableError
@@ -107,6 +109,36 @@ def test_partition_values_come_from_the_log_not_from_paths(spark: SparkSession, 
     data = [r for c in odd for r in rows(c, range(2))]
     store.append("t", frame(spark, data))
     assert_three_readers_agree(store, "t", data)
+
+
+def test_rows_the_driver_holds_are_written_like_spark_writes_them(spark: SparkSession, store: DeltaStore) -> None:
+    # a small audit's held frames (local relations) are written by pyarrow on deltars, others by Spark's writer
+    odd = ["001", "a b/c", "x=y%z", "ünï"]
+    data = [r for c in odd for r in rows(c, range(2))]
+    held = held_locally(frame(spark, data), 100)
+    assert held is not None
+    for table, df in (("held", held), ("spark", frame(spark, data))):
+        store.ensure(table, SCHEMA, ["cluster_id"])
+        store.append(table, df)
+        assert_three_readers_agree(store, table, data)
+    if store.backend == "deltars":
+        import pyarrow as pa
+        from deltalake import DeltaTable
+
+        def partitions(table: str) -> list[tuple[str, int]]:
+            files = pa.table(DeltaTable(store.path(table)).get_add_actions(flatten=True)).to_pylist()
+            return sorted((f["partition.cluster_id"], f["num_records"]) for f in files)
+
+        assert partitions("held") == partitions("spark") == [(c, 2) for c in sorted(odd)]
+        # the held rows took pyarrow's path (its file names), the others Spark's
+        names = {t: {p.name for p in Path(store.path(t)).rglob("*.parquet")} for t in ("held", "spark")}
+        assert names["held"] and names["spark"], names
+        assert all(re.fullmatch(r"part-[0-9a-f]{32}-\d+\.parquet", n) for n in names["held"]), names
+        assert all(n.endswith(".snappy.parquet") for n in names["spark"]), names
+    empty = held_locally(frame(spark, []), 100)
+    assert empty is not None
+    store.replace_partitions("held", empty, {"cluster_id": ["001"]})
+    assert_three_readers_agree(store, "held", data[2:])
 
 
 def test_many_partitions_read_in_one_scan_with_values_from_the_log(spark: SparkSession, store: DeltaStore) -> None:
