@@ -1,9 +1,10 @@
 """Delta table I/O behind one small interface, with two backends.
 
-``deltars`` (the embedded default): Spark's native parquet writer into a staging folder inside the table, then one
-atomic delta-rs commit; reads list the snapshot's files and partition values through delta-rs and scan them with
-Spark's native parquet reader. ``native``: Spark's own ``format("delta")`` when the Delta Lake jars are on the
-classpath (a cluster, ``--packages``). ``DELTA_BACKEND=native|deltars`` chooses; unset means auto-detect.
+``deltars`` (the embedded default): Spark's native parquet writer (pyarrow for rows the driver holds) into a
+staging folder inside the table, then one atomic delta-rs commit; reads list the snapshot's files and partition
+values through delta-rs and scan them with Spark's native parquet reader. ``native``: Spark's own
+``format("delta")`` when the Delta Lake jars are on the classpath (a cluster, ``--packages``).
+``DELTA_BACKEND=native|deltars`` chooses; unset means auto-detect.
 """
 
 from __future__ import annotations

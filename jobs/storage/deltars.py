@@ -42,7 +42,8 @@ SUPPORTED_READER_FEATURES = frozenset({"timestampNtz", "v2Checkpoint", "vacuumPr
 
 
 class DeltaRsStore(DeltaStore):
-    """Delta tables written by Spark's native parquet writer and committed atomically by delta-rs."""
+    """Delta tables written by Spark's native parquet writer (pyarrow for rows the driver holds) and committed
+    atomically by delta-rs."""
 
     backend = "deltars"
 
