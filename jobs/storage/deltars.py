@@ -287,9 +287,11 @@ def _files_by_partition(dt: DeltaTable, partition_by: list[str]) -> dict[tuple[A
 
 
 def _held_in_driver(df: DataFrame) -> bool:
-    """Whether ``df``'s rows are a local relation once optimised: rows the driver holds already (a small audit's
-    held frames, ``jobs.stages``), so writing them needs no Spark job."""
-    return str(df._jdf.queryExecution().optimizedPlan().nodeName()) == "LocalRelation"
+    """Whether ``df`` reads only rows the driver holds already (every leaf of its plan a local relation: a small
+    audit's held frames, ``jobs.stages``), so its rows need no Spark write job. Read from the analysed plan, so a
+    frame written by Spark is not optimised once more only to be told so."""
+    leaves = df._jdf.queryExecution().analyzed().collectLeaves()
+    return all(str(leaves.apply(i).nodeName()) == "LocalRelation" for i in range(leaves.size()))
 
 
 def _write_arrow(df: DataFrame, fs: pafs.FileSystem, directory: str, partition_by: list[str]) -> None:

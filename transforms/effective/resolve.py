@@ -34,7 +34,7 @@ defaults: overrides, client entities).
 from __future__ import annotations
 
 from collections.abc import Collection
-from functools import reduce
+from functools import cache, reduce
 from typing import NamedTuple
 
 from pyspark.sql import DataFrame
@@ -95,12 +95,10 @@ def _nodes_and_layers(state: ReplayResult, frames: CatalogFrames, kafka_version:
         "nodes", lambda: with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version)
     )
     controllers_df = keep("controller_nodes", lambda: controller_nodes(state, nodes_df))
-    layered: list[DataFrame] = []  # built once, by whichever kept frame needs it first
 
+    @cache  # built once, by whichever kept frame needs it first
     def layered_df() -> DataFrame:
-        if not layered:
-            layered.append(nodes_df.unionByName(layered_controllers(controllers_df)))
-        return layered[0]
+        return nodes_df.unionByName(layered_controllers(controllers_df))
 
     layers_df = keep(
         "node_layers",
