@@ -20,6 +20,11 @@ Every row of a refused layer gets ``ignored_kind`` ``REJECTED_CONFIG_LAYER`` and
 checks; resolution then takes the layers below. A check that cannot be evaluated (a key it reads is missing or
 does not parse) counts as passing. 4.3+ clamps the ``group.*.assignment.interval.ms`` keys before the checks
 (``GroupCoordinatorConfig.clampDynamicConfigs``), and so do the checks here (``clamps.with_broker_clamps``).
+
+The checks of the three views are one plan (``failed_by_view``); the caller may hold it, and decide the layers
+from it twice: for the brokers as they are (``without_rejected_layers``) and for the same brokers with their
+per-broker layer deleted (``without_node_layer``, the input of a DELETE remediation's fallback). Without the
+per-broker layer a broker's full view is its cluster-default view, so the same checks decide both.
 """
 
 from __future__ import annotations
@@ -105,14 +110,17 @@ def _in_view(df: DataFrame, view: str) -> DataFrame:
     return df.select(*[tag.alias(c) if c == "cluster_id" else F.col(c) for c in df.columns])
 
 
-def _failed_by_view(applied_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
-    """``(cluster_id, node_id, full, lower, base)``: the failed checks (as ``_failed_checks``) of each broker's
-    three views, resolved and checked in one plan (one broker resolution, not three)."""
-    layers_df = reduce(
+def failed_by_view(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
+    """``(cluster_id, node_id, full, lower, base)``: the failed checks (as ``_failed_checks``) of each node's three
+    views of its applied layers (``layers_df``: ``LAYER_COLUMNS`` from ``to_broker_layers``), resolved and checked
+    in one plan (one broker resolution, not three). Without ``frames.layer_checks`` nothing fails; callers then
+    skip this plan and pass None below."""
+    applied_df = layers_df.where(F.col("ignored_reason").isNull())
+    views_layers_df = reduce(
         DataFrame.unionByName, [_in_view(applied_df.where(F.col("layer") <= top), v) for v, top in _VIEWS]
     )
     views_nodes_df = reduce(DataFrame.unionByName, [_in_view(nodes_df, v) for v, _ in _VIEWS])
-    failed_df = _failed_checks(_cfg(layers_df, views_nodes_df, frames), frames.layer_checks)
+    failed_df = _failed_checks(_cfg(views_layers_df, views_nodes_df, frames), frames.layer_checks)
     return (
         failed_df.select(
             F.substring_index("cluster_id", _SEPARATOR, 1).alias("cluster_id"),
@@ -126,13 +134,11 @@ def _failed_by_view(applied_df: DataFrame, nodes_df: DataFrame, frames: CatalogF
     )
 
 
-def rejected_layers(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
-    """``(cluster_id, node_id, layer, rejected)``: the dynamic layers a broker refuses, with the reason."""
-    applied_df = layers_df.where(F.col("ignored_reason").isNull())
-    decided_df = (
-        _failed_by_view(applied_df, nodes_df, frames)
-        .where(F.size(F.coalesce(F.col("full"), F.array())) > 0)
-        .where(F.size(F.coalesce(F.col("base"), F.array())) == 0)
+def rejected_layers(failed_df: DataFrame) -> DataFrame:
+    """``(cluster_id, node_id, layer, rejected)``: the dynamic layers a broker refuses, with the reason, from its
+    views' failed checks (``failed_by_view``)."""
+    decided_df = failed_df.where(F.size(F.coalesce(F.col("full"), F.array())) > 0).where(
+        F.size(F.coalesce(F.col("base"), F.array())) == 0
     )
     default_fails = F.size(F.coalesce(F.col("lower"), F.array())) > 0
 
@@ -166,15 +172,32 @@ def rejected_layers(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFr
     )
 
 
-def without_rejected_layers(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
+def without_rejected_layers(layers_df: DataFrame, failed_df: DataFrame | None) -> DataFrame:
     """``layers_df`` (``LAYER_COLUMNS``, from ``to_broker_layers``) with the rows of refused layers marked ignored
-    (``ignored_kind`` ``REJECTED_CONFIG_LAYER``). Without ``frames.layer_checks`` nothing changes."""
-    if not frames.layer_checks:
+    (``ignored_kind`` ``REJECTED_CONFIG_LAYER``), decided from ``failed_by_view`` of the same layers. None (no
+    layer checks): nothing changes."""
+    if failed_df is None:
         return layers_df
-    refused_df = rejected_layers(layers_df, nodes_df, frames)
+    refused_df = rejected_layers(failed_df)
     is_refused = F.col("ignored_reason").isNull() & F.col("rejected").isNotNull()
     return layers_df.join(refused_df, on=[*_NODE, "layer"], how="left").select(
         *LAYER_COLUMNS[:-2],
         F.when(is_refused, F.col("rejected")).otherwise(F.col("ignored_reason")).alias("ignored_reason"),
         F.when(is_refused, F.lit(REJECTED_CONFIG_LAYER)).otherwise(F.col("ignored_kind")).alias("ignored_kind"),
     )
+
+
+def without_node_layer(layers_df: DataFrame, failed_df: DataFrame | None) -> DataFrame:
+    """``layers_df`` as it would be with every per-broker layer deleted: its rows without that layer, the others
+    judged as ``without_rejected_layers`` judges a broker with no per-broker layer.
+
+    ``failed_df`` is ``failed_by_view`` of ``layers_df`` itself: a layer's rows are judged one by one
+    (``to_broker_layers``), so deleting the per-broker layer changes no other row, and leaves the static and
+    cluster-default views as they were. The full view becomes the cluster-default view: the cluster-default
+    layer is then refused when that view fails and the static one passes (with the per-broker layer it may have
+    been applied: Kafka checks the layers together, and a per-broker value can mend the default's)."""
+    remaining_df = layers_df.where(F.col("layer") != NODE_LAYER)
+    if failed_df is None:
+        return remaining_df
+    alone_df = failed_df.select(*_NODE, F.col("lower").alias("full"), "lower", "base")
+    return without_rejected_layers(remaining_df, alone_df)

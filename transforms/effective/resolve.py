@@ -68,7 +68,7 @@ from transforms.effective.findings import (
     to_skipped_config_findings,
 )
 from transforms.effective.groups import to_client_metrics_effective, to_group_effective, to_group_views
-from transforms.effective.layer_validity import without_rejected_layers
+from transforms.effective.layer_validity import failed_by_view, without_node_layer, without_rejected_layers
 from transforms.effective.timestamps import (
     with_broker_timestamp_fallback,
     with_topic_timestamp_fallback,
@@ -83,6 +83,8 @@ class _Layers(NamedTuple):
     controllers: DataFrame  # every controller (``controller_nodes``)
     broker_layers: DataFrame  # the brokers' layers (applied or marked ignored)
     node_layers: DataFrame  # the brokers' and the layered controllers' (``layered_controllers``)
+    stored_layers: DataFrame  # ``node_layers`` before whole layers are refused (``to_broker_layers``)
+    failed_checks: DataFrame | None  # ``failed_by_view`` of ``stored_layers`` (None: no layer checks)
 
 
 def _nodes_and_layers(state: ReplayResult, frames: CatalogFrames, kafka_version: str | None, keep: Keep) -> _Layers:
@@ -110,9 +112,19 @@ def _nodes_and_layers(state: ReplayResult, frames: CatalogFrames, kafka_version:
             frames.key_checks_df,
         ),
     )
-    all_df = keep("applied_layers", lambda: without_rejected_layers(layers_df, layered_df(), frames))
+    failed_df = (
+        keep("layer_checks", lambda: failed_by_view(layers_df, layered_df(), frames)) if frames.layer_checks else None
+    )
+    all_df = keep("applied_layers", lambda: without_rejected_layers(layers_df, failed_df))
     brokers_df = all_df.join(nodes_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="left_semi")
-    return _Layers(nodes=nodes_df, controllers=controllers_df, broker_layers=brokers_df, node_layers=all_df)
+    return _Layers(
+        nodes=nodes_df,
+        controllers=controllers_df,
+        broker_layers=brokers_df,
+        node_layers=all_df,
+        stored_layers=layers_df,
+        failed_checks=failed_df,
+    )
 
 
 def _supported_dynamic(state: ReplayResult, nodes_df: DataFrame, keys_df: DataFrame, keep: Keep) -> DataFrame:
@@ -301,6 +313,60 @@ def resolve_without_overrides(
     return reduce(DataFrame.unionByName, parts)
 
 
+def resolve_without_node_layer(
+    state: ReplayResult,
+    catalog_frames: CatalogFrames,
+    nodes_df: DataFrame,
+    *,
+    kafka_version: str | None = None,
+    keep: Keep = as_planned,
+) -> DataFrame:
+    """``EFFECTIVE_CONFIGS`` BROKER rows of the nodes in ``nodes_df`` (``cluster_id, node_id``: brokers, or
+    controllers whose layers resolve as a broker's), resolved as if their per-broker layer
+    (``DYNAMIC_BROKER_CONFIG``) were deleted: what each key falls back to (``transforms.whatif.fallbacks``).
+
+    Deleting that layer changes only the node's own layers: every other row of them is judged one by one, and the
+    whole-layer checks of the remaining layers are the views the state's resolution checked already
+    (``layer_validity.without_node_layer``). So these rows are planned on that resolution's kept frames, read
+    through ``keep`` under the names ``resolve_effective_configs`` uses; other nodes are not resolved again.
+
+    Args:
+        state: as for ``resolve_effective_configs``.
+        catalog_frames: ``to_catalog_frames(spark, catalog)``.
+        nodes_df: ``(cluster_id, node_id)`` of the nodes whose per-broker layer is deleted; other nodes get no rows.
+        kafka_version: as for ``resolve_effective_configs``.
+        keep: as for ``resolve_effective_configs``; the rows of this function pass through it as
+            ``fallback_unclamped_broker_rows`` and ``fallback_broker_rows``.
+    """
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    node_key = ["cluster_id", "node_id"]
+    wanted_df = nodes_df.select(*node_key)
+
+    def own(df: DataFrame) -> DataFrame:
+        return df.join(wanted_df, on=node_key, how="left_semi")
+
+    partial_df = keep("partial_static_nodes", lambda: partial_static_nodes(state.broker_static_configs, layers.nodes))
+    failed_df = None if layers.failed_checks is None else own(layers.failed_checks)
+    applied_df = without_node_layer(own(layers.stored_layers), failed_df)
+    brokers_df = own(layers.nodes)
+    keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
+
+    def unclamped_df() -> DataFrame:
+        broker_layers_df = applied_df.join(brokers_df.select(*node_key), on=node_key, how="left_semi")
+        return to_broker_effective(
+            broker_layers_df, brokers_df, keys_df, synonyms_df, partial_static_df=partial_df
+        ).transform(with_broker_timestamp_fallback)
+
+    columns = EFFECTIVE_CONFIGS.fieldNames()
+
+    def rows_df() -> DataFrame:
+        broker_rows_df = keep("fallback_unclamped_broker_rows", unclamped_df).transform(with_broker_clamps)
+        controller_rows_df = to_controller_broker_effective(applied_df, own(layers.controllers), catalog_frames)
+        return broker_rows_df.select(*columns).unionByName(controller_rows_df.select(*columns))
+
+    return keep("fallback_broker_rows", rows_df)
+
+
 def effective_findings(
     state: ReplayResult,
     catalog_frames: CatalogFrames,
@@ -315,7 +381,9 @@ def effective_findings(
     that returns the frames it kept before shares them). The clamp findings read the resolved BROKER and GROUP rows:
     pass ``effective_df`` (what ``resolve_effective_configs`` returned for the same state) when the caller has it,
     otherwise those two types are resolved here."""
-    nodes_df, controllers_df, layers_df, all_layers_df = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    nodes_df, controllers_df, layers_df, all_layers_df, _, _ = _nodes_and_layers(
+        state, catalog_frames, kafka_version, keep
+    )
     dynamic_df = _supported_dynamic(state, nodes_df, catalog_frames.config_keys_df, keep)
     if effective_df is None:
         effective_df = resolve_effective_configs(

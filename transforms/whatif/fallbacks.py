@@ -17,7 +17,8 @@ names are planned (nothing at all when none is):
 ==========================  =====================================================  ===========================
 deleted layer               resolved again                                         rows kept
 ==========================  =====================================================  ===========================
-DYNAMIC_BROKER_CONFIG       the needed brokers without the per-broker layer        BROKER rows
+DYNAMIC_BROKER_CONFIG       the needed brokers without the per-broker layer, on    BROKER rows
+                            the state's own layers and layer checks
 DYNAMIC_DEFAULT_BROKER_…    the needed brokers without the cluster-default layer   BROKER rows
 DYNAMIC_TOPIC_CONFIG        the needed topics without their overrides, on the      TOPIC rows (broker views)
                             state's own broker views
@@ -25,10 +26,13 @@ DYNAMIC_GROUP_CONFIG        the needed groups without their overrides, on the   
                             state's own broker rows
 ==========================  =====================================================  ===========================
 
-The broker variants change the layers the brokers resolve, so they are resolved again in one call (tagged
-variants, ``scenarios``). Topics and groups sit above the brokers: without their own overrides they inherit from
-the state's brokers as resolved for the audit, so their rows are planned on that resolution's kept frames
-(``resolve_without_overrides`` with the audit's ``keep``) instead of resolving every broker again.
+Deleting the cluster-default layer changes the layers every broker of the cluster resolves, and which of them
+its checks refuse, so that variant resolves the needed brokers again (``resolve_effective_configs``). Deleting
+a per-broker layer leaves the broker's other layers and the checks of its static and cluster-default views as the
+audit resolved them, so those rows are planned on that resolution's kept frames
+(``resolve_without_node_layer``). Topics and groups sit above the brokers: without their own overrides they
+inherit from the state's brokers as resolved for the audit, so their rows are planned on the same kept frames
+(``resolve_without_overrides``) instead of resolving every broker again.
 
 Client-metrics subscriptions have no defaults (deleting a key removes it), and a client entity's key falls back
 to other entities' entries that another variant would have to keep; both keep SET remediations.
@@ -53,16 +57,18 @@ from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.whatif import FALLBACK_COLUMNS, FALLBACK_SOURCES
 from transforms.checkpoints import Keep, Plan, as_planned
-from transforms.effective import resolve_effective_configs, resolve_without_overrides
+from transforms.effective import resolve_effective_configs, resolve_without_node_layer, resolve_without_overrides
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.replay.state import ReplayResult
-from transforms.whatif.scenarios import SCENARIO_SEPARATOR, union_scenarios
 
 __all__ = ["override_sources", "resolve_fallbacks"]
 
 _NODE, _DEFAULT = "no-node-layer", "no-default-layer"
-# the rows resolve_without_overrides keeps for the entities of one call (not shared with the state's resolution)
-_OWN_ROWS: Final = frozenset({"fallback_topic_rows", "fallback_group_rows"})
+# the rows resolve_without_overrides and resolve_without_node_layer keep for the entities of one call (not shared
+# with the state's resolution)
+_OWN_ROWS: Final = frozenset(
+    {"fallback_topic_rows", "fallback_group_rows", "fallback_broker_rows", "fallback_unclamped_broker_rows"}
+)
 
 
 # deleted broker layer -> the broker variant that removes it
@@ -77,30 +83,19 @@ _ENTITY_TYPE_OF: Final[dict[str, ResourceType]] = {
 }
 
 
-def _broker_variants(state: ReplayResult, needed_df: DataFrame, wanted: set[str]) -> dict[str, ReplayResult]:
-    """The broker variants named in ``wanted`` (``_NODE``, ``_DEFAULT``): the brokers whose values come from the
-    removed layer, with only the other dynamic layer."""
-    dynamic_df = state.dynamic_configs
-    broker_rows = F.col("resource_type") == ResourceType.BROKER
-    is_default = broker_rows & (F.col("resource_name") == "")
-    is_node = broker_rows & (F.col("resource_name") != "")
-    variants: dict[str, ReplayResult] = {}
-    for tag, removed, kept in (
-        (_NODE, ConfigSource.DYNAMIC_BROKER_CONFIG, is_default),
-        (_DEFAULT, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, is_node),
-    ):
-        if tag in wanted:
-            nodes_df = _needed(needed_df, ResourceType.BROKER, removed).select(
-                "cluster_id", F.col("resource_name").try_cast("int").alias("node_id")
-            )
-            variants[tag] = dataclasses.replace(
-                state,
-                brokers=state.brokers.join(nodes_df, on=["cluster_id", "node_id"], how="left_semi"),
-                dynamic_configs=dynamic_df.where(kept),
-                topics=state.topics.where(F.lit(False)),
-                client_entity_configs=state.client_entity_configs.where(F.lit(False)),
-            )
-    return variants
+def _default_variant(state: ReplayResult, needed_df: DataFrame) -> ReplayResult:
+    """The brokers whose values come from the cluster-default layer, with only their per-broker layer."""
+    nodes_df = _needed(needed_df, ResourceType.BROKER, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG).select(
+        "cluster_id", F.col("resource_name").try_cast("int").alias("node_id")
+    )
+    is_node = (F.col("resource_type") == ResourceType.BROKER) & (F.col("resource_name") != "")
+    return dataclasses.replace(
+        state,
+        brokers=state.brokers.join(nodes_df, on=["cluster_id", "node_id"], how="left_semi"),
+        dynamic_configs=state.dynamic_configs.where(is_node),
+        topics=state.topics.where(F.lit(False)),
+        client_entity_configs=state.client_entity_configs.where(F.lit(False)),
+    )
 
 
 def _needed(needed_df: DataFrame, resource_type: str, source: str) -> DataFrame:
@@ -116,25 +111,31 @@ def _broker_fallbacks(
     wanted: set[str],
     kafka_version: str | None,
     keep: Keep,
+    entity_keep: Keep,
 ) -> DataFrame:
-    """The BROKER fallback rows: the broker variants resolved in one call (``scenarios``)."""
-    resolved_df = resolve_effective_configs(
-        union_scenarios(_broker_variants(state, needed_df, wanted)),
-        frames,
-        kafka_version=kafka_version,
-        resource_types=(ResourceType.BROKER,),
-        keep=keep,
-    )
-    tag = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, -1)
-    deleted_source = F.when(tag == _NODE, F.lit(ConfigSource.DYNAMIC_BROKER_CONFIG)).when(
-        tag == _DEFAULT, F.lit(ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
-    )
-    original = F.substring_index(F.col("cluster_id"), SCENARIO_SEPARATOR, 1)
-    return (
-        resolved_df.where(F.col("resource_type") == ResourceType.BROKER)
-        .select("*", deleted_source.alias("deleted_source"))
-        .select(*[original.alias(c) if c == "cluster_id" else F.col(c) for c in FALLBACK_COLUMNS])
-    )
+    """The BROKER fallback rows: without the per-broker layer on the state's resolution (``entity_keep``), without
+    the cluster-default layer resolved again (``keep``)."""
+    parts: list[DataFrame] = []
+    if _NODE in wanted:
+        nodes_df = _needed(needed_df, ResourceType.BROKER, ConfigSource.DYNAMIC_BROKER_CONFIG).select(
+            "cluster_id", F.col("resource_name").try_cast("int").alias("node_id")
+        )
+        node_df = resolve_without_node_layer(state, frames, nodes_df, kafka_version=kafka_version, keep=entity_keep)
+        parts.append(node_df.select("*", F.lit(ConfigSource.DYNAMIC_BROKER_CONFIG).alias("deleted_source")))
+    if _DEFAULT in wanted:
+        resolved_df = resolve_effective_configs(
+            _default_variant(state, needed_df),
+            frames,
+            kafka_version=kafka_version,
+            resource_types=(ResourceType.BROKER,),
+            keep=keep,
+        )
+        parts.append(
+            resolved_df.where(F.col("resource_type") == ResourceType.BROKER).select(
+                "*", F.lit(ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG).alias("deleted_source")
+            )
+        )
+    return reduce(DataFrame.unionByName, [part.select(*FALLBACK_COLUMNS) for part in parts])
 
 
 def _entity_fallbacks(
@@ -204,32 +205,34 @@ def resolve_fallbacks(
         layers: the ``FALLBACK_SOURCES`` to plan variants for (e.g. ``override_sources`` collected by the job);
             rows of ``needed_df`` from other layers get no fallback, and none is planned when it is empty.
         kafka_version: as for ``resolve_effective_configs``.
-        keep: as for ``resolve_effective_configs``: the broker variants' resolution intermediates pass through it
-            named ``broker_variants.<name>``.
-        resolution_keep: the ``keep`` that held the resolution of ``state`` itself: the topic and group fallbacks
-            are planned on its kept frames (the brokers below them are those of the state); None = ``keep``, which
-            then holds the state's broker intermediates as well.
+        keep: as for ``resolve_effective_configs``: the intermediates of the brokers resolved without their
+            cluster-default layer pass through it named ``broker_variants.<name>``, and this call's own rows under
+            their names.
+        resolution_keep: the ``keep`` that held the resolution of ``state`` itself: the per-broker, topic and group
+            fallbacks are planned on its kept frames (the layers and brokers below them are those of the state);
+            None = ``keep``, which then holds the state's broker intermediates as well.
     """
     unknown = set(layers) - set(FALLBACK_SOURCES)
     if unknown:
         known = tuple(str(s) for s in FALLBACK_SOURCES)  # plain strings: the message shows values, not enum reprs
         raise ValueError(f"layers must be among {known}, got {sorted(unknown)}")
     parts: list[DataFrame] = []
+    shared = keep if resolution_keep is None else resolution_keep
+
+    # the state's intermediates from the resolution's keep, this call's own rows from ``keep``: a keep returns what
+    # it kept under a name, so a later call for other entities must not find these rows in a shared one
+    def entity_keep(name: str, plan: Plan, /) -> DataFrame:
+        return (keep if name in _OWN_ROWS else shared)(name, plan)
+
     brokers = {_BROKER_VARIANT_OF[layer] for layer in layers if layer in _BROKER_VARIANT_OF}
     if brokers:
-        # their own names: the broker variants' intermediates are not the state's (``shared`` below may be ``keep``)
+        # their own names: the cluster-default variant's intermediates are not the state's (``shared`` may be
+        # ``keep``)
         def variants_keep(name: str, plan: Plan, /) -> DataFrame:
             return keep(f"broker_variants.{name}", plan)
 
-        parts.append(_broker_fallbacks(state, frames, needed_df, brokers, kafka_version, variants_keep))
+        parts.append(_broker_fallbacks(state, frames, needed_df, brokers, kafka_version, variants_keep, entity_keep))
     entities = {_ENTITY_TYPE_OF[layer] for layer in layers if layer in _ENTITY_TYPE_OF}
     if entities:
-        shared = keep if resolution_keep is None else resolution_keep
-
-        # the state's intermediates from the resolution's keep, this call's own rows from ``keep``: a keep returns
-        # what it kept under a name, so a later call for other entities must not find these rows in a shared one
-        def entity_keep(name: str, plan: Plan, /) -> DataFrame:
-            return (keep if name in _OWN_ROWS else shared)(name, plan)
-
         parts.append(_entity_fallbacks(state, frames, needed_df, entities, kafka_version, entity_keep))
     return reduce(DataFrame.unionByName, parts) if parts else _empty(needed_df)

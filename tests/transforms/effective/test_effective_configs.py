@@ -7,7 +7,7 @@ one case (see ``_c1``); ``c0`` is a pre-3.3 log without any metadata.version.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Any
 
@@ -794,6 +794,79 @@ def test_fallbacks_resolve_only_the_layers_and_types_asked_for(
 
     assert ("override", "retention.ms") in topics_on_resolution("override")
     assert {topic for topic, _ in topics_on_resolution("same")} == {"same"}
+
+
+def test_a_per_broker_fallback_is_what_the_broker_resolves_without_that_layer(inputs: Inputs) -> None:
+    """Deleting a broker's per-broker layer (a DELETE remediation's fallback) is planned on the audit's own
+    resolution (``resolve_without_node_layer``). Oracle: the state without those records, resolved from scratch.
+
+    By hand (confluentinc/kafka 4.2, core/src/main/scala/kafka/server/DynamicBrokerConfig.scala: a broker builds
+    its KafkaConfig from static + cluster default + per-broker props, and keeps the layers below when
+    ``KafkaConfig.validateValues`` fails, here ``logRetentionTimeMillis >= 1 || == -1``):
+
+    * c3 broker 2: its ``log.retention.ms=5000`` repairs the cluster default's ``0``. Without it static + cluster
+      default fails, so the cluster-default layer is refused too: 24 h from the static hours, ``num.io.threads`` the
+      ConfigDef default 8 (the audited broker applies the cluster default's 12);
+    * c2 broker 1: its own layer (``log.retention.ms=0``) is the refused one. Without it static + cluster default
+      passes: ``num.io.threads`` 12 from the cluster default.
+    """
+    state, frames = inputs.state, inputs.frames
+    spark = state.topics.sparkSession
+    per_broker = [
+        (r.cluster_id, r.resource_name)
+        for r in state.dynamic_configs.where("resource_type = 'BROKER' AND resource_name != ''")
+        .select("cluster_id", "resource_name")
+        .distinct()
+        .collect()
+    ]
+    assert {("c3", "2"), ("c2", "1"), ("c1", "2")} <= set(per_broker)
+    schema = "cluster_id string, resource_type string, resource_name string, value_source string"
+    needed_df = spark.createDataFrame([(c, "BROKER", n, "DYNAMIC_BROKER_CONFIG") for c, n in per_broker], schema)
+
+    resolution = _Recording()
+    resolve_effective_configs(state, frames, keep=resolution)
+    resolved = list(resolution.built)
+    fallback_df = resolve_fallbacks(
+        state,
+        frames,
+        needed_df,
+        layers=("DYNAMIC_BROKER_CONFIG",),
+        keep=Checkpoints(local_rows=LOCAL_ROWS),
+        resolution_keep=resolution,
+    )
+    columns = ["value", "value_hash", "is_sensitive", "config_type", "source", "synonym"]
+    got = {
+        (r.cluster_id, r.resource_name, r.node_id, r.config_name): tuple(r[c] for c in columns)
+        for r in fallback_df.collect()
+    }
+    assert resolution.built == resolved, "no frame of the audit's resolution is planned again"
+    assert {r.deleted_source for r in fallback_df.select("deleted_source").distinct().collect()} == {
+        "DYNAMIC_BROKER_CONFIG"
+    }
+
+    without_df = state.dynamic_configs.where("NOT (resource_type = 'BROKER' AND resource_name != '')")
+    oracle_df = resolve_effective_configs(
+        replace(state, dynamic_configs=without_df),
+        frames,
+        resource_types=("BROKER",),
+        keep=Checkpoints(local_rows=LOCAL_ROWS),
+    )
+    wanted = set(per_broker)
+    expected = {
+        (r.cluster_id, r.resource_name, r.node_id, r.config_name): tuple(r[c] for c in columns)
+        for r in oracle_df.collect()
+        if (r.cluster_id, r.resource_name) in wanted
+    }
+    assert got == expected
+
+    def value(cluster: str, node: int, key: str) -> tuple[str, str]:
+        row = got[(cluster, str(node), node, key)]
+        return (row[0], row[4])
+
+    assert value("c3", 2, "log.retention.ms") == ("86400000", "STATIC_BROKER_CONFIG")
+    assert value("c3", 2, "num.io.threads") == ("8", "DEFAULT_CONFIG")
+    assert value("c2", 1, "num.io.threads") == ("12", "DYNAMIC_DEFAULT_BROKER_CONFIG")
+    assert value("c2", 1, "log.retention.ms") == ("86400000", "STATIC_BROKER_CONFIG")
 
 
 class _Recording(Checkpoints):
