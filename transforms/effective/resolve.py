@@ -132,8 +132,11 @@ def _supported_dynamic(state: ReplayResult, nodes_df: DataFrame, keys_df: DataFr
     return keep("supported_dynamic", lambda: without_unsupported(state.dynamic_configs, nodes_df, keys_df))
 
 
-def _broker_rows(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, keep: Keep) -> DataFrame:
-    """The brokers' rows, clamped (4.3+); groups inherit from them."""
+def _broker_rows(
+    layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, keep: Keep, *, prefix: str = ""
+) -> DataFrame:
+    """The brokers' rows, clamped (4.3+); groups inherit from them. Kept as ``<prefix>unclamped_broker_rows`` and
+    ``<prefix>broker_rows``."""
 
     def unclamped_df() -> DataFrame:
         return to_broker_effective(
@@ -141,7 +144,10 @@ def _broker_rows(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, 
         ).transform(with_broker_timestamp_fallback)  # 3.6-3.9
 
     # the clamps read these rows twice
-    return keep("broker_rows", lambda: keep("unclamped_broker_rows", unclamped_df).transform(with_broker_clamps))
+    return keep(
+        f"{prefix}broker_rows",
+        lambda: keep(f"{prefix}unclamped_broker_rows", unclamped_df).transform(with_broker_clamps),
+    )
 
 
 def _topic_views(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, keep: Keep) -> DataFrame:
@@ -349,22 +355,13 @@ def resolve_without_node_layer(
     failed_df = None if layers.failed_checks is None else own(layers.failed_checks)
     applied_df = without_node_layer(own(layers.stored_layers), failed_df)
     brokers_df = own(layers.nodes)
-    keys_df, synonyms_df = catalog_frames.config_keys_df, catalog_frames.synonyms_df
-
-    def unclamped_df() -> DataFrame:
-        broker_layers_df = applied_df.join(brokers_df.select(*node_key), on=node_key, how="left_semi")
-        return to_broker_effective(
-            broker_layers_df, brokers_df, keys_df, synonyms_df, partial_static_df=partial_df
-        ).transform(with_broker_timestamp_fallback)
-
+    # the brokers' rows as ``resolve_effective_configs`` builds them, from these layers
+    broker_layers_df = applied_df.join(brokers_df.select(*node_key), on=node_key, how="left_semi")
+    variant = layers._replace(nodes=brokers_df, broker_layers=broker_layers_df)
+    broker_rows_df = _broker_rows(variant, catalog_frames, partial_df, keep, prefix="fallback_")
+    controller_rows_df = to_controller_broker_effective(applied_df, own(layers.controllers), catalog_frames)
     columns = EFFECTIVE_CONFIGS.fieldNames()
-
-    def rows_df() -> DataFrame:
-        broker_rows_df = keep("fallback_unclamped_broker_rows", unclamped_df).transform(with_broker_clamps)
-        controller_rows_df = to_controller_broker_effective(applied_df, own(layers.controllers), catalog_frames)
-        return broker_rows_df.select(*columns).unionByName(controller_rows_df.select(*columns))
-
-    return keep("fallback_broker_rows", rows_df)
+    return broker_rows_df.select(*columns).unionByName(controller_rows_df.select(*columns))
 
 
 def effective_findings(
@@ -381,9 +378,9 @@ def effective_findings(
     that returns the frames it kept before shares them). The clamp findings read the resolved BROKER and GROUP rows:
     pass ``effective_df`` (what ``resolve_effective_configs`` returned for the same state) when the caller has it,
     otherwise those two types are resolved here."""
-    nodes_df, controllers_df, layers_df, all_layers_df, _, _ = _nodes_and_layers(
-        state, catalog_frames, kafka_version, keep
-    )
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    nodes_df, controllers_df = layers.nodes, layers.controllers
+    layers_df, all_layers_df = layers.broker_layers, layers.node_layers
     dynamic_df = _supported_dynamic(state, nodes_df, catalog_frames.config_keys_df, keep)
     if effective_df is None:
         effective_df = resolve_effective_configs(
