@@ -26,6 +26,9 @@ fi
 STAMP=.venv/.kraft-audit-installed
 if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[test]'
+  # pip byte-compiles what it installs on one core (about half of its time here); compileall does the same files on
+  # every core. Files that do not compile are skipped silently, as pip skips them.
+  .venv/bin/python -m pip install -q --no-compile -e '.[test]'
+  .venv/bin/python -m compileall -q -j 0 .venv/lib/python*/site-packages >/dev/null 2>&1 || true
   touch "$STAMP"
 fi
