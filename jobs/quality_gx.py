@@ -203,11 +203,18 @@ class GxRunner:
 
         specs = {spec.check_id: spec for spec in table_suite.expectations}
         suite = self._suite(table_suite, list(specs.values()))
-        batch = self._batch(table_suite.table, table_suite.prepare(df))
-        result = batch.validate(suite, result_format="BOOLEAN_ONLY")
-        failed = [specs[_check_id(r)] for r in result.results if not r.success]
-        if failed:
-            self._add_details(result, table_suite, batch, failed)
+        prepared = table_suite.prepare(df)
+        batch = self._batch(table_suite.table, prepared)
+        try:
+            result = batch.validate(suite, result_format="BOOLEAN_ONLY")
+            failed = [specs[_check_id(r)] for r in result.results if not r.success]
+            if failed:
+                self._add_details(result, table_suite, batch, failed)
+        finally:
+            # GX's Spark datasource persists every DataFrame it is given (the passes above share it) and never
+            # releases it: a notebook's or a test worker's session kept every table it had checked, 70 persisted
+            # frames after the data-quality tests alone
+            prepared.unpersist()
         for r in result.results:
             if r.success and not r.result and specs[_check_id(r)].is_row_level:
                 # What BOOLEAN_ONLY leaves out but a strict pass implies (Data Docs would say "unknown %")

@@ -268,6 +268,21 @@ def test_empty_tables_pass(spark: SparkSession, good: dict[str, Any]) -> None:
     assert (counts.failed_critical, counts.failed_warning) == (0, 0)
 
 
+def test_a_check_leaves_nothing_persisted_in_the_session(spark: SparkSession, good: dict[str, Any]) -> None:
+    """GX's Spark datasource persists each DataFrame it validates; the check releases them when it is done, so a
+    long session (a notebook, a test worker) does not keep every table it ever checked."""
+    copy = copied(good, "persisted")
+    store = open_store(spark, str(copy))
+    frames = {name: store.read(name) for name in ("metadata_records", "ingested_files")}
+    persisted = spark.sparkContext._jsc.getPersistentRDDs()
+    before = persisted.size()
+    # a failing expectation too: its second, detailed pass reads the same persisted frame
+    frames["ingested_files"] = frames["ingested_files"].withColumn("records", F.lit(-1).cast("long"))
+    counts = quality.check(spark, store, "bronze", frames, run_id="r-persisted", command="dq", raise_on_critical=False)
+    assert counts.failed_critical > 0
+    assert spark.sparkContext._jsc.getPersistentRDDs().size() == before
+
+
 def test_great_expectations_imports_where_main_has_no_file() -> None:
     # `python -c` and pytest-xdist workers have a __main__ without __file__: pyspark.sql.connect, which GX imports,
     # then takes the process for a doctest run and exits 0 when grpc is missing (the job would stop, "successfully").
