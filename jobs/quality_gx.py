@@ -204,6 +204,8 @@ class GxRunner:
         specs = {spec.check_id: spec for spec in table_suite.expectations}
         suite = self._suite(table_suite, list(specs.values()))
         prepared = table_suite.prepare(df)
+        level = prepared.storageLevel  # a frame the caller persisted (prepare returns a frame it cannot check as is)
+        cached_before = level.useMemory or level.useDisk
         batch = self._batch(table_suite.table, prepared)
         try:
             result = batch.validate(suite, result_format="BOOLEAN_ONLY")
@@ -214,7 +216,8 @@ class GxRunner:
             # GX's Spark datasource persists every DataFrame it is given (the passes above share it) and never
             # releases it: a notebook's or a test worker's session kept every table it had checked, 70 persisted
             # frames after the data-quality tests alone
-            prepared.unpersist()
+            if not cached_before:
+                prepared.unpersist()
         for r in result.results:
             if r.success and not r.result and specs[_check_id(r)].is_row_level:
                 # What BOOLEAN_ONLY leaves out but a strict pass implies (Data Docs would say "unknown %")

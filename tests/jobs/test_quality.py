@@ -274,13 +274,18 @@ def test_a_check_leaves_nothing_persisted_in_the_session(spark: SparkSession, go
     copy = copied(good, "persisted")
     store = open_store(spark, str(copy))
     frames = {name: store.read(name) for name in ("metadata_records", "ingested_files")}
-    persisted = spark.sparkContext._jsc.getPersistentRDDs()
-    before = persisted.size()
+    before = spark.sparkContext._jsc.getPersistentRDDs().size()
     # a failing expectation too: its second, detailed pass reads the same persisted frame
     frames["ingested_files"] = frames["ingested_files"].withColumn("records", F.lit(-1).cast("long"))
     counts = quality.check(spark, store, "bronze", frames, run_id="r-persisted", command="dq", raise_on_critical=False)
     assert counts.failed_critical > 0
     assert spark.sparkContext._jsc.getPersistentRDDs().size() == before
+    # a frame the caller persisted itself stays persisted (a table missing a column is checked as it is given)
+    own = store.read("quarantine").drop("reason").persist()
+    own.count()
+    quality.check(spark, store, "bronze", {"quarantine": own}, run_id="r-own", command="dq", raise_on_critical=False)
+    assert own.storageLevel.useMemory
+    own.unpersist()
 
 
 def test_great_expectations_imports_where_main_has_no_file() -> None:
