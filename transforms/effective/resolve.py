@@ -132,6 +132,11 @@ def _supported_dynamic(state: ReplayResult, nodes_df: DataFrame, keys_df: DataFr
     return keep("supported_dynamic", lambda: without_unsupported(state.dynamic_configs, nodes_df, keys_df))
 
 
+def _partial_static(state: ReplayResult, nodes_df: DataFrame, keep: Keep) -> DataFrame:
+    """``partial_static_nodes`` (the brokers without a full server.properties), held once under that name."""
+    return keep("partial_static_nodes", lambda: partial_static_nodes(state.broker_static_configs, nodes_df))
+
+
 def _broker_rows(
     layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, keep: Keep, *, prefix: str = ""
 ) -> DataFrame:
@@ -205,7 +210,7 @@ def resolve_effective_configs(
     nodes_df = layers.nodes
     keys_df = catalog_frames.config_keys_df
     dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
-    partial_df = keep("partial_static_nodes", lambda: partial_static_nodes(state.broker_static_configs, nodes_df))
+    partial_df = _partial_static(state, nodes_df, keep)
     broker_df = (
         _broker_rows(layers, catalog_frames, partial_df, keep)
         if wanted & {ResourceType.BROKER, ResourceType.GROUP}
@@ -291,7 +296,7 @@ def resolve_without_overrides(
     """
     layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
     nodes_df, keys_df = layers.nodes, catalog_frames.config_keys_df
-    partial_df = keep("partial_static_nodes", lambda: partial_static_nodes(state.broker_static_configs, nodes_df))
+    partial_df = _partial_static(state, nodes_df, keep)
     dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
     no_overrides_df = dynamic_df.where(~F.col("resource_type").isin(ResourceType.TOPIC, ResourceType.GROUP))
     columns = EFFECTIVE_CONFIGS.fieldNames()
@@ -351,7 +356,7 @@ def resolve_without_node_layer(
     def own(df: DataFrame) -> DataFrame:
         return df.join(wanted_df, on=node_key, how="left_semi")
 
-    partial_df = keep("partial_static_nodes", lambda: partial_static_nodes(state.broker_static_configs, layers.nodes))
+    partial_df = _partial_static(state, layers.nodes, keep)
     failed_df = None if layers.failed_checks is None else own(layers.failed_checks)
     applied_df = without_node_layer(own(layers.stored_layers), failed_df)
     brokers_df = own(layers.nodes)

@@ -85,9 +85,7 @@ _ENTITY_TYPE_OF: Final[dict[str, ResourceType]] = {
 
 def _default_variant(state: ReplayResult, needed_df: DataFrame) -> ReplayResult:
     """The brokers whose values come from the cluster-default layer, with only their per-broker layer."""
-    nodes_df = _needed(needed_df, ResourceType.BROKER, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG).select(
-        "cluster_id", F.col("resource_name").try_cast("int").alias("node_id")
-    )
+    nodes_df = _needed_nodes(needed_df, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
     is_node = (F.col("resource_type") == ResourceType.BROKER) & (F.col("resource_name") != "")
     return dataclasses.replace(
         state,
@@ -104,6 +102,13 @@ def _needed(needed_df: DataFrame, resource_type: str, source: str) -> DataFrame:
     return needed_df.where(wanted).select("cluster_id", "resource_name").distinct()
 
 
+def _needed_nodes(needed_df: DataFrame, source: str) -> DataFrame:
+    """``(cluster_id, node_id)`` of the brokers whose values come from the broker layer ``source``."""
+    return _needed(needed_df, ResourceType.BROKER, source).select(
+        "cluster_id", F.col("resource_name").try_cast("int").alias("node_id")
+    )
+
+
 def _broker_fallbacks(
     state: ReplayResult,
     frames: CatalogFrames,
@@ -117,9 +122,7 @@ def _broker_fallbacks(
     the cluster-default layer resolved again (``keep``)."""
     parts: list[DataFrame] = []
     if _NODE in wanted:
-        nodes_df = _needed(needed_df, ResourceType.BROKER, ConfigSource.DYNAMIC_BROKER_CONFIG).select(
-            "cluster_id", F.col("resource_name").try_cast("int").alias("node_id")
-        )
+        nodes_df = _needed_nodes(needed_df, ConfigSource.DYNAMIC_BROKER_CONFIG)
         node_df = resolve_without_node_layer(state, frames, nodes_df, kafka_version=kafka_version, keep=entity_keep)
         parts.append(node_df.select("*", F.lit(ConfigSource.DYNAMIC_BROKER_CONFIG).alias("deleted_source")))
     if _DEFAULT in wanted:
