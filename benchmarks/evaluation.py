@@ -3,6 +3,8 @@ catalog scaling (100 / 1,000 / 5,000 constraints on the same data).
 
 * floor: read ``effective_configs`` from Delta, compute a trivial aggregate that touches every row and the value
   column (count and total value length per cluster and resource type) and write it to Delta;
+* bronze floor (replay's and the resolution's): read bronze ``metadata_records`` once, sort them by cluster and
+  offset (the gap to the previous offset, a window in that order), write one aggregate per cluster to Delta;
 * evaluation: read the same table, keep the auditable rows (``filter_auditable``, as ``audit`` does), check the
   catalog's expressions against Spark's analyser (``validate_with_spark``, as ``audit`` does), evaluate every
   constraint at the target (``evaluate_constraints``: messages, remediations, ``new_at_target``, affected topics)
@@ -23,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from benchmarks.measure import DriverMemory, Step, measure
@@ -124,6 +126,33 @@ def _floor(inputs: EvalInputs) -> int:
     )
     inputs.out.ensure("bench_floor", aggregate_df.schema)
     return inputs.out.overwrite("bench_floor", aggregate_df)
+
+
+def bronze_floor_step(spark: SparkSession, inputs: EvalInputs, *, memory: DriverMemory, repeats: int) -> Step:
+    """Read the bronze records once, sort them by cluster and offset, write one aggregate (see the docstring)."""
+
+    def run() -> int:
+        with inputs.as_audited(spark):
+            return _bronze_floor(inputs)
+
+    step, _ = measure("bronze_floor", run, memory=memory, repeats=repeats)
+    return step
+
+
+def _bronze_floor(inputs: EvalInputs) -> int:
+    in_order = Window.partitionBy("cluster_id").orderBy("offset")
+    aggregate_df = (
+        inputs.store.read("metadata_records")
+        .select(
+            "cluster_id",
+            F.length("payload").alias("chars"),
+            (F.col("offset") - F.lag("offset").over(in_order)).alias("gap"),
+        )
+        .groupBy("cluster_id")
+        .agg(F.count("*").alias("records"), F.sum("chars").alias("payload_chars"), F.max("gap").alias("largest_gap"))
+    )
+    inputs.out.ensure("bench_bronze_floor", aggregate_df.schema)
+    return inputs.out.overwrite("bench_bronze_floor", aggregate_df)
 
 
 def evaluation_step(

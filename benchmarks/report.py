@@ -19,7 +19,7 @@ def target(name: str, measured: float | None, bound: float, op: str, what: str) 
 
 
 def size_targets(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The per-size targets of issue #6 from one size's figures (ratios measured in the same run)."""
+    """The per-size targets of issues #6 and #15 from one size's figures (ratios measured in the same run)."""
     steps = result["steps"]
     evaluation = steps["evaluate_default"]["seconds"]
     floor = steps["floor"]["seconds"]
@@ -50,7 +50,37 @@ def size_targets(result: dict[str, Any]) -> list[dict[str, Any]]:
             ">=",
             "binary ingest records/s / Spark JSON reader records/s",
         ),
+        *_audit_targets(result),
     ]
+
+
+def _audit_targets(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue #15's targets of the audit's stages against the bronze floor, and the L audit's time."""
+    bronze = result["steps"].get("bronze_floor", {}).get("seconds")
+    if not bronze:
+        return []  # a result measured before the bronze floor existed
+    stages = result["pipeline"]["audit_stages"]
+    replay = next((v for k, v in stages.items() if k.startswith("replaying ")), None)
+    effective = stages.get("resolving effective configurations")
+    found = [
+        target(
+            "replay_vs_bronze_floor",
+            round(replay / bronze, 2) if replay else None,
+            3.0,
+            "<=",
+            "audit's replay stage / bronze floor (read the records, sort by cluster and offset, write an aggregate)",
+        ),
+        target(
+            "effective_vs_bronze_floor",
+            round(effective / bronze, 2) if effective else None,
+            3.0,
+            "<=",
+            "audit's effective-configuration stage / bronze floor",
+        ),
+    ]
+    if result["size"]["name"] == "L":
+        found.append(target("audit_seconds", result["steps"]["audit"]["seconds"], 240.0, "<=", "the whole L audit, s"))
+    return found
 
 
 def write_size(result: dict[str, Any], results_dir: Path, *, name: str | None = None) -> Path:
@@ -211,6 +241,10 @@ def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) 
     row("audit Spark jobs", lambda r: r["pipeline"]["audit_jobs"]["total"])
     row("pipeline s (ingest binary + audit)", lambda r: r["pipeline"]["total_seconds"])
     row("floor s (read effective table, aggregate, write)", lambda r: r["steps"]["floor"]["seconds"])
+    row(
+        "bronze floor s (read bronze records, sort by cluster and offset, aggregate, write)",
+        lambda r: r["steps"].get("bronze_floor", {}).get("seconds"),
+    )
     row("evaluate default catalog s", lambda r: r["steps"]["evaluate_default"]["seconds"])
     row("constraints in default catalog", lambda r: r["steps"]["evaluate_default"]["constraints"])
     row("Python UDF validator s", lambda r: r["steps"]["python_udf"]["seconds"])

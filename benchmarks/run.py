@@ -106,6 +106,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     counts = evaluation.effective_rows(inputs)
     compiled = rules[0]
     steps["floor"] = evaluation.floor_step(spark, inputs, memory=memory, repeats=size.repeats)
+    steps["bronze_floor"] = evaluation.bronze_floor_step(spark, inputs, memory=memory, repeats=size.repeats)
     steps["evaluate_default"] = evaluation.evaluation_step(
         spark, inputs, compiled, name="evaluate_default", memory=memory, repeats=size.repeats
     )

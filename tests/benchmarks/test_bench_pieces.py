@@ -159,10 +159,16 @@ def _result(name: str, *, evaluation: float, floor: float, rows: int, total: flo
             "floor": {"seconds": floor},
             "great_expectations": {"extrapolated_seconds": 100 * evaluation, "rules_run": 2, "rules_total": 9},
             "python_udf": {"seconds": 4 * evaluation},
+            "bronze_floor": {"seconds": floor},
+            "audit": {"seconds": total},
         },
         "catalog_scaling": {"largest": 5000, "smallest": 100, "largest_vs_smallest": 1.2, "steps": {}},
         "ingest": {"binary_vs_spark_json": 0.7},
-        "pipeline": {"total_seconds": total, "peak_memory": {"python_peak_rss_mib": py_rss}},
+        "pipeline": {
+            "total_seconds": total,
+            "peak_memory": {"python_peak_rss_mib": py_rss},
+            "audit_stages": {"replaying 3 cluster(s)": 5.0, "resolving effective configurations": 7.0},
+        },
     }
 
 
@@ -175,8 +181,14 @@ def test_targets_compare_each_ratio_with_its_goal() -> None:
         "udf_vs_eval": False,
         "catalog_5000_vs_100": True,
         "binary_vs_spark_json": True,
+        "replay_vs_bronze_floor": True,  # 5.0 / 2.0 = 2.5 <= 3
+        "effective_vs_bronze_floor": False,  # 7.0 / 2.0 = 3.5 > 3
     }
     assert target("x", None, 1.0, "<=", "")["met"] is None
+    # the whole-audit time is L's target only: 250 s misses 240
+    large = {t["name"]: t for t in size_targets(_result("L", evaluation=3.0, floor=2.0, rows=1, total=250.0, py_rss=1))}
+    assert (large["audit_seconds"]["measured"], large["audit_seconds"]["met"]) == (250.0, False)
+    assert large["replay_vs_bronze_floor"]["measured"] == 2.5
 
 
 def test_markdown_lists_every_size_and_the_data_scaling_targets() -> None:

@@ -24,6 +24,7 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
         "ingest_json",
         "audit",
         "floor",
+        "bronze_floor",
         "evaluate_default",
         "python_udf",
         "great_expectations",
@@ -51,6 +52,8 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
         "udf_vs_eval",
         "catalog_300_vs_100",
         "binary_vs_spark_json",
+        "replay_vs_bronze_floor",
+        "effective_vs_bronze_floor",
     ]
     assert all(t["measured"] is not None for t in result["targets"])
     assert "## Targets, XS" in markdown([result])
