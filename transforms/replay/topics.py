@@ -89,27 +89,24 @@ def _partitions(applied_df: DataFrame) -> DataFrame:
         )
         .where(F.col("p.topicId").isNotNull() & F.col("p.partitionId").isNotNull())
     )
-    created_df = (
-        records_df.where(F.col("record_type") == "PARTITION_RECORD")
-        .select("cluster_id", F.col("p.topicId").alias("topic_id"), F.col("p.partitionId").alias("partition_id"))
-        .distinct()
-    )
+    # one aggregate per partition (the payloads are parsed once): a partition exists once a PARTITION_RECORD created it
     replicas_df = (
         records_df.groupBy(
             "cluster_id", F.col("p.topicId").alias("topic_id"), F.col("p.partitionId").alias("partition_id")
         )
         .agg(
+            F.max(F.col("record_type") == "PARTITION_RECORD").alias("created"),
             F.max_by(F.col("p.replicas"), F.when(F.col("p.replicas").isNotNull(), F.col("seq"))).alias("replicas"),
             F.max_by(F.col("adding"), F.when(F.col("adding").isNotNull(), F.col("seq"))).alias("adding"),
         )
+        .where(F.col("created"))
         .select(
             "*",
             F.size(F.array_except("replicas", F.coalesce("adding", F.array().cast("array<int>")))).alias("rf"),
         )
     )
     return (
-        created_df.join(replicas_df, on=["cluster_id", "topic_id", "partition_id"], how="left")
-        .groupBy("cluster_id", "topic_id")
+        replicas_df.groupBy("cluster_id", "topic_id")
         .agg(
             F.count(F.lit(1)).cast("int").alias("partitions"),
             F.max(F.coalesce(F.col("rf"), F.lit(0))).alias("rf"),

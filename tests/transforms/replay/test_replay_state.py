@@ -261,6 +261,23 @@ def test_a_reassignment_in_progress_does_not_count_its_adding_replicas(
     assert (topics["ledger-done"].replication_factor, topics["ledger-done"].replica_nodes) == (2, [2, 4])
 
 
+def test_a_change_record_of_a_partition_never_created_adds_no_partition(
+    interpreted_spark: SparkSession, mv_table: MetadataVersionTable
+) -> None:
+    """confluentinc/kafka 4.2 metadata/.../image/TopicDelta.java replay(PartitionChangeRecord): a change to a
+    partition neither the delta nor the image holds cannot be applied (Kafka throws); replay skips it, so the topic
+    keeps its one partition and the replicas of the created one."""
+    log = [
+        topic(70, "billing", T4),
+        partition(71, T4, 0, [1, 2]),
+        (72, "PARTITION_CHANGE_RECORD", {"partitionId": 3, "topicId": T4, "replicas": [1, 2, 3, 4]}),
+    ]
+    files = static_configs(interpreted_spark, [])
+    result = replay_state(records(interpreted_spark, log), files, mv_table=mv_table, keep=Checkpoints(only=()))
+    [billing] = result.topics.collect()
+    assert (billing.partitions, billing.replication_factor, billing.replica_nodes) == (1, 2, [1, 2])
+
+
 def test_dynamic_configs_last_value_wins_and_null_deletes(state: State) -> None:
     rows = {(r.resource_type, r.resource_name, r.name): r.value for r in state.tables["DYNAMIC_CONFIGS"]}
     assert rows == {
