@@ -31,6 +31,7 @@ from jobs.progress import stage as progress_stage
 from jobs.quality_gx import CheckResult, GxRunner, prefetch, quiet_gx, without_aqe
 from jobs.storage import DeltaStore
 from schemas.errors import DataQualityError
+from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.quality import CRITICAL, DQ_RESULTS, Stage
 from transforms.quality.suites import all_suites, suites_for
 
@@ -249,10 +250,17 @@ def check_gold(
     run_ts: datetime,
     command: str,
     audit_run_df: DataFrame,
+    effective_df: DataFrame | None = None,
 ) -> DqCounts:
     """After evaluation: the effective configs of the run's clusters, the run's violations, findings and upgrade
-    effects, and its ``audit_runs`` row before it is written (the row is written last, after these checks)."""
-    frames = {"effective_configs": scoped(store.read("effective_configs"), clusters=clusters)}
+    effects, and its ``audit_runs`` row before it is written (the row is written last, after these checks).
+
+    ``effective_df``: the frame the run wrote as those clusters' ``effective_configs`` (the audit holds it), checked
+    instead of reading the table back (at L, 5.7 M rows decoded from Parquet again); None reads the table.
+    """
+    if effective_df is None:
+        effective_df = scoped(store.read("effective_configs"), clusters=clusters)
+    frames = {"effective_configs": effective_df.select(*EFFECTIVE_CONFIGS.names)}
     frames.update(
         {name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings", "upgrade_effects")}
     )
