@@ -105,16 +105,13 @@ def _partitions(applied_df: DataFrame) -> DataFrame:
             F.size(F.array_except("replicas", F.coalesce("adding", F.array().cast("array<int>")))).alias("rf"),
         )
     )
-    return (
-        replicas_df.groupBy("cluster_id", "topic_id")
-        .agg(
-            F.count(F.lit(1)).cast("int").alias("partitions"),
-            F.max(F.coalesce(F.col("rf"), F.lit(0))).alias("rf"),
-            F.max(F.col("replicas").isNotNull()).alias("has_replicas"),
-            F.array_sort(
-                F.array_distinct(F.flatten(F.collect_list(F.coalesce(F.col("replicas"), F.array().cast("array<int>")))))
-            ).alias("replica_nodes"),
-        )
+    return replicas_df.groupBy("cluster_id", "topic_id").agg(
+        F.count(F.lit(1)).cast("int").alias("partitions"),
+        F.max(F.coalesce(F.col("rf"), F.lit(0))).alias("rf"),
+        F.max(F.col("replicas").isNotNull()).alias("has_replicas"),
+        F.array_sort(
+            F.array_distinct(F.flatten(F.collect_list(F.coalesce(F.col("replicas"), F.array().cast("array<int>")))))
+        ).alias("replica_nodes"),
     )
 
 
