@@ -3,6 +3,9 @@
 * A ``TOPIC_RECORD`` creates a topic (name, id); a later ``REMOVE_TOPIC_RECORD`` with its id drops it. Ids are
   unique per creation, so a topic re-created with the same name is a new topic.
 * Partitions come from ``PARTITION_RECORD`` (one per partition id; a repeated record replaces the earlier one).
+  A ``PARTITION_CHANGE_RECORD`` of a partition no ``PARTITION_RECORD`` created is skipped: Kafka cannot apply it
+  (``TopicDelta.replay(PartitionChangeRecord)`` throws "Unable to find partition", confluentinc/kafka 4.2
+  metadata/src/main/java/org/apache/kafka/image/TopicDelta.java).
   A partition's replicas are those of the newest ``PARTITION_RECORD`` or ``PARTITION_CHANGE_RECORD`` whose
   ``replicas`` is present (a change record without ``replicas`` leaves them as they are).
 * A partition's adding replicas (a reassignment in progress) follow the same rule: a ``PARTITION_RECORD`` sets them
