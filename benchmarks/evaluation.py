@@ -19,6 +19,7 @@ in one partition (``small_plans``).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -109,12 +110,25 @@ def effective_rows(inputs: EvalInputs) -> dict[str, int]:
 
 def floor_step(spark: SparkSession, inputs: EvalInputs, *, memory: DriverMemory, repeats: int) -> Step:
     """Read the effective table, aggregate it trivially, write the aggregate."""
+    return _as_audited("floor", _floor, spark, inputs, memory=memory, repeats=repeats)
+
+
+def _as_audited(
+    name: str,
+    body: Callable[[EvalInputs], int],
+    spark: SparkSession,
+    inputs: EvalInputs,
+    *,
+    memory: DriverMemory,
+    repeats: int,
+) -> Step:
+    """``body`` measured as step ``name``, run the way the audit runs the same input."""
 
     def run() -> int:
         with inputs.as_audited(spark):
-            return _floor(inputs)
+            return body(inputs)
 
-    step, _ = measure("floor", run, memory=memory, repeats=repeats)
+    step, _ = measure(name, run, memory=memory, repeats=repeats)
     return step
 
 
@@ -130,13 +144,7 @@ def _floor(inputs: EvalInputs) -> int:
 
 def bronze_floor_step(spark: SparkSession, inputs: EvalInputs, *, memory: DriverMemory, repeats: int) -> Step:
     """Read the bronze records once, sort them by cluster and offset, write one aggregate (see the docstring)."""
-
-    def run() -> int:
-        with inputs.as_audited(spark):
-            return _bronze_floor(inputs)
-
-    step, _ = measure("bronze_floor", run, memory=memory, repeats=repeats)
-    return step
+    return _as_audited("bronze_floor", _bronze_floor, spark, inputs, memory=memory, repeats=repeats)
 
 
 def _bronze_floor(inputs: EvalInputs) -> int:
