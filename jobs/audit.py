@@ -353,12 +353,11 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
             dq += quality.check_gold(
                 spark,
                 store,
-                clusters=scope.clusters,
+                effective_df=resolved.effective_df,
                 run_id=run_id,
                 run_ts=run_ts,
                 command=settings.command,
                 audit_run_df=audit_run_df,
-                effective_df=resolved.effective_df,
             )
             summary.dq = dq.to_json()
         # Written last: a run killed before this line has no audit_runs row (its verdict never counted), and its

@@ -185,14 +185,9 @@ def _dedup_copies(candidates_df: DataFrame) -> DataFrame:
     # parsed and printed again (a third of the stream's time at L when every payload was)
     raw = F.concat_ws("\u0000", F.col("record_type"), F.col("payload"))
     same_text = F.min(raw).over(position) == F.max(raw).over(position)
-    keyed_df = candidates_df.select("*", same_text.alias("_same_text")).select(
-        "*",
-        F.when(F.col("_same_text"), F.col("payload"))
-        .otherwise(_normalized_payload(F.col("payload")))
-        .alias("norm_payload"),
-    )
+    norm_payload = F.when(same_text, F.col("payload")).otherwise(_normalized_payload(F.col("payload")))
     return (
-        keyed_df.drop("_same_text")
+        candidates_df.select("*", norm_payload.alias("norm_payload"))
         .select("*", identity.alias("identity"))
         .select(
             "*",
