@@ -430,31 +430,24 @@ def _affected_topics(effective_df: DataFrame, topics_df: DataFrame, reported_df:
 
 
 def _with_affected_topics(violations_df: DataFrame, affected_df: DataFrame) -> DataFrame:
-    """Add ``affected_topics`` to BROKER rows (matches on the key and on the synonym it was read from)."""
+    """Add ``affected_topics`` to BROKER rows (matches on the key and on the synonym it was read from).
+
+    The counts of a host node are gathered into one map (broker key -> topics) first, so the affected topics are
+    computed once and joined once, whichever of the two keys a row is matched on."""
     node = F.col("resource_name").try_cast("int")
-    by_key = affected_df.select(
-        "cluster_id",
-        F.col("host_node").alias("_node"),
-        F.col("broker_key").alias("config_name"),
-        F.col("n_topics").alias("_by_key"),
+    by_node = affected_df.groupBy(F.col("cluster_id"), F.col("host_node").alias("_node")).agg(
+        F.map_from_entries(F.collect_list(F.struct("broker_key", "n_topics"))).alias("_n_topics")
     )
-    by_synonym = affected_df.select(
-        "cluster_id",
-        F.col("host_node").alias("_node"),
-        F.col("broker_key").alias("synonym"),
-        F.col("n_topics").alias("_by_synonym"),
-    )
+    by_key = F.try_element_at(F.col("_n_topics"), F.col("config_name"))
+    by_synonym = F.try_element_at(F.col("_n_topics"), F.col("synonym"))
     is_broker = F.col("resource_type") == ResourceType.BROKER
     synonym_differs = F.coalesce(F.col("synonym") != F.col("config_name"), F.lit(False))
-    counted = F.coalesce(F.col("_by_key"), F.lit(0)) + F.when(
-        synonym_differs, F.coalesce(F.col("_by_synonym"), F.lit(0))
-    ).otherwise(0)
+    counted = F.coalesce(by_key, F.lit(0)) + F.when(synonym_differs, F.coalesce(by_synonym, F.lit(0))).otherwise(0)
     return (
         violations_df.select("*", F.when(is_broker, node).alias("_node"))
-        .join(by_key, on=["cluster_id", "_node", "config_name"], how="left")
-        .join(by_synonym, on=["cluster_id", "_node", "synonym"], how="left")
+        .join(by_node, on=["cluster_id", "_node"], how="left")
         .select("*", F.when(is_broker, counted).cast("int").alias("affected_topics"))
-        .drop("_node", "_by_key", "_by_synonym")
+        .drop("_node", "_n_topics")
     )
 
 
