@@ -113,12 +113,10 @@ def _judged(source: Column) -> Column:
 
 def _expression_judged() -> Column:
     """An (entity, expression rule) pair is evaluated: the rule judges defaults, or (a generated Kafka check)
-    every key it reads exists in the audited release and at least one of them was set by someone."""
-    present = F.forall("rule_configs", lambda k: F.map_contains_key(F.col("cfg"), k))
-    source = lambda k: F.try_element_at(F.col("meta"), k)["value_source"]  # noqa: E731
-    set_by_someone = F.exists(
-        "rule_configs", lambda k: F.coalesce(source(k) != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
-    )
+    every key it reads exists in the audited release and at least one of them was set by someone (is among the
+    view's ``set_keys``). Array functions, not lambdas: this runs once per pair, and Spark interprets lambdas."""
+    present = F.size(F.array_except("rule_configs", F.map_keys("cfg"))) == 0
+    set_by_someone = F.coalesce(F.arrays_overlap("rule_configs", "set_keys"), F.lit(False))
     first_source = F.try_element_at(F.col("meta"), F.col("first_key"))["value_source"]
     return (F.col("judges_defaults") | (present & set_by_someone)) & _in_rule_sources(first_source)
 
@@ -239,7 +237,8 @@ def _context_keys(rules: Sequence[CompiledConstraint]) -> dict[str, list[str] | 
 def _expression_contexts(
     effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, keys_by_type: dict[str, list[str] | None]
 ) -> DataFrame:
-    """One row per entity and broker view: cfg/meta maps, topic and cluster structs, n_views.
+    """One row per entity and broker view: cfg/meta maps, the keys someone set (``set_keys``: not from the
+    DEFAULT_CONFIG layer), topic and cluster structs, n_views.
 
     ``keys_by_type`` names the resource types to build contexts for and, per type, the only keys the maps need
     (None: every key). Rows of other keys are dropped before the shuffle that builds the maps.
@@ -276,12 +275,14 @@ def _expression_contexts(
         e["source_offset"].alias("source_offset"),
         e["is_assumed"].alias("is_assumed"),
     )
+    is_set = lambda e: F.coalesce(e["value_source"] != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))  # noqa: E731
     contexts_df = views_df.select(
         *ENTITY,
         "view_node",
         "n_views",
         F.map_from_entries(F.transform(in_view, lambda e: F.struct(e["config_name"], e["value"]))).alias("cfg"),
         F.map_from_entries(F.transform(in_view, lambda e: F.struct(e["config_name"], meta(e)))).alias("meta"),
+        F.transform(F.filter(in_view, is_set), lambda e: e["config_name"]).alias("set_keys"),
     )
     topic_struct = F.struct(
         F.col("partitions").alias("partitions"),
