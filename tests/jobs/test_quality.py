@@ -269,13 +269,14 @@ def test_empty_tables_pass(spark: SparkSession, good: dict[str, Any]) -> None:
 
 
 def test_a_check_leaves_nothing_persisted_in_the_session(spark: SparkSession, good: dict[str, Any]) -> None:
-    """GX's Spark datasource persists each DataFrame it validates; the check releases them when it is done, so a
-    long session (a notebook, a test worker) does not keep every table it ever checked."""
+    """GX's Spark datasource would persist each DataFrame it validates and never release it; the runner's
+    datasource does not persist, so a long session (a notebook, a test worker) does not keep every table it ever
+    checked."""
     copy = copied(good, "persisted")
     store = open_store(spark, str(copy))
     frames = {name: store.read(name) for name in ("metadata_records", "ingested_files")}
     before = spark.sparkContext._jsc.getPersistentRDDs().size()
-    # a failing expectation too: its second, detailed pass reads the same persisted frame
+    # a failing expectation too: its second, detailed pass reads the same frame again
     frames["ingested_files"] = frames["ingested_files"].withColumn("records", F.lit(-1).cast("long"))
     counts = quality.check(spark, store, "bronze", frames, run_id="r-persisted", command="dq", raise_on_critical=False)
     assert counts.failed_critical > 0
