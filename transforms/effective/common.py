@@ -85,17 +85,13 @@ def _compared(r: Column) -> Column:
     return F.struct(*[r[name].alias(name) for name in COMPARED_FIELDS])
 
 
-def collapse_node_views(
-    entity_nodes_df: DataFrame, node_views_df: DataFrame, excluded_df: DataFrame | None = None
-) -> DataFrame:
+def collapse_node_views(entity_nodes_df: DataFrame, node_views_df: DataFrame) -> DataFrame:
     """Rows per entity and key from the views of the brokers hosting it, without multiplying by broker count.
 
     Args:
         entity_nodes_df: ``(cluster_id, entity, node_id)``, the hosting brokers of each entity.
         node_views_df: ``(cluster_id, node_id, config_name, r)`` with ``r`` a ``resolved`` struct; one row per
             (node, key).
-        excluded_df: ``(cluster_id, entity, config_name)``, keys an entity does not inherit (its own overrides);
-            left out as the rows are made (a key set per entity), not by an anti join of every row made.
 
     Returns:
         ``(cluster_id, entity, node_id, config_name, r)``: one row with ``node_id`` NULL when every hosting broker
@@ -114,13 +110,6 @@ def collapse_node_views(
         .groupBy("cluster_id", "entity")
         .agg(F.array_sort(F.collect_set("sig")).alias("view_set"))
     )
-    kept = F.lit(True)
-    if excluded_df is not None:
-        excluded_keys_df = excluded_df.groupBy("cluster_id", "entity").agg(
-            F.collect_set("config_name").alias("_excluded")
-        )
-        entity_sets_df = entity_sets_df.join(excluded_keys_df, on=["cluster_id", "entity"], how="left")
-        kept = ~F.coalesce(F.array_contains(F.col("_excluded"), F.col("config_name")), F.lit(False))
     representative_df = sig_df.groupBy("cluster_id", "sig").agg(F.min("node_id").alias("node_id"))
     set_keys_df = (
         entity_sets_df.select("cluster_id", "view_set")
@@ -142,15 +131,12 @@ def collapse_node_views(
             ((F.col("distinct_values") == 1) & (F.col("views_with_key") == F.size("view_set"))).alias("agreed"),
         )
     )
-    shared_df = (
-        entity_sets_df.join(set_keys_df.where(F.col("agreed")), on=["cluster_id", "view_set"], how="inner")
-        .where(kept)
-        .select("cluster_id", "entity", F.lit(None).cast("int").alias("node_id"), "config_name", "r")
-    )
+    shared_df = entity_sets_df.join(
+        set_keys_df.where(F.col("agreed")), on=["cluster_id", "view_set"], how="inner"
+    ).select("cluster_id", "entity", F.lit(None).cast("int").alias("node_id"), "config_name", "r")
     divergent_df = set_keys_df.where(~F.col("agreed")).select("cluster_id", "view_set", "config_name")
     per_node_df = (
         entity_sets_df.join(divergent_df, on=["cluster_id", "view_set"], how="inner")
-        .where(kept)
         .join(entity_nodes_df, on=["cluster_id", "entity"], how="inner")
         .join(node_views_df, on=["cluster_id", "node_id", "config_name"], how="inner")
         .select("cluster_id", "entity", "node_id", "config_name", "r")
