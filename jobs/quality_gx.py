@@ -180,9 +180,9 @@ class GxRunner:
         self.docs_dir = docs_dir
         self.context = gx.get_context(project_config=config, mode="ephemeral")
         # persist=False: GX's Spark datasource persists every DataFrame it is given by default (and never releases
-        # it). Building that cache cost more than the passes it saves: the L gold check of 5.8 M effective rows took
-        # 21-24 s cached and 13-14 s reading the held frame in each pass (the key window computed twice). A frame
-        # that is expensive to compute is held by the job that checks it.
+        # it). Building that cache cost more than the pass it saves: the L gold check of 5.8 M effective rows took
+        # 21-24 s cached and 13-14 s reading the held frame again in each pass. A frame that is expensive to compute
+        # is held by the job that checks it.
         self.datasource = self.context.data_sources.add_spark(name=_DATASOURCE, persist=False)
         self._pending: list[Any] = []
         self._suite_names: set[str] = set()
