@@ -182,7 +182,7 @@ def _dedup_copies(candidates_df: DataFrame) -> DataFrame:
     )
     is_conflict = F.min("identity").over(position) != F.max("identity").over(position)
     # Copies equal as they are are equal once normalised: only the positions whose copies differ in their text are
-    # parsed and printed again (a third of the stream's time at L when every payload was)
+    # parsed and printed again (about a quarter of the stream's time at L when every payload was: 9.3 -> 6.8 s)
     raw = F.concat_ws("\u0000", F.col("record_type"), F.col("payload"))
     same_text = F.min(raw).over(position) == F.max(raw).over(position)
     norm_payload = F.when(same_text, F.col("payload")).otherwise(_normalized_payload(F.col("payload")))
