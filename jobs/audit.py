@@ -30,10 +30,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
+from jobs.local_frames import local_frame
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
-from jobs.stages import Checkpoints, local_rows_for, small_plans, truncated
+from jobs.stages import Checkpoints, local_rows_for, one_job, small_plans, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
@@ -348,7 +349,7 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
             run_ts=run_ts,
             started=started,
         )
-        audit_run_df = spark.createDataFrame([audit_row], gold.AUDIT_RUNS)
+        audit_run_df = local_frame(spark, [audit_row], gold.AUDIT_RUNS)
         if dq is not None:
             dq += quality.check_gold(
                 spark,
@@ -382,7 +383,7 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
     static_df = _only_clusters(store.read("static_configs"), settings.cluster_ids)
     quarantine_df = _only_clusters(store.read("quarantine"), settings.cluster_ids)
     # one aggregate over both tables: the clusters with records, and the quarantined rows of the scope
-    per_cluster = (
+    per_cluster_df = (
         records_df.select("cluster_id", F.lit(0).alias("_quarantined"))
         .unionByName(quarantine_df.select("cluster_id", F.lit(1).alias("_quarantined")))
         .groupBy("cluster_id")
@@ -391,8 +392,9 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
             F.sum("_quarantined").alias("_quarantined"),
             F.count_if(F.col("_quarantined") == 0).alias("_records"),
         )
-        .collect()
     )
+    with one_job(store.spark):
+        per_cluster = per_cluster_df.collect()
     clusters = sorted(r["cluster_id"] for r in per_cluster if r["_only_quarantined"] == 0)
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
@@ -604,11 +606,12 @@ def _summarize(
     """The run's violations (waivers marked), its summary and its ``audit_runs`` row."""
     clusters, life = scope.clusters, evaluated.life
     # rows reach the driver bounded by the violation count (the verdict needs each error's waiver match)
-    violations = [r.asDict(recursive=True) for r in evaluated.violations_df.collect()]
-    safe = {r["cluster_id"]: r["highest_safe_mv"] for r in evaluated.safe_df.collect()}
-    current = {r["cluster_id"]: r["current_level"] for r in resolved.state.cluster_state.collect()}
-    findings_total = evaluated.findings_df.count() + life.findings_added
-    entities = resolved.effective_df.select("cluster_id", "resource_type", "resource_name").distinct().count()
+    with one_job(store.spark):  # each of these a single Spark job (a distinct count is two with AQE)
+        violations = [r.asDict(recursive=True) for r in evaluated.violations_df.collect()]
+        safe = {r["cluster_id"]: r["highest_safe_mv"] for r in evaluated.safe_df.collect()}
+        current = {r["cluster_id"]: r["current_level"] for r in resolved.state.cluster_state.collect()}
+        findings_total = evaluated.findings_df.count() + life.findings_added
+        entities = resolved.effective_df.select("cluster_id", "resource_type", "resource_name").distinct().count()
     lifecycle.mark_waived(violations, life)
     waived = lifecycle.waived_counts(violations)
 

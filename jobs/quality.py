@@ -27,8 +27,10 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from jobs.local_frames import local_frame
 from jobs.progress import stage as progress_stage
-from jobs.quality_gx import CheckResult, GxRunner, prefetch, quiet_gx, without_aqe
+from jobs.quality_gx import CheckResult, GxRunner, prefetch, quiet_gx
+from jobs.stages import one_job
 from jobs.storage import DeltaStore
 from schemas.errors import DataQualityError
 from schemas.gold import EFFECTIVE_CONFIGS
@@ -112,7 +114,7 @@ def check(
     results: list[CheckResult] = []
     with progress_stage(spark, f"checking data quality ({stage}: {len(frames)} tables)"), quiet_gx():
         runner = GxRunner.for_warehouse(store.warehouse)
-        with without_aqe(spark):
+        with one_job(spark):  # each of GX's one-row aggregates
             for table, df in frames.items():
                 results.extend(runner.validate(suites[table], df, run_id=run_id, run_ts=run_ts))
         docs = runner.build_docs()
@@ -174,7 +176,7 @@ def _append_results(
         for r in results
     ]
     store.ensure(DQ_TABLE, DQ_RESULTS)
-    store.append(DQ_TABLE, spark.createDataFrame(rows, DQ_RESULTS))
+    store.append(DQ_TABLE, local_frame(spark, rows, DQ_RESULTS))
 
 
 # --- pipeline call sites ------------------------------------------------------------------------------------
@@ -215,7 +217,8 @@ def pending_ingests(store: DeltaStore, clusters: Sequence[str]) -> set[str]:
         ids_df = store.read(name).filter(F.col("cluster_id").isin(list(clusters))).select("ingest_id")
         seen_df = ids_df if seen_df is None else seen_df.unionByName(ids_df)
     assert seen_df is not None
-    seen = {r["ingest_id"] for r in seen_df.distinct().collect()}
+    with one_job(store.spark):
+        seen = {r["ingest_id"] for r in seen_df.distinct().collect()}
     return seen - checked_ingests(store)
 
 

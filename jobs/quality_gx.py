@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 from urllib.parse import urlparse
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 
 from schemas.quality import Expectation
 from transforms.quality.suites import TableSuite
@@ -126,18 +126,6 @@ def quiet_gx() -> Iterator[None]:
     finally:
         logger.setLevel(level)
         logging.captureWarnings(False)
-
-
-@contextmanager
-def without_aqe(spark: SparkSession) -> Iterator[None]:
-    """Adaptive query execution off: it runs each of GX's one-row aggregates as two Spark jobs."""
-    key = "spark.sql.adaptive.enabled"
-    before = spark.conf.get(key, "true") or "true"
-    spark.conf.set(key, "false")
-    try:
-        yield
-    finally:
-        spark.conf.set(key, before)
 
 
 def docs_directory(warehouse: str) -> str | None:

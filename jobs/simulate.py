@@ -27,6 +27,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import audit, conf_loader, lookups
+from jobs.local_frames import local_frame
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
@@ -200,7 +201,7 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         introduced = set(found[AFTER]) - set(found[BEFORE])
         rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
         store.ensure("simulations", SIMULATIONS, ["cluster_id"])
-        store.append("simulations", spark.createDataFrame(rows, SIMULATIONS))
+        store.append("simulations", local_frame(spark, rows, SIMULATIONS))
     return SimulateResult(
         run_id=run_id,
         target_mv=target.name,

@@ -40,6 +40,7 @@ from transforms.checkpoints import Plan, planned
 __all__ = [
     "INTERPRETED",
     "LOCAL_ROWS",
+    "ONE_JOB",
     "SINGLE_PARTITION",
     "SMALL_INPUT_BYTES",
     "SMALL_INPUT_RECORDS",
@@ -48,6 +49,7 @@ __all__ = [
     "held_locally",
     "interpreted",
     "local_rows_for",
+    "one_job",
     "session_settings",
     "small_input",
     "small_plans",
@@ -102,6 +104,10 @@ SINGLE_PARTITION = {
     "spark.sql.limit.initialNumPartitions": str(1 << 20),
 }
 SMALL_INPUT_SETTINGS = {**INTERPRETED, **SINGLE_PARTITION}
+# An aggregate whose few rows the driver collects (per cluster, per input file) needs no adaptive execution: with
+# it, Spark runs the shuffle's map side as a job of its own and the final stage as a second; without, one job. The
+# partial aggregation before the shuffle keeps it to a few rows per task at any input size.
+ONE_JOB = {"spark.sql.adaptive.enabled": "false"}
 
 
 @contextmanager
@@ -129,6 +135,11 @@ def interpreted(spark: SparkSession, *, when: bool = True) -> AbstractContextMan
     """``session_settings`` with ``INTERPRETED`` if ``when``, else nothing: the session evaluates without generated
     code inside."""
     return session_settings(spark, INTERPRETED if when else {})
+
+
+def one_job(spark: SparkSession) -> AbstractContextManager[None]:
+    """``session_settings`` with ``ONE_JOB``: inside, a collected aggregate is one Spark job."""
+    return session_settings(spark, ONE_JOB)
 
 
 def small_plans(spark: SparkSession, *, when: bool = True) -> AbstractContextManager[None]:

@@ -22,6 +22,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
+from jobs.local_frames import local_frame
 from jobs.storage.base import (
     ConcurrentCommitError,
     DeltaStore,
@@ -196,7 +197,7 @@ class DeltaRsStore(DeltaStore):
         groups = _files_by_partition(dt, partition_by)
         base = self.path(table)
         if not groups:
-            return self.spark.createDataFrame([], schema)
+            return local_frame(self.spark, [], schema)  # no Spark job reads it (a fresh warehouse's tables)
         if len(groups) > UNION_LIMIT:
             return self._read_joined(schema, data_schema, partition_by, groups, base)
         frames: list[DataFrame] = []

@@ -272,3 +272,28 @@ def test_a_missing_input_is_one_line_and_exit_code_2(warehouse: Path, capsys: py
     err = capsys.readouterr().err
     assert code == 2
     assert err.strip().count("\n") == 0 and "does not exist" in err
+
+
+@pytest.mark.parametrize("small", [True, False], ids=["small-one-task", "large-by-cluster"])
+def test_each_cluster_lands_in_one_bronze_file_with_the_same_rows_either_way(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small: bool
+) -> None:
+    from jobs import ingest as ingest_job
+    from jobs import synth
+    from synthetic.spec import FleetSpec
+
+    fleet = tmp_path / "fleet"
+    synth.run(FleetSpec(out=str(fleet), clusters=3, brokers=2, topics=4, partitions=1, seed=3, overwrite=True))
+    if not small:  # every input over the line: decoded in several tasks, then gathered by cluster
+        monkeypatch.setattr(ingest_job, "SMALL_INPUT_BYTES", 0)
+    ingest(spark, tmp_path / "wh", fleet)
+    table = tmp_path / "wh" / "metadata_records"
+    files = Counter(p.parent.name for p in table.rglob("*.parquet"))
+    assert len(files) == 3 and set(files.values()) == {1}  # a task writes one file per cluster it holds
+    records = open_store(spark, str(tmp_path / "wh")).read("metadata_records")
+    by_file = {(r["source_file"], r["offset"], r["record_type"]) for r in records.collect()}
+    assert len(by_file) == records.count() > 0
+    monkeypatch.undo()
+    ingest(spark, tmp_path / "wh2", fleet)  # the session's default path: the same rows
+    again = open_store(spark, str(tmp_path / "wh2")).read("metadata_records")
+    assert {(r["source_file"], r["offset"], r["record_type"]) for r in again.collect()} == by_file

@@ -12,6 +12,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructField, StructType, TimestampType
 
 from benchmarks.jobcount import counting
+from jobs.local_frames import local_frame
 from jobs.stages import (
     INTERPRETED,
     LOCAL_ROWS,
@@ -22,6 +23,7 @@ from jobs.stages import (
     held_locally,
     interpreted,
     local_rows_for,
+    one_job,
     session_settings,
     small_input,
     small_plans,
@@ -160,3 +162,23 @@ def test_a_small_input_is_judged_by_records_and_an_ingest_by_bytes() -> None:
     assert small_input(SMALL_INPUT_RECORDS) and not small_input(SMALL_INPUT_RECORDS + 1)
     # about 215 bytes a record of JSON lines (tests/data/e2e): the byte line stands for the same order of records
     assert SMALL_INPUT_RECORDS * 100 < SMALL_INPUT_BYTES < SMALL_INPUT_RECORDS * 400
+
+
+def test_rows_the_driver_built_are_a_local_relation_with_the_same_rows_and_schema(spark: SparkSession) -> None:
+    frame = local_frame(spark, ROWS, SCHEMA)
+    assert _leaf(frame) == "LocalRelation"  # what the deltars backend writes with pyarrow, without a Spark job
+    assert frame.schema == SCHEMA
+    assert sorted(frame.collect()) == sorted(spark.createDataFrame(ROWS, SCHEMA).collect())
+    empty = local_frame(spark, [], SCHEMA)
+    assert _leaf(empty) == "LocalRelation" and empty.schema == SCHEMA and empty.collect() == []
+
+
+def test_a_collected_aggregate_is_one_job_without_adaptive_execution(spark: SparkSession) -> None:
+    frame = spark.range(0, 1000).select((F.col("id") % 7).alias("k"), F.rand().alias("r"))  # rand: not folded
+    with counting(spark) as adaptive:
+        expected = frame.groupBy("k").count().collect()
+    before = spark.conf.get("spark.sql.adaptive.enabled", None)
+    with one_job(spark), counting(spark) as single:
+        assert sorted(frame.groupBy("k").count().collect()) == sorted(expected)
+    assert spark.conf.get("spark.sql.adaptive.enabled", None) == before
+    assert (adaptive.total, single.total) == (2, 1)  # the shuffle's map side is no job of its own
