@@ -295,13 +295,20 @@ def _held_in_driver(df: DataFrame) -> bool:
     return all(str(leaves.apply(i).nodeName()) == "LocalRelation" for i in range(leaves.size()))
 
 
+def _proven_empty(df: DataFrame) -> bool:
+    """Whether the optimiser reduced ``df`` to a local relation without rows (a filter nothing passes, a join with
+    an empty side): converting it would still be a Spark job, of no task. A small gate writes several such frames."""
+    plan = df._jdf.queryExecution().optimizedPlan()
+    return str(plan.nodeName()) == "LocalRelation" and bool(plan.data().isEmpty())
+
+
 def _write_arrow(df: DataFrame, fs: pafs.FileSystem, directory: str, partition_by: list[str]) -> None:
     """Write rows the driver holds as parquet files under ``directory`` with pyarrow, in the layout Spark's writer
     gives (``col=<%XX-escaped value>`` directories, ``__HIVE_DEFAULT_PARTITION__`` for NULL), for
     ``_add_actions``. A Spark write of such rows is a job with its commit protocol: about 75 ms against 20 ms
     (a 50-row frame of strings, a timestamp, a map and an array, warm)."""
-    table = df.toArrow()
-    if table.num_rows == 0:
+    table = None if _proven_empty(df) else df.toArrow()
+    if table is None or table.num_rows == 0:
         fs.create_dir(directory)  # no file, as from a partitioned Spark write: the commit only removes what it replaces
         return
     pq.write_to_dataset(

@@ -375,15 +375,26 @@ def validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None:
     Raises:
         ConfigError: ``"<file>: constraint <id>: <reason>"`` for the first bad rule.
     """
-    by_type: dict[str, list[CompiledConstraint]] = {}
+    # Each distinct expression of a resource type (its context columns) and each distinct regex is analysed once,
+    # by its first rule: a rule that repeats one judged already would get the same answer. A bad one is reported
+    # by the first rule that has it, as when every rule was analysed. Catalogs repeat them: the default catalog's
+    # rules for several releases, a copied rule per key (benchmark catalog of 5,000 rules: 581 expressions, 79
+    # distinct; 157 regexes, 15 distinct).
+    by_type: dict[str, dict[str, CompiledConstraint]] = {}
     for rule in rules.expressions:
-        by_type.setdefault(rule.constraint.resource_type, []).append(rule)
+        by_type.setdefault(rule.constraint.resource_type, {}).setdefault(rule.expr_sql or "", rule)
     with ansi_disabled(spark):
-        for rtype, expr_rules in by_type.items():
+        for rtype, distinct in by_type.items():
+            expr_rules = list(distinct.values())
             empty_df = spark.createDataFrame([], _context_ddl(rtype))
             for start in range(0, len(expr_rules), EXPR_CHUNK_SIZE):
                 _validate_batch(expr_rules[start : start + EXPR_CHUNK_SIZE], empty_df)
+    regexes: dict[str, CompiledConstraint] = {}
     for rule in rules.checks:
+        check = rule.constraint.check
+        if check is not None and check.regex is not None:
+            regexes.setdefault(check.regex, rule)
+    for rule in regexes.values():
         _validate_regex(rule, spark)
 
 

@@ -120,6 +120,30 @@ def test_invalid_expression_is_rejected_at_load_with_id_and_reason(
 
 
 @pytest.mark.spark
+def test_a_repeated_expression_is_judged_once_per_resource_type_and_reported_by_its_first_rule(
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog]
+) -> None:
+    # valid over topic rows, an unknown field over broker rows: the broker copy must still be refused
+    text = (
+        "constraints: ["
+        "{id: t-1, resource: topic, configs: [a], expr: 'topic.partitions > 1'},"
+        "{id: t-2, resource: topic, configs: [b], expr: 'topic.partitions > 1'},"
+        "{id: b-1, resource: broker, configs: [a], expr: 'topic.partitions > 1'},"
+        "{id: b-2, resource: broker, configs: [b], expr: 'topic.partitions > 1'}]"
+    )
+    with pytest.raises(ConfigError, match=r"^team.yaml: constraint b-1: expr.*unknown field"):
+        validate_with_spark(compile_yaml(**{"team.yaml": text}), spark)
+    regexes = (
+        "constraints: ["
+        "{id: r-ok, resource: topic, config: a, check: {regex: 'a+'}},"
+        "{id: r-1, resource: topic, config: b, check: {regex: '(?P<n>a)'}},"
+        "{id: r-2, resource: topic, config: c, check: {regex: '(?P<n>a)'}}]"
+    )
+    with pytest.raises(ConfigError, match=r"^r.yaml: constraint r-1: regex is not a Java regex"):
+        validate_with_spark(compile_yaml(**{"r.yaml": regexes}), spark)
+
+
+@pytest.mark.spark
 def test_non_java_regex_is_rejected_at_load(spark: Any, compile_yaml: Callable[..., CompiledCatalog]) -> None:
     # Python accepts (?P<name>...), java.util.regex does not
     rules = compile_yaml(
