@@ -30,7 +30,6 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
-from jobs.local_frames import local_frame
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
@@ -58,6 +57,7 @@ from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import compile_catalog
 from transforms.effective.catalog_frames import CatalogFrames
+from transforms.local_frames import local_frame
 from transforms.metadata_version import parse_metadata_version
 from transforms.releases import release_rank_column
 from transforms.replay.brokers import ambiguous_release_findings

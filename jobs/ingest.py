@@ -26,7 +26,6 @@ from pyspark.sql import functions as F
 
 from jobs import conf_loader
 from jobs.discover import Discovery, InputFile, discover_inputs, parse_static_config_args, read_head
-from jobs.local_frames import local_frame
 from jobs.output_files import write_output
 from jobs.progress import stage
 from jobs.redaction_key import redaction_key
@@ -37,6 +36,7 @@ from schemas import bronze
 from schemas.errors import InputError, StorageError, UsageError
 from schemas.kafka_vocabulary import ResourceType
 from transforms.decode_files import FileDescriptor, decode_files
+from transforms.local_frames import local_frame
 from transforms.redact import SensitivityRules, redact_text, redact_value, safe_config_name
 from transforms.text.properties import parse_server_properties
 

@@ -27,7 +27,6 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs.local_frames import local_frame
 from jobs.progress import stage as progress_stage
 from jobs.quality_gx import CheckResult, GxRunner, prefetch, quiet_gx
 from jobs.stages import one_job
@@ -35,6 +34,7 @@ from jobs.storage import DeltaStore
 from schemas.errors import DataQualityError
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.quality import CRITICAL, DQ_RESULTS, Stage
+from transforms.local_frames import local_frame
 from transforms.quality.suites import all_suites, suites_for
 
 log = logging.getLogger("kraft_audit")

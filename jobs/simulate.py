@@ -27,7 +27,6 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import audit, conf_loader, lookups
-from jobs.local_frames import local_frame
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
@@ -40,6 +39,7 @@ from transforms.audit_scope import filter_auditable, with_release_at_least
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.expressions import validate_with_spark
 from transforms.effective import resolve_effective_configs
+from transforms.local_frames import local_frame
 from transforms.metadata_version import parse_metadata_version
 from transforms.redact import redact_value
 from transforms.replay.cluster import with_kafka_version

@@ -22,7 +22,6 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
-from jobs.local_frames import local_frame
 from jobs.storage.base import (
     ConcurrentCommitError,
     DeltaStore,
@@ -32,6 +31,7 @@ from jobs.storage.base import (
     check_same_schema,
 )
 from schemas.errors import StorageError, UnsupportedTableError
+from transforms.local_frames import local_frame
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 # Up to this many partitions a read is one scan per partition with the values as literals (no join); beyond it,

@@ -12,7 +12,6 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructField, StructType, TimestampType
 
 from benchmarks.jobcount import counting
-from jobs.local_frames import local_frame
 from jobs.stages import (
     INTERPRETED,
     LOCAL_ROWS,
@@ -30,6 +29,7 @@ from jobs.stages import (
     truncated,
 )
 from transforms.checkpoints import as_planned
+from transforms.local_frames import local_frame
 
 SCHEMA = StructType(
     [

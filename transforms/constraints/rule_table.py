@@ -31,6 +31,7 @@ from schemas.evaluation import CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL
 from transforms.constraints.expressions import EXPR_CHUNK_SIZE, paired_by_keys
 from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
+from transforms.local_frames import local_frame
 
 __all__ = ["RuleTables", "check_rule_rows", "expr_rule_rows", "judges_defaults", "rule_info_rows", "rule_tables"]
 
@@ -182,7 +183,7 @@ class RuleTables(BaseModel):
 def rule_tables(spark: SparkSession, rules: CompiledCatalog) -> RuleTables:
     """Local (driver-built, tiny) DataFrames of the catalog; joins broadcast them."""
     return RuleTables(
-        check_rules_df=spark.createDataFrame(check_rule_rows(rules), CHECK_RULES_DDL),
-        expr_rules_df=spark.createDataFrame(expr_rule_rows(rules), EXPR_RULES_DDL),
-        rule_info_df=spark.createDataFrame(rule_info_rows(rules), RULE_INFO_DDL),
+        check_rules_df=local_frame(spark, check_rule_rows(rules), CHECK_RULES_DDL),
+        expr_rules_df=local_frame(spark, expr_rule_rows(rules), EXPR_RULES_DDL),
+        rule_info_df=local_frame(spark, rule_info_rows(rules), RULE_INFO_DDL),
     )

@@ -34,6 +34,7 @@ from transforms.constraints.expressions import rewrite_casts
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.rule_table import check_rule_rows, rule_info_rows
 from transforms.constraints.selection import compile_catalog
+from transforms.local_frames import local_frame
 
 
 @dataclass(frozen=True)
@@ -170,9 +171,9 @@ def to_catalog_frames(
     synonym_rows = [row for rel in catalog.releases for row in _synonym_rows(rel)]
     release_rows = [(rel.release, release_rank(rel.release)) for rel in catalog.releases]
     return CatalogFrames(
-        config_keys_df=spark.createDataFrame(key_rows, CATALOG_CONFIG_KEYS),
-        synonyms_df=spark.createDataFrame(synonym_rows, CATALOG_SYNONYMS),
-        releases_df=spark.createDataFrame(release_rows, CATALOG_RELEASES),
-        key_checks_df=spark.createDataFrame(list(key_checks), CATALOG_KEY_CHECKS),
+        config_keys_df=local_frame(spark, key_rows, CATALOG_CONFIG_KEYS),
+        synonyms_df=local_frame(spark, synonym_rows, CATALOG_SYNONYMS),
+        releases_df=local_frame(spark, release_rows, CATALOG_RELEASES),
+        key_checks_df=local_frame(spark, list(key_checks), CATALOG_KEY_CHECKS),
         layer_checks=tuple(layer_checks),
     )
