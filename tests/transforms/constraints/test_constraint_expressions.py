@@ -124,23 +124,23 @@ def test_a_repeated_expression_is_judged_once_per_resource_type_and_reported_by_
     spark: Any, compile_yaml: Callable[..., CompiledCatalog]
 ) -> None:
     # valid over topic rows, an unknown field over broker rows: the broker copy must still be refused
-    text = (
-        "constraints: ["
-        "{id: t-1, resource: topic, configs: [a], expr: 'topic.partitions > 1'},"
-        "{id: t-2, resource: topic, configs: [b], expr: 'topic.partitions > 1'},"
-        "{id: b-1, resource: broker, configs: [a], expr: 'topic.partitions > 1'},"
-        "{id: b-2, resource: broker, configs: [b], expr: 'topic.partitions > 1'}]"
-    )
+    copies = [
+        f"{{id: {rid}, resource: {res}, configs: [{key}], expr: 'topic.partitions > 1'}}"
+        for rid, res, key in (
+            ("t-1", "topic", "a"),
+            ("t-2", "topic", "b"),
+            ("b-1", "broker", "a"),
+            ("b-2", "broker", "b"),
+        )
+    ]
     with pytest.raises(ConfigError, match=r"^team.yaml: constraint b-1: expr.*unknown field"):
-        validate_with_spark(compile_yaml(**{"team.yaml": text}), spark)
-    regexes = (
-        "constraints: ["
-        "{id: r-ok, resource: topic, config: a, check: {regex: 'a+'}},"
-        "{id: r-1, resource: topic, config: b, check: {regex: '(?P<n>a)'}},"
-        "{id: r-2, resource: topic, config: c, check: {regex: '(?P<n>a)'}}]"
-    )
+        validate_with_spark(compile_yaml(**{"team.yaml": f"constraints: [{', '.join(copies)}]"}), spark)
+    regexes = [
+        f"{{id: {rid}, resource: topic, config: {key}, check: {{regex: '{rx}'}}}}"
+        for rid, key, rx in (("r-ok", "a", "a+"), ("r-1", "b", "(?P<n>a)"), ("r-2", "c", "(?P<n>a)"))
+    ]
     with pytest.raises(ConfigError, match=r"^r.yaml: constraint r-1: regex is not a Java regex"):
-        validate_with_spark(compile_yaml(**{"r.yaml": regexes}), spark)
+        validate_with_spark(compile_yaml(**{"r.yaml": f"constraints: [{', '.join(regexes)}]"}), spark)
 
 
 @pytest.mark.spark
