@@ -183,7 +183,7 @@ def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs |
     small = sum(f.size_bytes for f in inputs.discovery.files) <= SMALL_INPUT_BYTES
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            with interpreted(spark, when=small), session_settings(spark, file_scan_settings(spark)):
+            with interpreted(spark, when=small), session_settings(spark, _file_scan_settings(spark)):
                 return _run_once(spark, settings, inputs)
         except _Superseded as superseded:
             log.info(
@@ -195,7 +195,7 @@ def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs |
     )
 
 
-def file_scan_settings(spark: SparkSession) -> dict[str, str]:
+def _file_scan_settings(spark: SparkSession) -> dict[str, str]:
     """How the ingest's file reads are split into tasks.
 
     Spark packs whole files (``binaryFile`` never splits one) into read partitions counting each file as its bytes

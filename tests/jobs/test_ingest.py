@@ -11,10 +11,13 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
+from jobs import ingest as ingest_job
+from jobs import synth
 from jobs.cli import main as cli_main
 from jobs.ingest import IngestSettings, run
 from jobs.storage import open_store
 from schemas.record_types import CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES
+from synthetic.spec import FleetSpec
 from tests.conftest import real_metadata_dir
 from tests.transforms.binary.test_binary_real_files import independent_type_counts
 from transforms.binary.encode import encode_log_segment, encode_snapshot
@@ -278,10 +281,6 @@ def test_a_missing_input_is_one_line_and_exit_code_2(warehouse: Path, capsys: py
 def test_each_cluster_lands_in_one_bronze_file_with_the_same_rows_either_way(
     spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small: bool
 ) -> None:
-    from jobs import ingest as ingest_job
-    from jobs import synth
-    from synthetic.spec import FleetSpec
-
     fleet = tmp_path / "fleet"
     synth.run(FleetSpec(out=str(fleet), clusters=3, brokers=2, topics=4, partitions=1, seed=3, overwrite=True))
     if not small:  # every input over the line: decoded in several tasks, then gathered by cluster
