@@ -33,7 +33,7 @@ from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
-from jobs.stages import Checkpoints, local_rows_for, one_job, small_plans, truncated
+from jobs.stages import Checkpoints, local_rows_for, one_job, row_count, small_plans, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
@@ -435,7 +435,7 @@ def _replay_and_resolve(
             as_of_time=settings.as_of_time,
             keep=Checkpoints(local_rows=scope.local_rows),
         )
-        records_read = replayed.replay_stream.count()
+        records_read = row_count(replayed.replay_stream)
         # what the silver tables hold, in their columns: one row per topic name (also kept: read by every stage)
         silver_frames = {
             name: getattr(replayed, name).select(*STATE_TABLES[name].names)
@@ -610,7 +610,7 @@ def _summarize(
         violations = [r.asDict(recursive=True) for r in evaluated.violations_df.collect()]
         safe = {r["cluster_id"]: r["highest_safe_mv"] for r in evaluated.safe_df.collect()}
         current = {r["cluster_id"]: r["current_level"] for r in resolved.state.cluster_state.collect()}
-        findings_total = evaluated.findings_df.count() + life.findings_added
+        findings_total = row_count(evaluated.findings_df) + life.findings_added
         entities = resolved.effective_df.select("cluster_id", "resource_type", "resource_name").distinct().count()
     lifecycle.mark_waived(violations, life)
     waived = lifecycle.waived_counts(violations)

@@ -5,7 +5,8 @@ per warehouse and process keeps the context, so the Data Docs of a pipeline's st
 
 Validation is two-pass. The first pass is ``BOOLEAN_ONLY``: GX then computes a table's row count and, in one
 bundled aggregate, the unexpected counts of all its single-column expectations (``BASIC`` would also plan one
-``limit`` query per expectation for failing values). Failing expectations alone are validated again as
+``limit`` query per expectation for failing values); the row count of a frame the driver holds comes from its plan
+(``held_row_counts``). Failing expectations alone are validated again as
 ``SUMMARY``, for their counts, a few failing values and the keys of failing rows (``TableSuite.row_keys``, never
 value columns). Each pass reads the frame as it is given: GX does not cache it (``persist=False``), the caller
 holds what is expensive to compute.
@@ -30,6 +31,7 @@ from urllib.parse import urlparse
 
 from pyspark.sql import DataFrame
 
+from jobs.stages import held_rows
 from schemas.quality import Expectation
 from transforms.quality.suites import TableSuite
 
@@ -108,6 +110,43 @@ class CheckResult:
         text = shown if isinstance(shown, str) else json.dumps(shown, default=str) if shown else ""
         example = f", e.g. {text[:200]}" if text else ""
         return f"{self.table}: {self.spec.check_id} ({self.spec.description}) {what}{example}"
+
+
+@contextmanager
+def held_row_counts() -> Iterator[None]:
+    """Inside, GX counts the rows of a frame the driver holds (a local relation) without a Spark job.
+
+    Every column expectation depends on the table's row count: GX computes it in an aggregate of its own, a wave
+    before the row conditions and their unexpected counts (``ValidationGraph._resolve``, and the dependencies of
+    ``ColumnMapMetricProvider``, great_expectations 1.x), so a table is two Spark jobs. The frames a small run
+    holds are local relations whose size the plan knows: here a bundle of GX's that holds only row counts is
+    answered from the plan (``jobs.stages.held_rows``) and every other bundle, or a frame that is not held, goes
+    to GX's own ``SparkDFExecutionEngine.resolve_metric_bundle``. Scoped, not global: a GX user elsewhere in the
+    process (the benchmark's peer) runs GX as shipped. ``tests/jobs/test_quality.py`` counts the jobs of one table
+    and compares the outcome with GX's as shipped, so a GX release that changes either is noticed.
+    """
+    from great_expectations.execution_engine import SparkDFExecutionEngine
+
+    shipped = SparkDFExecutionEngine.resolve_metric_bundle
+
+    def resolve(engine: Any, metric_fn_bundle: Any) -> Any:
+        bundle = list(metric_fn_bundle)
+        counts: dict[Any, int] = {}
+        for computed in bundle:
+            metric = computed.metric_configuration
+            if metric.metric_name != "table.row_count":
+                return shipped(engine, bundle)
+            rows = held_rows(engine.get_domain_records(domain_kwargs=computed.compute_domain_kwargs or {}))
+            if rows is None:
+                return shipped(engine, bundle)
+            counts[metric.id] = rows
+        return counts if counts else shipped(engine, bundle)
+
+    SparkDFExecutionEngine.resolve_metric_bundle = resolve  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        SparkDFExecutionEngine.resolve_metric_bundle = shipped  # type: ignore[method-assign]
 
 
 @contextmanager
@@ -197,7 +236,8 @@ class GxRunner:
         specs = {spec.check_id: spec for spec in table_suite.expectations}
         suite = self._suite(table_suite, list(specs.values()))
         batch = self._batch(table_suite.table, table_suite.prepare(df))
-        result = batch.validate(suite, result_format="BOOLEAN_ONLY")
+        with held_row_counts():
+            result = batch.validate(suite, result_format="BOOLEAN_ONLY")
         failed = [specs[_check_id(r)] for r in result.results if not r.success]
         if failed:
             self._add_details(result, table_suite, batch, failed)
@@ -263,7 +303,8 @@ class GxRunner:
         keys = [k for k in table_suite.row_keys if k in table_suite.schema.names]
         if keys:
             result_format["unexpected_index_column_names"] = keys
-        detailed = {_check_id(r): r for r in batch.validate(suite, result_format=result_format).results}
+        with held_row_counts():
+            detailed = {_check_id(r): r for r in batch.validate(suite, result_format=result_format).results}
         result.results = [detailed.get(_check_id(r), r) for r in result.results]
 
 

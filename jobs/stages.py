@@ -47,9 +47,11 @@ __all__ = [
     "SMALL_INPUT_SETTINGS",
     "Checkpoints",
     "held_locally",
+    "held_rows",
     "interpreted",
     "local_rows_for",
     "one_job",
+    "row_count",
     "session_settings",
     "small_input",
     "small_plans",
@@ -158,6 +160,26 @@ def held_locally(df: DataFrame, limit: int) -> DataFrame | None:
     if rows.size() > limit:
         return None
     return DataFrame(session._jsparkSession.createDataFrame(rows, df._jdf.schema()), session)
+
+
+# Operators whose output has exactly as many rows as their input (a Window keeps every row and adds columns).
+_SAME_ROWS = frozenset({"Project", "Window", "Sort", "Repartition", "RepartitionByExpression"})
+
+
+def held_rows(df: DataFrame) -> int | None:
+    """The number of rows of ``df`` when the optimiser folded it into one local relation (a held frame, and
+    projections and filters over it), under operators that keep every row (a data-quality flag's window): read
+    from the plan, no Spark job. None otherwise."""
+    plan = df._jdf.queryExecution().optimizedPlan()
+    while str(plan.nodeName()) in _SAME_ROWS:
+        plan = plan.children().apply(0)
+    return int(plan.data().size()) if str(plan.nodeName()) == "LocalRelation" else None
+
+
+def row_count(df: DataFrame) -> int:
+    """``df.count()``, without a Spark job for a held frame (``held_rows``)."""
+    held = held_rows(df)
+    return df.count() if held is None else held
 
 
 def truncated(df: DataFrame, *, local_rows: int = 0) -> DataFrame:

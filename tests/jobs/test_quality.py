@@ -8,12 +8,14 @@ warehouse) and check only the stage they plant in.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +23,11 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs import quality
+from benchmarks.jobcount import counting
+from jobs import quality, quality_gx
 from jobs.audit import RUN_TABLES, STATE_TABLES
 from jobs.cli import main as cli_main
+from jobs.stages import held_rows, one_job, truncated
 from jobs.storage import DeltaStore, open_store
 from schemas import gold
 from schemas.errors import DataQualityError
@@ -287,6 +291,34 @@ def test_a_check_leaves_nothing_persisted_in_the_session(spark: SparkSession, go
     quality.check(spark, store, "bronze", {"quarantine": own}, run_id="r-own", command="dq", raise_on_critical=False)
     assert own.storageLevel.useMemory
     own.unpersist()
+
+
+def test_the_row_count_of_a_held_frame_costs_no_job_and_gx_judges_it_as_shipped(
+    spark: SparkSession, good: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GX counts a table's rows in an aggregate of its own before the unexpected counts: two jobs. A frame a small
+    run holds is a local relation, whose rows the plan knows (``held_row_counts``): one job; GX's outcome."""
+    store = open_store(spark, str(good["warehouse"]))
+    suite = all_suites()["ingested_files"]
+    read = store.read("ingested_files")
+    failing_read = read.withColumn("records", F.lit(-1).cast("long"))  # a critical failure: the detailed pass runs
+    held, failing_held = truncated(read, local_rows=1000), truncated(failing_read, local_rows=1000)
+    assert held_rows(held) == read.count() > 0 and held_rows(read) is None
+
+    def judged(runner: quality_gx.GxRunner, df: DataFrame) -> tuple[list[tuple[Any, ...]], int]:
+        with one_job(spark), counting(spark) as jobs:  # as quality.check runs it
+            found = runner.validate(suite, df, run_id="r-held", run_ts=datetime.now(UTC))
+        outcome = [(r.spec.check_id, r.success, r.element_count, r.unexpected_count, r.details) for r in found]
+        return outcome, jobs.total
+
+    ours = quality_gx.GxRunner(str(tmp_path / "ours"))
+    mine = [judged(ours, df) for df in (held, failing_held, read, failing_read)]
+    monkeypatch.setattr(quality_gx, "held_row_counts", contextlib.nullcontext)
+    shipped = quality_gx.GxRunner(str(tmp_path / "shipped"))
+    theirs = [judged(shipped, df) for df in (held, failing_held, read, failing_read)]
+    assert [jobs for _, jobs in mine[::2]] == [1, 2] and [jobs for _, jobs in theirs[::2]] == [2, 2]
+    assert all(r[1] for r in mine[0][0]) and not all(r[1] for r in mine[1][0])
+    assert [outcome for outcome, _ in mine] == [outcome for outcome, _ in theirs]
 
 
 def test_great_expectations_imports_where_main_has_no_file() -> None:

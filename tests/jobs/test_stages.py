@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructField, StructType, TimestampType
 
@@ -20,9 +20,11 @@ from jobs.stages import (
     SMALL_INPUT_SETTINGS,
     Checkpoints,
     held_locally,
+    held_rows,
     interpreted,
     local_rows_for,
     one_job,
+    row_count,
     session_settings,
     small_input,
     small_plans,
@@ -182,3 +184,16 @@ def test_a_collected_aggregate_is_one_job_without_adaptive_execution(spark: Spar
         assert sorted(frame.groupBy("k").count().collect()) == sorted(expected)
     assert spark.conf.get("spark.sql.adaptive.enabled", None) == before
     assert (adaptive.total, single.total) == (2, 1)  # the shuffle's map side is no job of its own
+
+
+def test_the_rows_of_a_held_frame_are_counted_from_its_plan_without_a_job(spark: SparkSession) -> None:
+    held = local_frame(spark, ROWS, SCHEMA)
+    per_name = Window.partitionBy("name")
+    same_rows = held.withColumn("seen", F.count(F.lit(1)).over(per_name)).select("id", "seen").orderBy("id")
+    kept = held.filter(F.col("name").isNotNull())  # folded into a local relation of the two rows that pass
+    joined = held.join(held.select("id"), "id")  # a join is planned, not folded: its rows are not known
+    with counting(spark) as jobs:
+        counted = [held_rows(df) for df in (held, same_rows, kept, joined, spark.range(5))]
+        assert [row_count(df) for df in (held, same_rows, kept)] == [3, 3, 2]
+    assert counted == [3, 3, 2, None, None] and jobs.total == 0
+    assert row_count(joined) == 3  # the others by a Spark job, as df.count()

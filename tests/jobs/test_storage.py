@@ -15,6 +15,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType, TimestampType
 
+from benchmarks.jobcount import counting
 from jobs.stages import held_locally
 from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
 from jobs.storage.native import native_delta_available
@@ -117,9 +118,12 @@ def test_rows_the_driver_holds_are_written_like_spark_writes_them(spark: SparkSe
     data = [r for c in odd for r in rows(c, range(2))]
     held = held_locally(frame(spark, data), 100)
     assert held is not None
+    jobs_of: dict[str, int] = {}
     for table, df in (("held", held), ("spark", frame(spark, data))):
         store.ensure(table, SCHEMA, ["cluster_id"])
-        store.append(table, df)
+        with counting(spark) as jobs:
+            store.append(table, df)
+        jobs_of[table] = jobs.total
         assert_three_readers_agree(store, table, data)
     if store.backend == "deltars":
         import pyarrow as pa
@@ -130,6 +134,7 @@ def test_rows_the_driver_holds_are_written_like_spark_writes_them(spark: SparkSe
             return sorted((f["partition.cluster_id"], f["num_records"]) for f in files)
 
         assert partitions("held") == partitions("spark") == [(c, 2) for c in sorted(odd)]
+        assert jobs_of["held"] == 0 < jobs_of["spark"]  # a local relation's rows are collected without a job
         # the held rows took pyarrow's path (its file names), the others Spark's
         names = {t: {p.name for p in Path(store.path(t)).rglob("*.parquet")} for t in ("held", "spark")}
         assert names["held"] and names["spark"], names
