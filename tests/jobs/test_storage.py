@@ -18,7 +18,7 @@ from pyspark.sql.types import IntegerType, LongType, StringType, StructField, St
 from benchmarks.jobcount import counting
 from jobs.stages import held_locally
 from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
-from jobs.storage.native import native_delta_available
+from jobs.storage.native import _lookup_delta, native_delta_available
 from schemas.errors import SchemaMismatchError, StorageError, UnsupportedTableError
 
 SCHEMA = StructType(
@@ -336,3 +336,20 @@ def test_undo_reverses_one_commit_and_keeps_later_commits_of_others(spark: Spark
     store.undo("t", appended)
     store.undo("t", replaced)
     assert_three_readers_agree(store, "t", rows("a", range(3)) + rows("b", range(2)) + rows("c", range(1)))
+
+
+def test_delta_is_found_as_spark_finds_a_data_source(spark: SparkSession) -> None:
+    """The backend's auto-detection asks whether Delta's registered source class loads; Spark's own lookup of
+    ``format("delta")`` must agree (here, without Delta's jars: both no; with them: both yes)."""
+    jvm = spark._jvm
+    try:
+        jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource(
+            "delta", spark._jsparkSession.sessionState().conf()
+        )
+        spark_finds = True
+    except Exception:  # py4j's error for Spark's "failed to find the data source"
+        spark_finds = False
+    assert _lookup_delta(spark) is spark_finds
+    assert jvm.org.apache.spark.util.Utils.classIsLoadable(
+        "org.apache.spark.sql.execution.datasources.v2.parquet.ParquetDataSourceV2"
+    )
