@@ -10,7 +10,8 @@ Pipeline call sites: ``check_bronze`` after an ingest (``run``, ``gate``), ``che
 tables are written and ``check_gold`` after the run's results are written (``audit``, ``run``, ``gate``);
 ``--no-dq`` skips them. ``kraft-audit dq`` (``jobs.dq``) checks a whole warehouse.
 
-Cost: each table is read twice by GX (a row count, then one aggregate with every unexpected count); cross-row
+Cost: each table is read twice by GX (a row count, then one aggregate with every unexpected count), once when the
+run holds it as a local relation (its row count comes from the plan: ``quality_gx.held_row_counts``); cross-row
 rules are precomputed as flag columns, so a large bronze table is not scanned per expectation.
 """
 

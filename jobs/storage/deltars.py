@@ -300,10 +300,10 @@ def _held_in_driver(df: DataFrame) -> bool:
 def _rows_as_arrow(df: DataFrame) -> pa.Table | None:
     """The rows of ``df`` (whose plan reads only local relations) as Arrow; None when there are none.
 
-    When the optimiser folded the whole plan into one local relation (projections, filters and unions of held
-    rows, or a frame proven empty), its rows are collected without a Spark job (a local relation is collected on the
-    driver) and converted in Python: a gate writes about fifteen such frames, each a job of its own through
-    ``toArrow``. Otherwise (a join or an aggregate over held rows) ``toArrow`` runs the plan."""
+    When the optimiser folded the whole plan into one local relation (projections and filters of held rows, or a
+    frame proven empty), its rows are collected without a Spark job (a local relation is collected on the driver)
+    and converted in Python: a gate writes about fifteen such frames, each a job of its own through ``toArrow``.
+    Otherwise (a union, a join or an aggregate over held rows) ``toArrow`` runs the plan."""
     plan = df._jdf.queryExecution().optimizedPlan()
     if str(plan.nodeName()) != "LocalRelation":
         return df.toArrow()
