@@ -18,7 +18,7 @@ from pyspark.sql.types import IntegerType, LongType, StringType, StructField, St
 from benchmarks.jobcount import counting
 from jobs.stages import held_locally
 from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
-from jobs.storage.native import _lookup_delta, native_delta_available
+from jobs.storage.native import native_delta_available
 from schemas.errors import SchemaMismatchError, StorageError, UnsupportedTableError
 
 SCHEMA = StructType(
@@ -349,7 +349,7 @@ def test_delta_is_found_as_spark_finds_a_data_source(spark: SparkSession) -> Non
         spark_finds = True
     except Exception:  # py4j's error for Spark's "failed to find the data source"
         spark_finds = False
-    assert _lookup_delta(spark) is spark_finds
+    assert native_delta_available(spark) is spark_finds
     assert jvm.org.apache.spark.util.Utils.classIsLoadable(
         "org.apache.spark.sql.execution.datasources.v2.parquet.ParquetDataSourceV2"
     )
