@@ -27,11 +27,11 @@ CHECK_RULES_DDL: Final = (
     "rule_type string, active_from int, active_to int, judges_defaults boolean, release_from int, release_to int, "
     "rule_sources array<string>"
 )
-# One row per expression rule; expr_chunk = its position // the chunk size of the generated CASE columns.
+# One row per expression rule; (expr_chunk, expr_bit) = the slot of its outcome in the generated mask columns.
 EXPR_RULES_DDL: Final = (
     "rule_idx int, resource_type string, rule_configs array<string>, first_key string, reads_values boolean, "
-    "expr_chunk int, active_from int, active_to int, judges_defaults boolean, release_from int, release_to int, "
-    "rule_sources array<string>"
+    "expr_chunk int, expr_bit int, active_from int, active_to int, judges_defaults boolean, release_from int, "
+    "release_to int, rule_sources array<string>"
 )
 # One row per rule (checks and expressions): joined only to violating rows.
 RULE_INFO_DDL: Final = (

@@ -14,12 +14,14 @@ How it runs (one pass, no per-constraint jobs):
   synonym on the BROKER row, which reports ``affected_topics`` (topics hosted on that node whose value comes
   from a broker layer through that key). One generic ``CASE rule_kind`` evaluates each (row, rule) pair.
 * **expression rules** — one context row per entity and broker view (``cfg`` map of its effective values,
-  ``topic`` struct from TOPICS, ``cluster`` struct from CLUSTER_STATE) joins the broadcast ``expr_rules`` of
-  its resource type (only entities holding at least one of the rule's keys, unless the expression reads no
-  ``cfg`` / ``value`` — a pure topic/cluster policy applies to every entity); the maps hold only the keys the
-  type's expressions read (``cfg['<literal>']`` and their ``configs``), so the shuffle that builds them moves a
-  fraction of the effective table; expressions are evaluated in
-  chunks of 25 per generated CASE, under ANSI off (see ``expressions``). A topic whose broker views differ
+  ``topic`` struct from TOPICS, ``cluster`` struct from CLUSTER_STATE); the maps hold only the keys the type's
+  expressions read (``cfg['<literal>']`` and their ``configs``), so the shuffle that builds them moves a fraction
+  of the effective table. Each distinct expression of the row's type is evaluated once per row (rules repeating
+  it share its slot, ``expressions.expression_slots``), its outcome two bits of a generated mask column of 25
+  expressions, under ANSI off, and only where one of its rules can be judged. Only rows with an outcome other
+  than "holds" are joined to the broadcast ``expr_rules`` of their slots, and a pair is kept when the entity
+  holds at least one of the rule's keys (unless the expression reads no ``cfg`` / ``value``: a pure
+  topic/cluster policy applies to every entity) and the rule judges it. A topic whose broker views differ
   (rows with ``node_id``) is evaluated per view: if every view fails, one row with ``node_id`` NULL; if only
   some fail, one row per failing view naming its ``node_id``.
 * **defaults** — rules of the generated default catalog (Kafka's own validators) do not judge values nobody set
@@ -71,12 +73,14 @@ from transforms.constraints.expressions import (
     OUTCOME_HOLDS,
     ansi_disabled,
     cfg_keys_read,
-    expression_outcome_columns,
+    expression_mask_columns,
+    expression_slots,
     paired_by_keys,
+    sql_string,
 )
 from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
-from transforms.constraints.rule_table import RuleTables, rule_tables
+from transforms.constraints.rule_table import RuleTables, judges_defaults, rule_tables
 from transforms.releases import release_rank_column
 from transforms.timestamps import as_utc
 
@@ -237,8 +241,8 @@ def _context_keys(rules: Sequence[CompiledConstraint]) -> dict[str, list[str] | 
 def _expression_contexts(
     effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, keys_by_type: dict[str, list[str] | None]
 ) -> DataFrame:
-    """One row per entity and broker view: cfg/meta maps, the keys someone set (``set_keys``: not from the
-    DEFAULT_CONFIG layer), topic and cluster structs, n_views.
+    """One row per entity and broker view: its entries (``_view``, for ``_view_meta``), ``cfg`` map, the keys someone
+    set (``set_keys``: not from the DEFAULT_CONFIG layer), topic and cluster structs, n_views.
 
     ``keys_by_type`` names the resource types to build contexts for and, per type, the only keys the maps need
     (None: every key). Rows of other keys are dropped before the shuffle that builds the maps.
@@ -268,21 +272,15 @@ def _expression_contexts(
         F.size("_view_nodes").alias("n_views"),
     )
     in_view = F.filter("_entries", lambda e: e["node_id"].isNull() | (e["node_id"] == F.col("view_node")))
-    meta = lambda e: F.struct(  # noqa: E731
-        e["value"].alias("value"),
-        e["value_source"].alias("value_source"),
-        e["synonym"].alias("synonym"),
-        e["source_offset"].alias("source_offset"),
-        e["is_assumed"].alias("is_assumed"),
-    )
     is_set = lambda e: F.coalesce(e["value_source"] != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))  # noqa: E731
-    contexts_df = views_df.select(
+    # The view's entries once (a projection of its own: Spark keeps a costly column it reads twice), then its maps.
+    contexts_df = views_df.select(*ENTITY, "view_node", "n_views", in_view.alias("_view")).select(
         *ENTITY,
         "view_node",
         "n_views",
-        F.map_from_entries(F.transform(in_view, lambda e: F.struct(e["config_name"], e["value"]))).alias("cfg"),
-        F.map_from_entries(F.transform(in_view, lambda e: F.struct(e["config_name"], meta(e)))).alias("meta"),
-        F.transform(F.filter(in_view, is_set), lambda e: e["config_name"]).alias("set_keys"),
+        "_view",
+        F.map_from_entries(F.transform("_view", lambda e: F.struct(e["config_name"], e["value"]))).alias("cfg"),
+        F.transform(F.filter("_view", is_set), lambda e: e["config_name"]).alias("set_keys"),
     )
     topic_struct = F.struct(
         F.col("partitions").alias("partitions"),
@@ -304,6 +302,32 @@ def _expression_contexts(
     )
 
 
+def _view_meta() -> Column:
+    """The ``meta`` map of a context row (key -> value, value_source, synonym, source_offset, is_assumed): built
+    only for the rows that fail, not for every view."""
+    meta = lambda e: F.struct(  # noqa: E731
+        e["value"].alias("value"),
+        e["value_source"].alias("value_source"),
+        e["synonym"].alias("synonym"),
+        e["source_offset"].alias("source_offset"),
+        e["is_assumed"].alias("is_assumed"),
+    )
+    return F.map_from_entries(F.transform("_view", lambda e: F.struct(e["config_name"], meta(e))))
+
+
+def _slot_needed(rules: Sequence[CompiledConstraint]) -> str | None:
+    """Where an expression slot can be judged (``_expression_judged`` without the layer test), as SQL over the
+    context row; None when everywhere (a rule judging defaults, or a pure topic/cluster policy)."""
+    if any(judges_defaults(rule) or not paired_by_keys(rule.expr_sql or "") for rule in rules):
+        return None
+    alternatives = []
+    for keys in sorted({tuple(rule.constraint.keys) for rule in rules}):
+        present = " AND ".join(f"map_contains_key(cfg, {sql_string(k)})" for k in keys)
+        set_by_someone = f"arrays_overlap(set_keys, array({', '.join(sql_string(k) for k in keys)}))"
+        alternatives.append(f"({present} AND {set_by_someone})")
+    return " OR ".join(alternatives)
+
+
 def _expression_failures(
     effective_df: DataFrame,
     topics_df: DataFrame,
@@ -316,22 +340,33 @@ def _expression_failures(
     if not expr_rules:
         return None
     contexts_df = _expression_contexts(effective_df, topics_df, cluster_df, _context_keys(expr_rules))
+    slots = expression_slots(expr_rules)
+    spark = effective_df.sparkSession
+    with ansi_disabled(spark):
+        # Each distinct expression once per entity view, its outcome two bits of its chunk's mask; only the views
+        # with an outcome other than "holds" go on, one row per chunk that has one, then per rule of that chunk.
+        masks = expression_mask_columns(slots, needed=_slot_needed)
+        masks = [mask.alias(f"_mask{chunk}") for chunk, mask in enumerate(masks)]
+        masked_df = contexts_df.select("*", *masks)
+    failing_chunks = ", ".join(
+        f"CASE WHEN _mask{chunk} != 0 THEN named_struct('expr_chunk', {chunk}, '_mask', _mask{chunk}) END"
+        for chunk in range(len(slots.chunks))
+    )
+    failing_df = masked_df.select(*contexts_df.columns, F.expr(f"inline(array_compact(array({failing_chunks})))"))
     holds_a_key = F.arrays_overlap(F.map_keys("cfg"), F.col("rule_configs")) | ~F.col("reads_values")
     paired_df = (
-        contexts_df.join(F.broadcast(tables.expr_rules_df), on="resource_type", how="inner")
-        .filter(holds_a_key)
+        failing_df.join(F.broadcast(tables.expr_rules_df), on=["resource_type", "expr_chunk"], how="inner")
+        .select("*", F.expr("CAST(shiftright(_mask, 2 * expr_bit) & 3 AS INT)").alias("outcome"))
+        .filter((F.col("outcome") != OUTCOME_HOLDS) & holds_a_key)
+        .select("*", _view_meta().alias("meta"))
         .filter(_expression_judged())
     )
-    prepared_df = _level_filter(paired_df, cluster_df, target_level, rules.level_release_ranks).select(
+    failed_df = _level_filter(paired_df, cluster_df, target_level, rules.level_release_ranks).select(
         "*",
         F.try_element_at("cfg", F.col("first_key")).alias("value"),
         F.try_element_at("meta", F.col("first_key")).alias("first_meta"),
     )
-    spark = effective_df.sparkSession
     with ansi_disabled(spark):
-        outcome = F.coalesce(*expression_outcome_columns(expr_rules))
-        evaluated_df = prepared_df.select(*prepared_df.columns, outcome.alias("outcome"))
-        failed_df = evaluated_df.filter(F.col("outcome") != OUTCOME_HOLDS)
         fix = F.coalesce(*expression_fix_columns(expr_rules))
         failed_df = failed_df.select(*failed_df.columns, fix.alias("expr_fix_value"))
 

@@ -152,16 +152,14 @@ def derive_fix(expr_sql: str, first_key: str) -> ExprFix | None:
 
 
 def expression_fix_columns(rules: Sequence[CompiledConstraint], *, chunk_size: int = EXPR_CHUNK_SIZE) -> list[Column]:
-    """Like ``expressions.expression_outcome_columns``: one CASE per chunk giving the fix value (string) of the
-    row's rule, NULL for rules without a derivable fix. ``coalesce`` the result; build under ANSI off."""
-    columns = []  # SQL text parsed once per chunk (see expression_outcome_columns)
-    for start in range(0, len(rules), chunk_size):
-        branches = " ".join(
-            f"WHEN {rule.rule_idx} THEN CAST({rule.expr_fix.value_sql} AS STRING)"
-            for rule in rules[start : start + chunk_size]
-            if rule.expr_fix is not None
-        )
-        if branches:
-            chunk = start // chunk_size
-            columns.append(F.expr(f"CASE WHEN expr_chunk = {chunk} THEN CASE rule_idx {branches} END END"))
+    """The fix value (string) of a row's rule (column ``rule_idx``), NULL for rules without a derivable fix: one
+    CASE per chunk of at most ``chunk_size`` rules with a fix, each guarded by its chunk's ``rule_idx`` range.
+    ``coalesce`` the result; build under ANSI off."""
+    fixed = sorted((rule.rule_idx, rule.expr_fix.value_sql) for rule in rules if rule.expr_fix is not None)
+    columns = []  # SQL text parsed once per chunk (see expressions.expression_mask_columns)
+    for start in range(0, len(fixed), chunk_size):
+        chunk = fixed[start : start + chunk_size]
+        branches = " ".join(f"WHEN {rule_idx} THEN CAST({value_sql} AS STRING)" for rule_idx, value_sql in chunk)
+        low, high = chunk[0][0], chunk[-1][0]
+        columns.append(F.expr(f"CASE WHEN rule_idx BETWEEN {low} AND {high} THEN CASE rule_idx {branches} END END"))
     return columns or [F.lit(None).cast("string")]

@@ -1,9 +1,10 @@
 """Expression constraints: load-time validation and ANSI-safe evaluation columns.
 
 ``validate_with_spark`` rejects, when the catalog is loaded, expressions that do not parse, read unknown fields
-or are not boolean, and regexes Java does not compile; ``expression_outcome_columns`` evaluates a catalog's
-expressions as generated CASE columns, built under ``ansi_disabled``. ``rewrite_casts``, ``reads_entity_values``,
-``paired_by_keys``, ``cfg_keys_read`` and ``code_segments`` read the expression text (pure Python).
+or are not boolean, and regexes Java does not compile; ``expression_mask_columns`` evaluates a catalog's distinct
+expressions (``expression_slots``) as generated mask columns, built under ``ansi_disabled``. ``rewrite_casts``,
+``reads_entity_values``, ``paired_by_keys``, ``cfg_keys_read`` and ``code_segments`` read the expression text (pure
+Python).
 
 An expression may read ``value`` (the effective value of the rule's first key, a string), ``cfg['key']``
 (``map<string,string>`` of the entity's effective values), ``cluster.broker_count`` / ``cluster.rack_count``,
@@ -23,7 +24,7 @@ and — for ``resource: topic`` and ``controller_topic`` only — ``topic.partit
    mode after the setting is restored (checked by a test that runs the plan with ANSI on). This relies on
    classic (non-Connect) PySpark, where analysis is eager.
 
-An expression that evaluates to NULL is a violation ("could not evaluate"): :func:`expression_outcome_columns`
+An expression that evaluates to NULL is a violation ("could not evaluate"): :func:`expression_mask_columns`
 encodes 0 = holds, 1 = false, 2 = NULL.
 """
 
@@ -31,8 +32,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Final
 
 from pyspark.errors import PySparkException
@@ -52,15 +54,19 @@ __all__ = [
     "OUTCOME_FALSE",
     "OUTCOME_HOLDS",
     "OUTCOME_NULL",
+    "ExpressionSlots",
     "ansi_disabled",
     "cfg_keys_read",
     "code_segments",
     "embedded",
-    "expression_outcome_columns",
+    "expression_mask_columns",
+    "expression_slots",
     "paired_by_keys",
     "parse_tree_problem",
     "reads_entity_values",
+    "reads_value",
     "rewrite_casts",
+    "sql_string",
     "validate_with_spark",
 ]
 
@@ -319,7 +325,7 @@ def _is_row_level(checked_df: DataFrame) -> bool:
 def _validate_batch(rules: Sequence[CompiledConstraint], empty_df: DataFrame) -> None:
     """Analyse a chunk of expressions in one projection; on any problem, find the culprit one by one.
 
-    Then analyse the chunk the way the evaluation uses it (:func:`expression_outcome_columns`), so an expression
+    Then analyse the chunk the way the evaluation uses it (:func:`expression_mask_columns`), so an expression
     that is valid alone but breaks the generated statement is refused here, not mid-audit.
     """
     spark = empty_df.sparkSession
@@ -343,10 +349,11 @@ def _validate_batch(rules: Sequence[CompiledConstraint], empty_df: DataFrame) ->
 
 
 def _validate_as_evaluated(rules: Sequence[CompiledConstraint], empty_df: DataFrame) -> None:
-    """Analyse the generated CASE column of these rules over the evaluation's columns (no job runs)."""
-    guided_df = empty_df.select("*", F.lit(0).alias("rule_idx"), F.lit(0).alias("expr_chunk"))
+    """Analyse the generated column of these rules over the evaluation's columns (no job runs)."""
+    rtype = str(rules[0].constraint.resource_type)
+    context_df = empty_df.drop("value").select("*", F.lit(rtype).alias("resource_type"))
     try:
-        guided_df.select(*expression_outcome_columns(rules, chunk_size=len(rules)))
+        context_df.select(*expression_mask_columns(expression_slots(rules, chunk_size=len(rules))))
     except PySparkException as exc:
         ids = ", ".join(r.constraint.id for r in rules)
         raise ConfigError(
@@ -398,24 +405,83 @@ def validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None:
         _validate_regex(rule, spark)
 
 
-def expression_outcome_columns(
-    rules: Sequence[CompiledConstraint], *, chunk_size: int = EXPR_CHUNK_SIZE
-) -> list[Column]:
-    """One ``CASE rule_idx WHEN ... END`` column per chunk of at most ``chunk_size`` expression rules.
+_VALUE_WORD = re.compile(r"value", re.IGNORECASE)
 
-    Reads the ``rule_idx`` and ``expr_chunk`` (= position in ``rules`` // ``chunk_size``) columns and the
-    context columns; each row belongs to one rule, so at most one chunk is non-NULL per row: ``coalesce`` the
-    result. The chunk guard keeps per-row work at one comparison per chunk plus one chunk's CASE.
-    Build and select these inside :func:`ansi_disabled`.
+
+def reads_value(text: str) -> bool:
+    """Whether an expression may read ``value``: the word anywhere in it, quoted or not (an over-approximation:
+    such an expression is bound to its rule's first key, which only costs a binding when it does not read it)."""
+    return _VALUE_WORD.search(text) is not None
+
+
+@dataclass(frozen=True)
+class ExpressionSlots:
+    """Where each expression rule's outcome is computed: one slot per distinct expression of a resource type.
+
+    Rules with the same text on the same resource type share a slot (when the text reads ``value``, also the same
+    first key, which ``value`` is bound to), so a slot is evaluated once per entity view whatever the number of
+    rules repeating it. Slots are packed into chunks of one resource type, at most ``EXPR_CHUNK_SIZE`` each: a chunk
+    is one generated column (the JIT limit, see ENVIRONMENT.md).
+    """
+
+    chunks: tuple[tuple[str, tuple[tuple[CompiledConstraint, ...], ...]], ...]  # (resource type, each slot's rules)
+    slot_of: Mapping[int, tuple[int, int]]  # rule_idx -> (chunk, position in the chunk)
+
+
+def expression_slots(rules: Sequence[CompiledConstraint], *, chunk_size: int = EXPR_CHUNK_SIZE) -> ExpressionSlots:
+    """The slots of these expression rules, in the order the rules come (pure Python)."""
+    by_type: dict[str, dict[tuple[str, str], list[CompiledConstraint]]] = {}
+    for rule in rules:
+        text = rule.expr_sql or ""
+        bound_to = rule.constraint.keys[0] if reads_value(text) else ""
+        by_type.setdefault(str(rule.constraint.resource_type), {}).setdefault((text, bound_to), []).append(rule)
+    chunks: list[tuple[str, tuple[tuple[CompiledConstraint, ...], ...]]] = []
+    slot_of: dict[int, tuple[int, int]] = {}
+    for rtype, groups in by_type.items():
+        members = list(groups.values())
+        for start in range(0, len(members), chunk_size):
+            part = members[start : start + chunk_size]
+            for position, group in enumerate(part):
+                slot_of.update({rule.rule_idx: (len(chunks), position) for rule in group})
+            chunks.append((rtype, tuple(tuple(group) for group in part)))
+    return ExpressionSlots(chunks=tuple(chunks), slot_of=slot_of)
+
+
+def sql_string(text: str) -> str:
+    """``text`` as a Spark SQL string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _outcome_sql(rule: CompiledConstraint) -> str:
+    outcome = f"coalesce(CAST(NOT {embedded(rule.expr_sql or '')} AS INT), {OUTCOME_NULL})"
+    if not reads_value(rule.expr_sql or ""):
+        return outcome
+    # ``value`` is the rule's first key's value: bound as a lambda variable, so it means exactly what a column of
+    # that name meant (a lambda of the expression that names its own ``value`` still shadows it).
+    first = sql_string(rule.constraint.keys[0])
+    return f"element_at(transform(array(try_element_at(cfg, {first})), value -> {outcome}), 1)"
+
+
+def expression_mask_columns(
+    slots: ExpressionSlots, *, needed: Callable[[Sequence[CompiledConstraint]], str | None] = lambda rules: None
+) -> list[Column]:
+    """One BIGINT column per chunk: the outcomes (``OUTCOME_*``, two bits each, slot ``i`` at bits ``2i``) of its
+    expressions for a context row of its resource type, NULL for a row of another type.
+
+    ``needed(rules of a slot)`` may give a SQL condition outside which none of them is judged: the slot is then
+    evaluated only where it holds (``OUTCOME_HOLDS`` elsewhere); None evaluates it everywhere. Reads
+    ``resource_type`` and the context columns ``cfg``, ``topic``, ``cluster`` and whatever ``needed`` reads (no
+    ``value``: each expression reading it is bound to its first key). Build and select these inside
+    :func:`ansi_disabled`.
     """
     # Written as SQL text and parsed once per chunk: composing Column objects costs a py4j round trip per node,
     # thousands for a catalog (seconds of driver time per audit).
     columns = []
-    for start in range(0, len(rules), chunk_size):
-        chunk = rules[start : start + chunk_size]
-        branches = " ".join(
-            f"WHEN {rule.rule_idx} THEN coalesce(CAST(NOT {embedded(rule.expr_sql or '')} AS INT), {OUTCOME_NULL})"
-            for rule in chunk
-        )
-        columns.append(F.expr(f"CASE WHEN expr_chunk = {start // chunk_size} THEN CASE rule_idx {branches} END END"))
+    for rtype, members in slots.chunks:
+        terms = []
+        for position, slot_rules in enumerate(members):
+            term = f"shiftleft(CAST({_outcome_sql(slot_rules[0])} AS BIGINT), {2 * position})"
+            condition = needed(slot_rules)
+            terms.append(term if condition is None else f"CASE WHEN {condition} THEN {term} ELSE 0 END")
+        columns.append(F.expr(f"CASE WHEN resource_type = {sql_string(rtype)} THEN {' + '.join(terms)} END"))
     return columns

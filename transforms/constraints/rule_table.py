@@ -11,7 +11,7 @@ parameters in generic columns (``rule_kind``, ``rule_num_a``/``rule_num_b`` = lo
 ranks) and the layers it judges (``rule_sources``, empty = every layer). A config row joins only the rules of its
 own key, and one generic ``CASE rule_kind`` (``checks.check_violation``) evaluates whichever rule it met, so per-row
 work and generated code size do not grow with the catalog. Expression rules are rows of ``expr_rules`` keyed by
-``resource_type`` with ``expr_chunk`` = their position // chunk size and ``reads_values``
+``resource_type`` with their slot (``expr_chunk``, ``expr_bit``: ``expressions.expression_slots``) and ``reads_values``
 (``expressions.paired_by_keys``: evaluated only for entities holding one of its configs; if not, it is a pure
 topic/cluster policy evaluated for every entity). Both tables carry ``judges_defaults``, false for the rules of the
 generated default catalog (see ``judges_defaults``). ``rule_info`` holds everything needed only for violating rows
@@ -28,7 +28,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.evaluation import CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL
-from transforms.constraints.expressions import EXPR_CHUNK_SIZE, paired_by_keys
+from transforms.constraints.expressions import EXPR_CHUNK_SIZE, expression_slots, paired_by_keys
 from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
 from transforms.local_frames import local_frame
@@ -101,8 +101,9 @@ def check_rule_rows(rules: CompiledCatalog) -> list[tuple[Any, ...]]:
 
 
 def expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE) -> list[tuple[Any, ...]]:
-    """One row per expression rule, in EXPR_RULES_DDL order; ``expr_chunk`` matches
-    ``expressions.expression_outcome_columns(rules.expressions, chunk_size=chunk_size)``."""
+    """One row per expression rule, in EXPR_RULES_DDL order; ``expr_chunk`` / ``expr_bit`` are its slot in
+    ``expressions.expression_slots(rules.expressions, chunk_size=chunk_size)``."""
+    slot_of = expression_slots(rules.expressions, chunk_size=chunk_size).slot_of
     return [
         (
             rule.rule_idx,
@@ -110,7 +111,7 @@ def expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE)
             list(rule.constraint.keys),
             rule.constraint.keys[0],
             paired_by_keys(rule.expr_sql or ""),
-            position // chunk_size,
+            *slot_of[rule.rule_idx],
             rule.active_from,
             rule.active_to,
             judges_defaults(rule),
@@ -118,7 +119,7 @@ def expr_rule_rows(rules: CompiledCatalog, *, chunk_size: int = EXPR_CHUNK_SIZE)
             rule.release_to,
             _sources(rule),
         )
-        for position, rule in enumerate(rules.expressions)
+        for rule in rules.expressions
     ]
 
 

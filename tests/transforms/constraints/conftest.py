@@ -98,3 +98,31 @@ def cluster_df_of(spark: Any) -> Callable[..., Any]:
         return spark.createDataFrame([row], CLUSTER_STATE)
 
     return build
+
+
+@pytest.fixture(scope="session")
+def outcomes_of(spark: Any) -> Callable[..., dict[str, int]]:
+    """``outcomes_of(rules, cfg, topic=None)``: each expression rule's outcome (``OUTCOME_*``) on one context row
+    of the rules' resource type, decoded from the generated mask columns as the evaluation reads them (built with
+    ANSI off, run with the session's setting)."""
+    from transforms.constraints.expressions import ansi_disabled, expression_mask_columns, expression_slots
+
+    def outcomes(rules: CompiledCatalog, cfg: dict[str, str], topic: tuple[Any, ...] | None = None) -> dict[str, int]:
+        slots = expression_slots(rules.expressions)
+        rtype = str(rules.expressions[0].constraint.resource_type)
+        context_df = spark.createDataFrame(
+            [(rtype, cfg, topic, None)],
+            "resource_type string, cfg map<string,string>, "
+            "topic struct<partitions:int,replication_factor:int,internal:boolean>, "
+            "cluster struct<broker_count:int,rack_count:int>",
+        )
+        with ansi_disabled(spark):  # built as the evaluation builds it; run with the session's setting (ANSI on)
+            masks_df = context_df.select(*expression_mask_columns(slots))
+        row = masks_df.collect()[0]
+        result = {}
+        for rule in rules.expressions:
+            chunk, position = slots.slot_of[rule.rule_idx]
+            result[rule.constraint.id] = (row[chunk] >> (2 * position)) & 3
+        return result
+
+    return outcomes

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pyspark.sql import functions as F
 
 from schemas.constraints import CompiledCatalog
 from schemas.errors import ConfigError
@@ -14,8 +13,8 @@ from transforms.constraints.expressions import (
     OUTCOME_FALSE,
     OUTCOME_HOLDS,
     OUTCOME_NULL,
-    ansi_disabled,
-    expression_outcome_columns,
+    expression_mask_columns,
+    expression_slots,
     paired_by_keys,
     reads_entity_values,
     rewrite_casts,
@@ -177,7 +176,7 @@ constraints:
 
 @pytest.mark.spark
 def test_expressions_never_fail_the_job_even_when_run_with_ansi_on(
-    spark: Any, compile_yaml: Callable[..., CompiledCatalog]
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog], outcomes_of: Callable[..., dict[str, int]]
 ) -> None:
     # explicit cast of garbage, implicit string->number coercion, division by zero and overflow
     rules = compile_yaml(
@@ -192,17 +191,8 @@ constraints:
 """
     )
     validate_with_spark(rules, spark)
-    context_df = spark.createDataFrame(
-        [(r.rule_idx, 0, "abc", {"a": "abc"}, (3, 3, False)) for r in rules.expressions],
-        "rule_idx int, expr_chunk int, value string, cfg map<string,string>, "
-        "topic struct<partitions:int,replication_factor:int,internal:boolean>",
-    )
-    with ansi_disabled(spark):
-        evaluated_df = context_df.select(
-            "rule_idx", F.coalesce(*expression_outcome_columns(rules.expressions)).alias("o")
-        )
-    assert spark.conf.get("spark.sql.ansi.enabled") == "true"
-    outcome = {rules.rules[row.rule_idx].constraint.id: row.o for row in evaluated_df.collect()}
+    assert spark.conf.get("spark.sql.ansi.enabled") == "true"  # the fixture runs the plan with ANSI on
+    outcome = outcomes_of(rules, {"a": "abc"}, (3, 3, False))
     assert outcome == {
         "explicit": OUTCOME_NULL,
         "implicit": OUTCOME_NULL,
@@ -221,6 +211,55 @@ def test_expression_chunks_hold_at_most_the_chunk_size(
         f'  - {{id: e{i}, resource: topic, configs: [a], expr: "topic.partitions > {i}"}}' for i in range(60)
     )
     rules = compile_yaml("constraints:\n" + entries)
-    columns = expression_outcome_columns(rules.expressions, chunk_size=25)
+    slots = expression_slots(rules.expressions, chunk_size=25)
+    assert [len(members) for _, members in slots.chunks] == [25, 25, 10]
+    columns = expression_mask_columns(slots)
     assert len(columns) == 3
-    assert all(str(c).count("rule_idx") <= 25 for c in columns)
+    assert all(str(c).count("shiftleft") <= 25 for c in columns)
+
+
+def test_rules_repeating_an_expression_share_its_slot(compile_yaml: Callable[..., CompiledCatalog]) -> None:
+    """A text is evaluated once per resource type; one reading ``value`` once per first key it is bound to."""
+    rules = compile_yaml(
+        """
+constraints:
+  - {id: t1, resource: topic, configs: [a], expr: "topic.partitions > 1"}
+  - {id: t2, resource: topic, configs: [b], expr: "topic.partitions > 1"}
+  - {id: b1, resource: broker, configs: [a], expr: "topic.partitions > 1"}
+  - {id: v1, resource: topic, configs: [a], expr: "cast(value as int) > 1"}
+  - {id: v2, resource: topic, configs: [a, c], expr: "cast(value as int) > 1"}
+  - {id: v3, resource: topic, configs: [b], expr: "cast(value as int) > 1"}
+"""
+    )
+    slots = expression_slots(rules.expressions)
+    slot = {r.constraint.id: slots.slot_of[r.rule_idx] for r in rules.expressions}
+    assert slot["t1"] == slot["t2"]
+    assert slot["v1"] == slot["v2"]
+    assert len({slot["t1"], slot["b1"], slot["v1"], slot["v3"]}) == 4
+    assert [rtype for rtype, _ in slots.chunks] == ["TOPIC", "BROKER"]
+
+
+@pytest.mark.spark
+def test_value_is_the_first_key_of_each_rule_and_a_lambda_may_still_name_its_own(
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog], outcomes_of: Callable[..., dict[str, int]]
+) -> None:
+    rules = compile_yaml(
+        """
+constraints:
+  - {id: on-a, resource: topic, configs: [a], expr: "cast(value as int) > 1"}
+  - {id: on-b, resource: topic, configs: [b], expr: "cast(value as int) > 1"}
+  - {id: on-missing, resource: topic, configs: [m], expr: "cast(value as int) > 1"}
+  - {id: shadowed, resource: topic, configs: [b], expr: "exists(array(5, 7), value -> value = 7)"}
+  - {id: both, resource: topic, configs: [b], expr: "forall(array(1), x -> cast(value as int) = 0)"}
+  - {id: quoted, resource: topic, configs: [a], expr: "cast(`value` as int) = 2"}
+"""
+    )
+    validate_with_spark(rules, spark)
+    assert outcomes_of(rules, {"a": "2", "b": "0"}) == {
+        "on-a": OUTCOME_HOLDS,
+        "on-b": OUTCOME_FALSE,
+        "on-missing": OUTCOME_NULL,
+        "shadowed": OUTCOME_HOLDS,  # the lambda's own value, not b's
+        "both": OUTCOME_HOLDS,  # outside value read inside a lambda
+        "quoted": OUTCOME_HOLDS,
+    }

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pyspark.sql import functions as F
 
 from jobs import conf_loader
 from schemas.constraints import CompiledCatalog
@@ -16,8 +15,6 @@ from schemas.errors import ConfigError
 from transforms.constraints.expressions import (
     OUTCOME_FALSE,
     OUTCOME_HOLDS,
-    ansi_disabled,
-    expression_outcome_columns,
     validate_with_spark,
 )
 from transforms.constraints.functions import (
@@ -120,9 +117,10 @@ def test_validation_refuses_hostile_calls_on_the_parse_tree(
 
 @pytest.mark.spark
 def test_a_trailing_comment_is_validated_and_evaluated_as_written(
-    spark: Any, compile_yaml: Callable[..., CompiledCatalog]
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog], outcomes_of: Callable[..., dict[str, int]]
 ) -> None:
-    """#16 item 5: ``-- comment`` at the end of an expression no longer comments out the rest of the CASE."""
+    """#16 item 5: ``-- comment`` at the end of an expression no longer comments out the rest of the generated
+    column."""
     rules = compile_yaml(
         """
 constraints:
@@ -132,17 +130,7 @@ constraints:
 """
     )
     validate_with_spark(rules, spark)
-    context_df = spark.createDataFrame(
-        [(r.rule_idx, 0, "5", {"a": "5"}, (3, 3, False)) for r in rules.expressions],
-        "rule_idx int, expr_chunk int, value string, cfg map<string,string>, "
-        "topic struct<partitions:int,replication_factor:int,internal:boolean>",
-    )
-    with ansi_disabled(spark):
-        evaluated_df = context_df.select(
-            "rule_idx", F.coalesce(*expression_outcome_columns(rules.expressions)).alias("o")
-        )
-    outcomes = {r["rule_idx"]: r["o"] for r in evaluated_df.collect()}
-    by_id = {r.constraint.id: outcomes[r.rule_idx] for r in rules.expressions}
+    by_id = outcomes_of(rules, {"a": "5"}, (3, 3, False))
     assert by_id == {"first": OUTCOME_HOLDS, "second": OUTCOME_FALSE, "third": OUTCOME_HOLDS}
 
 
