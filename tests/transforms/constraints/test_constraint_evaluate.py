@@ -398,6 +398,43 @@ def test_more_expressions_than_one_chunk_are_all_evaluated(
     assert sorted(r.constraint_id for r in rows) == [f"p{i:02d}" for i in range(40, 60)]
 
 
+def test_rules_sharing_an_expression_each_report_their_own_failures(
+    spark: Any,
+    compile_yaml: Callable[..., CompiledCatalog],
+    effective_df_of: Callable[..., Any],
+    topics_df_of: Callable[..., Any],
+    cluster_df_of: Any,
+    mv_table: MetadataVersionTable,
+) -> None:
+    """Rules repeating one expression share its evaluation (one slot per view) but not its verdicts: each rule's
+    own keys and layers decide whether it judges the entity, and ``value`` is each rule's own first key."""
+    shared = "cfg['cleanup.policy'] = 'delete' or topic.partitions > 40"
+    rules = compile_yaml(
+        f"""
+constraints:
+  - {{id: same-a, resource: topic, configs: [cleanup.policy], expr: "{shared}"}}
+  - {{id: same-b, resource: topic, configs: [retention.ms], expr: "{shared}"}}
+  - {{id: same-absent, resource: topic, configs: [segment.bytes], expr: "{shared}"}}
+  - {{id: same-other-layer, resource: topic, configs: [cleanup.policy], sources: [DYNAMIC_BROKER_CONFIG],
+     expr: "{shared}"}}
+  - {{id: value-policy, resource: topic, configs: [cleanup.policy], expr: "value = 'compact'"}}
+  - {{id: value-retention, resource: topic, configs: [retention.ms], expr: "value = 'compact'"}}
+"""
+    )
+    row = {"resource_type": "TOPIC", "resource_name": "t", "source": "DYNAMIC_TOPIC_CONFIG"}
+    effective_df = effective_df_of(
+        {**row, "config_name": "cleanup.policy", "value": "compact", "config_type": "LIST"},
+        {**row, "config_name": "retention.ms", "value": "1000", "config_type": "LONG"},
+    )
+    rows = _evaluate(spark, rules, effective_df, topics_df_of(("t", 3, 1, [1])), cluster_df_of(), mv_table=mv_table)
+    # same-absent holds no key of its own; same-other-layer judges another layer; value-policy holds
+    assert sorted((r.constraint_id, r.config_name, r.value) for r in rows) == [
+        ("same-a", "cleanup.policy", "compact"),
+        ("same-b", "retention.ms", "1000"),
+        ("value-retention", "retention.ms", "1000"),
+    ]
+
+
 def test_every_level_at_once_gives_the_highest_safe_mv(
     spark: Any,
     compile_yaml: Callable[..., CompiledCatalog],

@@ -223,9 +223,9 @@ def test_rules_repeating_an_expression_share_its_slot(compile_yaml: Callable[...
     rules = compile_yaml(
         """
 constraints:
-  - {id: t1, resource: topic, configs: [a], expr: "topic.partitions > 1"}
-  - {id: t2, resource: topic, configs: [b], expr: "topic.partitions > 1"}
-  - {id: b1, resource: broker, configs: [a], expr: "topic.partitions > 1"}
+  - {id: t1, resource: topic, configs: [a], expr: "cluster.broker_count > 1"}
+  - {id: t2, resource: topic, configs: [b], expr: "cluster.broker_count > 1"}
+  - {id: b1, resource: broker, configs: [a], expr: "cluster.broker_count > 1"}
   - {id: v1, resource: topic, configs: [a], expr: "cast(value as int) > 1"}
   - {id: v2, resource: topic, configs: [a, c], expr: "cast(value as int) > 1"}
   - {id: v3, resource: topic, configs: [b], expr: "cast(value as int) > 1"}
