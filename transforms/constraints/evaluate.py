@@ -76,11 +76,11 @@ from transforms.constraints.expressions import (
     expression_mask_columns,
     expression_slots,
     paired_by_keys,
-    sql_string,
 )
 from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.constraints.rule_table import RuleTables, judges_defaults, rule_tables
+from transforms.constraints.sql_text import sql_string
 from transforms.releases import release_rank_column
 from transforms.timestamps import as_utc
 

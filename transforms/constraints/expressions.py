@@ -47,7 +47,7 @@ from schemas.errors import ConfigError
 from schemas.evaluation import EXPR_CONTEXT_FIELDS
 from schemas.kafka_vocabulary import ResourceType
 from transforms.constraints.functions import DENIED_FUNCTIONS, function_problem
-from transforms.constraints.sql_text import code_segments, without_comments
+from transforms.constraints.sql_text import code_segments, sql_string, without_comments
 
 __all__ = [
     "EXPR_CHUNK_SIZE",
@@ -66,7 +66,6 @@ __all__ = [
     "reads_entity_values",
     "reads_value",
     "rewrite_casts",
-    "sql_string",
     "validate_with_spark",
 ]
 
@@ -445,11 +444,6 @@ def expression_slots(rules: Sequence[CompiledConstraint], *, chunk_size: int = E
                 slot_of.update({rule.rule_idx: (len(chunks), position) for rule in group})
             chunks.append((rtype, tuple(tuple(group) for group in part)))
     return ExpressionSlots(chunks=tuple(chunks), slot_of=slot_of)
-
-
-def sql_string(text: str) -> str:
-    """``text`` as a Spark SQL string literal."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _outcome_sql(rule: CompiledConstraint) -> str:

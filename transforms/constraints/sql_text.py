@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-__all__ = ["code_segments", "without_comments"]
+__all__ = ["code_segments", "sql_string", "without_comments"]
 
 
 def code_segments(text: str) -> Iterator[tuple[bool, str]]:
@@ -52,3 +52,8 @@ def without_comments(text: str) -> str:
     return "".join(
         segment if is_code or not segment.startswith(("--", "/*")) else " " for is_code, segment in code_segments(text)
     )
+
+
+def sql_string(text: str) -> str:
+    """``text`` as a Spark SQL string literal (backslash escapes, Spark's default)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

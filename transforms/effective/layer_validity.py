@@ -36,6 +36,7 @@ from pyspark.sql import functions as F
 
 from schemas.effective import LAYER_COLUMNS
 from transforms.constraints.expressions import ansi_disabled, cfg_keys_read
+from transforms.constraints.sql_text import sql_string
 from transforms.effective.brokers import to_broker_effective
 from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
 from transforms.effective.clamps import clamp_keys, with_broker_clamps
@@ -45,11 +46,6 @@ REJECTED_CONFIG_LAYER = "REJECTED_CONFIG_LAYER"
 _NODE = ["cluster_id", "node_id"]
 
 
-def _sql_string(text: str) -> str:
-    """``text`` as a Spark SQL string literal (backslash escapes, Spark's default)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def _failed_checks(cfg_df: DataFrame, checks: tuple[LayerCheck, ...]) -> DataFrame:
     """``(cluster_id, node_id, failed)``: ``failed`` the sorted ``id (rule)`` texts of the checks that are false.
 
@@ -57,9 +53,9 @@ def _failed_checks(cfg_df: DataFrame, checks: tuple[LayerCheck, ...]) -> DataFra
     if not checks:
         return cfg_df.select(*_NODE, F.array().cast("array<string>").alias("failed"))
     cases = ", ".join(
-        f"CASE WHEN catalog_release IN ({', '.join(map(_sql_string, check.releases))})"
+        f"CASE WHEN catalog_release IN ({', '.join(map(sql_string, check.releases))})"
         f" AND NOT coalesce(({check.expr_sql}), true)"
-        f" THEN {_sql_string(f'{check.check_id} ({check.rule})')} END"
+        f" THEN {sql_string(f'{check.check_id} ({check.rule})')} END"
         for check in checks
     )
     with ansi_disabled(cfg_df.sparkSession):
