@@ -162,7 +162,8 @@ def _file_static_configs(static_configs_df: DataFrame) -> DataFrame:
 
 
 def to_brokers(applied_df: DataFrame, static_configs_df: DataFrame, *, mv_table: MetadataVersionTable) -> DataFrame:
-    """Silver ``BROKERS`` from ``APPLIED_RECORDS`` and bronze ``STATIC_CONFIGS``."""
+    """Silver ``BROKERS`` from the parsed applied records (``with_parsed_payloads``) and bronze
+    ``STATIC_CONFIGS``."""
     file_nodes_df = (
         static_configs_df.select("cluster_id", "node_id").distinct().select("*", F.lit(True).alias("has_file"))
     )

@@ -56,7 +56,7 @@ def _entries(applied_df: DataFrame, record_type: str, kind: str) -> DataFrame:
 
 
 def to_client_entity_configs(applied_df: DataFrame) -> DataFrame:
-    """Silver ``CLIENT_ENTITY_CONFIGS`` from ``APPLIED_RECORDS``."""
+    """Silver ``CLIENT_ENTITY_CONFIGS`` from the parsed applied records (``with_parsed_payloads``)."""
     keys = ["cluster_id", "entity_user", "entity_client_id", "entity_ip", "kind", "name"]
     entries_df = _entries(applied_df, "CLIENT_QUOTA_RECORD", "QUOTA").unionByName(
         _entries(applied_df, "CLIENT_CONFIG_RECORD", "CLIENT_CONFIG")

@@ -33,7 +33,7 @@ def resource_type_name(code: Column) -> Column:
 
 
 def to_dynamic_configs(applied_df: DataFrame) -> DataFrame:
-    """Silver ``DYNAMIC_CONFIGS`` from ``APPLIED_RECORDS``."""
+    """Silver ``DYNAMIC_CONFIGS`` from the parsed applied records (``with_parsed_payloads``)."""
     last_df = (
         filter_parsed(applied_df, "CONFIG_RECORD")
         .select(

@@ -15,7 +15,7 @@ from transforms.replay.payloads import filter_parsed
 
 
 def to_features(applied_df: DataFrame) -> DataFrame:
-    """Silver ``FEATURES`` from ``APPLIED_RECORDS``."""
+    """Silver ``FEATURES`` from the parsed applied records (``with_parsed_payloads``)."""
     return (
         filter_parsed(applied_df, "FEATURE_LEVEL_RECORD")
         .where(F.col("p.name").isNotNull() & F.col("p.featureLevel").isNotNull())

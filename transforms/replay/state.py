@@ -5,10 +5,11 @@ Usage (the audit job)::
     state = replay_state(records_df, static_configs_df, mv_table=mv_table, as_of_offset=None, as_of_time=None)
     write(state.brokers, ...); ...; write(with_run_columns(state.findings, run_id=..., run_ts=...), ...)
 
-A pure plan: nothing runs during the call. The replay bounds, the replay stream and every silver frame pass
-through the caller's ``keep`` (``transforms.checkpoints``) under their field name (``replay_bounds`` and
-``replay_stream`` for the first two), so a job can compute each once and let later plans read the stored rows
-instead of re-planning the lineage (the audit job checkpoints them: ``jobs.stages``).
+A pure plan: nothing runs during the call. The replay bounds, the replay stream, the applied records with their
+parsed payloads (read by every silver frame) and every silver frame pass through the caller's ``keep``
+(``transforms.checkpoints``) under their field name (``replay_bounds``, ``replay_stream`` and ``parsed_records``
+for the first three), so a job can compute each once and let later plans read the stored rows instead of
+re-planning the lineage (the audit job checkpoints them: ``jobs.stages``).
 
 Replaying the same input twice gives identical tables, and byte-identical replica files give the tables of one
 copy. See ``transforms.replay.ordering`` for snapshot choice,
@@ -33,6 +34,7 @@ from transforms.replay.configs import to_dynamic_configs
 from transforms.replay.features import to_features
 from transforms.replay.findings import to_replay_findings
 from transforms.replay.ordering import filter_applied, to_replay_bounds, to_replay_stream
+from transforms.replay.payloads import with_parsed_payloads
 from transforms.replay.topics import to_topics
 
 
@@ -94,17 +96,18 @@ def replay_state(
     bounds_df = keep("replay_bounds", to_replay_bounds(records_df, as_of_offset=as_of_offset, as_of_time=as_of_time))
     stream_df = keep("replay_stream", to_replay_stream(records_df, bounds_df))
     applied_df = filter_applied(stream_df)
-    brokers_df = keep("brokers", to_brokers(applied_df, static_configs_df, mv_table=mv_table))
-    topics_df = keep("topics", to_topics(applied_df))
-    features_df = keep("features", to_features(applied_df))
+    parsed_df = keep("parsed_records", with_parsed_payloads(applied_df))  # every payload parsed once
+    brokers_df = keep("brokers", to_brokers(parsed_df, static_configs_df, mv_table=mv_table))
+    topics_df = keep("topics", to_topics(parsed_df))
+    features_df = keep("features", to_features(parsed_df))
     return ReplayResult(
         brokers=brokers_df,
-        broker_static_configs=keep("broker_static_configs", to_broker_static_configs(applied_df, static_configs_df)),
+        broker_static_configs=keep("broker_static_configs", to_broker_static_configs(parsed_df, static_configs_df)),
         topics=topics_df,
-        dynamic_configs=keep("dynamic_configs", to_dynamic_configs(applied_df)),
-        client_entity_configs=keep("client_entity_configs", to_client_entity_configs(applied_df)),
+        dynamic_configs=keep("dynamic_configs", to_dynamic_configs(parsed_df)),
+        client_entity_configs=keep("client_entity_configs", to_client_entity_configs(parsed_df)),
         features=features_df,
-        controllers=keep("controllers", to_controllers(applied_df)),
+        controllers=keep("controllers", to_controllers(parsed_df)),
         cluster_state=keep(
             "cluster_state",
             to_cluster_state(bounds_df, stream_df, brokers_df=brokers_df, topics_df=topics_df, features_df=features_df),

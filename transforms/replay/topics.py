@@ -119,7 +119,8 @@ def _partitions(applied_df: DataFrame) -> DataFrame:
 
 
 def to_topics(applied_df: DataFrame) -> DataFrame:
-    """Silver ``TOPICS`` from ``APPLIED_RECORDS``. Partition records of removed topics are ignored."""
+    """Silver ``TOPICS`` from the parsed applied records (``with_parsed_payloads``). Partition records of removed
+    topics are ignored."""
     empty_nodes = F.array().cast("array<int>")
     return (
         _live_topics(applied_df)
