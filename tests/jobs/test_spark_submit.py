@@ -346,6 +346,16 @@ def master_state(web_url: str) -> dict[str, Any]:
         return dict(json.load(response))
 
 
+def master_urls(logs: Path) -> tuple[str, str] | None:
+    """The master's RPC and web UI addresses as its log gives them once bound (None until both are logged). A port
+    from ``free_port`` can be taken by another process before the master binds it; Spark then binds the next one,
+    so the ports asked for are not always the ones in use (a CI run read another process's page as the master's)."""
+    text = "".join(p.read_text(errors="replace") for p in logs.glob("*Master*.out"))
+    rpc = re.search(r"Starting Spark master at (spark://\S+)", text)
+    web = re.search(r"MasterWebUI.* started at (http://\S+)", text)
+    return (rpc.group(1), web.group(1)) if rpc and web else None
+
+
 def wait_for(condition: Any, what: str, logs: Path, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -377,7 +387,6 @@ def cluster(tmp: Path) -> Iterator[Cluster]:
         "SPARK_IDENT_STRING": f"kraft-audit-test-{os.getpid()}",
     }
     master_port, web_port = free_port(), free_port()
-    master_url, web_url = f"spark://127.0.0.1:{master_port}", f"http://127.0.0.1:{web_port}"
     master_class, worker_class = "org.apache.spark.deploy.master.Master", "org.apache.spark.deploy.worker.Worker"
     started: list[tuple[str, int]] = []
     try:
@@ -394,7 +403,17 @@ def cluster(tmp: Path) -> Iterator[Cluster]:
             "--webui-port",
             str(web_port),
         )
-        wait_for(lambda: master_state(web_url)["status"] == "ALIVE", "the master", logs)
+        bound: list[tuple[str, str]] = []
+
+        def master_alive() -> bool:
+            urls = master_urls(logs)
+            if urls is None:
+                return False
+            bound[:] = [urls]
+            return master_state(urls[1])["status"] == "ALIVE"
+
+        wait_for(master_alive, "the master", logs)
+        master_url, web_url = bound[0]
         for instance, work_dir in enumerate(worker_dirs, start=1):
             started.append((worker_class, instance))
             daemon(
