@@ -403,17 +403,11 @@ def cluster(tmp: Path) -> Iterator[Cluster]:
             "--webui-port",
             str(web_port),
         )
-        bound: list[tuple[str, str]] = []
-
-        def master_alive() -> bool:
-            urls = master_urls(logs)
-            if urls is None:
-                return False
-            bound[:] = [urls]
-            return master_state(urls[1])["status"] == "ALIVE"
-
-        wait_for(master_alive, "the master", logs)
-        master_url, web_url = bound[0]
+        wait_for(lambda: master_urls(logs) is not None, "the master's addresses", logs)
+        urls = master_urls(logs)
+        assert urls is not None
+        master_url, web_url = urls
+        wait_for(lambda: master_state(web_url)["status"] == "ALIVE", "the master", logs)
         for instance, work_dir in enumerate(worker_dirs, start=1):
             started.append((worker_class, instance))
             daemon(

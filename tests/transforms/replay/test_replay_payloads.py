@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from schemas.replay import APPLIED_RECORDS, PAYLOAD_DDL
 from transforms.replay.payloads import filter_parsed, payload_column, with_parsed_payloads
@@ -19,13 +19,18 @@ _ROWS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def parsed_rows(interpreted_spark: SparkSession) -> dict[int, dict[str, object]]:
-    applied_df = interpreted_spark.createDataFrame(
+def _applied(spark: SparkSession) -> DataFrame:
+    """``APPLIED_RECORDS`` rows of ``_ROWS`` (cluster c1, log records, offset = seq)."""
+    return spark.createDataFrame(
         [("c1", seq, False, seq, None, record_type, 0, payload, False) for seq, record_type, payload in _ROWS],
         APPLIED_RECORDS,
     )
-    return {row["seq"]: row.asDict(recursive=True) for row in with_parsed_payloads(applied_df).collect()}
+
+
+@pytest.fixture(scope="module")
+def parsed_rows(interpreted_spark: SparkSession) -> dict[int, dict[str, object]]:
+    parsed_df = with_parsed_payloads(_applied(interpreted_spark))
+    return {row["seq"]: row.asDict(recursive=True) for row in parsed_df.collect()}
 
 
 def test_one_column_per_record_type_and_no_raw_payload(parsed_rows: dict[int, dict[str, object]]) -> None:
@@ -49,10 +54,6 @@ def test_fields_of_the_wrong_json_type_or_missing_parse_to_null(parsed_rows: dic
 
 
 def test_filter_parsed_reads_the_parsed_struct_of_its_type(interpreted_spark: SparkSession) -> None:
-    applied_df = interpreted_spark.createDataFrame(
-        [("c1", seq, False, seq, None, record_type, 0, payload, False) for seq, record_type, payload in _ROWS],
-        APPLIED_RECORDS,
-    )
-    rows = filter_parsed(with_parsed_payloads(applied_df), "TOPIC_RECORD").orderBy("seq").collect()
+    rows = filter_parsed(with_parsed_payloads(_applied(interpreted_spark)), "TOPIC_RECORD").orderBy("seq").collect()
     assert [(r.seq, r.p.name) for r in rows] == [(1, "orders"), (4, None)]
     assert "payload" not in rows[0].asDict()
