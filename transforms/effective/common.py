@@ -85,13 +85,18 @@ def _compared(r: Column) -> Column:
     return F.struct(*[r[name].alias(name) for name in COMPARED_FIELDS])
 
 
-def collapse_node_views(entity_nodes_df: DataFrame, node_views_df: DataFrame) -> DataFrame:
+def collapse_node_views(
+    entity_nodes_df: DataFrame, node_views_df: DataFrame, *, own_keys_df: DataFrame | None = None
+) -> DataFrame:
     """Rows per entity and key from the views of the brokers hosting it, without multiplying by broker count.
 
     Args:
         entity_nodes_df: ``(cluster_id, entity, node_id)``, the hosting brokers of each entity.
         node_views_df: ``(cluster_id, node_id, config_name, r)`` with ``r`` a ``resolved`` struct; one row per
             (node, key).
+        own_keys_df: ``(cluster_id, entity, config_name)``, the keys each entity sets itself (its overrides), which
+            get no row here. They are left out per entity (a set of names joined to the entity's view set) before
+            the rows are made, so the rows, one per entity and key, are not shuffled again to take them out.
 
     Returns:
         ``(cluster_id, entity, node_id, config_name, r)``: one row with ``node_id`` NULL when every hosting broker
@@ -110,6 +115,13 @@ def collapse_node_views(entity_nodes_df: DataFrame, node_views_df: DataFrame) ->
         .groupBy("cluster_id", "entity")
         .agg(F.array_sort(F.collect_set("sig")).alias("view_set"))
     )
+    if own_keys_df is None:
+        inherits = F.lit(True)
+        entity_keys_df = entity_sets_df
+    else:
+        own_df = own_keys_df.groupBy("cluster_id", "entity").agg(F.collect_set("config_name").alias("own"))
+        entity_keys_df = entity_sets_df.join(own_df, on=["cluster_id", "entity"], how="left")
+        inherits = ~F.coalesce(F.array_contains(F.col("own"), F.col("config_name")), F.lit(False))
     representative_df = sig_df.groupBy("cluster_id", "sig").agg(F.min("node_id").alias("node_id"))
     set_keys_df = (
         entity_sets_df.select("cluster_id", "view_set")
@@ -131,12 +143,15 @@ def collapse_node_views(entity_nodes_df: DataFrame, node_views_df: DataFrame) ->
             ((F.col("distinct_values") == 1) & (F.col("views_with_key") == F.size("view_set"))).alias("agreed"),
         )
     )
-    shared_df = entity_sets_df.join(
-        set_keys_df.where(F.col("agreed")), on=["cluster_id", "view_set"], how="inner"
-    ).select("cluster_id", "entity", F.lit(None).cast("int").alias("node_id"), "config_name", "r")
+    shared_df = (
+        entity_keys_df.join(set_keys_df.where(F.col("agreed")), on=["cluster_id", "view_set"], how="inner")
+        .where(inherits)
+        .select("cluster_id", "entity", F.lit(None).cast("int").alias("node_id"), "config_name", "r")
+    )
     divergent_df = set_keys_df.where(~F.col("agreed")).select("cluster_id", "view_set", "config_name")
     per_node_df = (
-        entity_sets_df.join(divergent_df, on=["cluster_id", "view_set"], how="inner")
+        entity_keys_df.join(divergent_df, on=["cluster_id", "view_set"], how="inner")
+        .where(inherits)
         .join(entity_nodes_df, on=["cluster_id", "entity"], how="inner")
         .join(node_views_df, on=["cluster_id", "node_id", "config_name"], how="inner")
         .select("cluster_id", "entity", "node_id", "config_name", "r")

@@ -169,10 +169,10 @@ def to_topic_effective(
             is_sensitive=F.coalesce(F.col("is_sensitive"), F.lit(True)),
         ).alias("r"),
     )
-    inherited_df = collapse_node_views(_hosting_nodes(topics_df, nodes_df), topic_views_df).join(
-        overrides_df.select("cluster_id", "entity", "config_name"),
-        on=["cluster_id", "entity", "config_name"],
-        how="left_anti",
+    inherited_df = collapse_node_views(
+        _hosting_nodes(topics_df, nodes_df),
+        topic_views_df,
+        own_keys_df=overrides_df.select("cluster_id", "entity", "config_name"),
     )
     return to_effective_rows(override_rows_df.unionByName(inherited_df), resource_type=ResourceType.TOPIC)
 
