@@ -105,25 +105,43 @@ def with_topic_timestamp_fallback(topic_df: DataFrame, nodes_df: DataFrame) -> D
 
     A bound row without ``kafka_release`` (an override) takes the cluster's release (``cluster_release``). A bound
     resolved for all brokers (``node_id`` NULL) whose difference differs per broker becomes one row per broker.
+
+    The rows of the three timestamp keys are read twice (each row, and the differences); the other rows, about 90%
+    of a topic's, pass through in one read. The key filters reach the plans that make the rows, so each read makes
+    only its own keys' rows. (Measured at L, 4.7 M topic rows made and written with no other work, one process:
+    reading every row three times, as before, took 29-32 s of executor CPU; this, 24 s; the rows without any
+    fallback, 23-28 s.)
     """
+    keys = F.col("config_name").isin(*TOPIC_BOUND_KEYS, TOPIC_DIFFERENCE_KEY)
+    other_df = topic_df.where(~keys | F.col("config_name").isNull())
+    return other_df.unionByName(_with_topic_fallback(topic_df.where(keys), nodes_df))
+
+
+def _with_topic_fallback(topic_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
+    """``with_topic_timestamp_fallback`` of rows that include every bound and difference row of their topics.
+
+    One left join pairs each bound that may fall back with its topic's difference (of the same view; one row per
+    pairing, so a shared bound meets per-broker differences as one row per broker); every other row meets no
+    difference and stays as it is."""
     columns = topic_df.columns
     releases_df = cluster_release(nodes_df).select("cluster_id", F.col("release_rank").alias("cluster_rank"))
-    ranked_df = topic_df.join(F.broadcast(releases_df), on="cluster_id", how="left")
     rank = F.coalesce(release_rank_column(F.col("kafka_release")), F.col("cluster_rank"))
-    is_bound = _falls_back(F.col("config_name"), F.col("value"), rank, TOPIC_BOUND_KEYS)
     is_topic = F.col("resource_type") == ResourceType.TOPIC
-    bounds_df = ranked_df.where(is_topic & is_bound).drop("cluster_rank")
+    ranked_df = topic_df.join(F.broadcast(releases_df), on="cluster_id", how="left").select(
+        *columns, (is_topic & _falls_back(F.col("config_name"), F.col("value"), rank, TOPIC_BOUND_KEYS)).alias("b_")
+    )
     difference_df = topic_df.where(is_topic & (F.col("config_name") == TOPIC_DIFFERENCE_KEY)).select(
         "cluster_id",
         "resource_name",
         F.col("node_id").alias("d_node"),
         F.struct(*_TAKEN, "is_assumed").alias("d"),
     )
-    b, d = bounds_df.alias("b"), difference_df.alias("dif")
+    b, d = ranked_df.alias("b"), difference_df.alias("dif")
     same_view = F.col("b.node_id").isNull() | F.col("d_node").isNull() | (F.col("b.node_id") == F.col("d_node"))
     on = (
         (F.col("b.cluster_id") == F.col("dif.cluster_id"))
         & (F.col("b.resource_name") == F.col("dif.resource_name"))
+        & F.col("b.b_")
         & same_view
     )
     paired_df = b.join(d, on, how="left").select(
@@ -131,4 +149,4 @@ def with_topic_timestamp_fallback(topic_df: DataFrame, nodes_df: DataFrame) -> D
         F.coalesce(F.col("b.node_id"), F.col("d_node")).alias("node_id"),
         F.col("dif.d").alias("d"),
     )
-    return ranked_df.where(~(is_topic & is_bound)).drop("cluster_rank").unionByName(_fallen_back(paired_df, columns))
+    return _fallen_back(paired_df, columns)

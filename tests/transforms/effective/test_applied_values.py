@@ -229,6 +229,39 @@ def test_topic_bounds_fall_back_on_the_broker_first_then_on_the_topic(spark: Spa
     assert (at_40[("on2", None, before)].value, at_40[("on2", None, before)].value_set) == (MAX, None)
 
 
+def test_topic_fallback_changes_only_the_bounds_that_fall_back(spark: SparkSession) -> None:
+    # LogConfig 3.9 (getMessageTimestampBeforeMaxMs / AfterMaxMs) reads only the two bounds and the difference; every
+    # other row, and the difference itself, is what it was, once
+    topic = {"resource_type": "TOPIC", "node_id": None}
+    before, after, diff = (
+        "message.timestamp.before.max.ms",
+        "message.timestamp.after.max.ms",
+        "message.timestamp.difference.max.ms",
+    )
+    given = [
+        {**topic, "resource_name": "t", "config_name": "cleanup.policy", "value": "delete", "config_type": "LIST"},
+        {**topic, "resource_name": "t", "config_name": "retention.ms", "node_id": 1, "value": "1000"},
+        {**topic, "resource_name": "t", "config_name": "retention.ms", "node_id": 2, "value": "2000"},
+        {**topic, "resource_name": "t", "config_name": before, "value": MAX},
+        {**topic, "resource_name": "t", "config_name": after, "value": "5000", "source": "DYNAMIC_TOPIC_CONFIG"},
+        {**topic, "resource_name": "t", "config_name": diff, "value": "60000", "source": "DYNAMIC_TOPIC_CONFIG"},
+        # another topic's difference is not this topic's
+        {**topic, "resource_name": "u", "config_name": diff, "value": "7", "source": "DYNAMIC_TOPIC_CONFIG"},
+    ]
+    rows = _by_key(_df(spark, *given).transform(with_topic_timestamp_fallback, _nodes(spark, (1, "3.9"), (2, "3.9"))))
+    assert len(rows) == len(given)
+    as_given = {(r["resource_name"], r["node_id"], r["config_name"]): _row(**r) for r in given}
+    changed = ("t", None, before)
+    assert {k: tuple(v) for k, v in rows.items() if k != changed} == {k: v for k, v in as_given.items() if k != changed}
+    fallen = rows[changed]
+    assert (fallen.value, fallen.value_set, fallen.source, fallen.synonym) == (
+        "60000",
+        MAX,
+        "DYNAMIC_TOPIC_CONFIG",
+        diff,
+    )
+
+
 # --- the 4.3+ clamps ------------------------------------------------------------------------------------------
 
 
