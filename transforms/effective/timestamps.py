@@ -127,8 +127,9 @@ def _with_topic_fallback(topic_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
     releases_df = cluster_release(nodes_df).select("cluster_id", F.col("release_rank").alias("cluster_rank"))
     rank = F.coalesce(release_rank_column(F.col("kafka_release")), F.col("cluster_rank"))
     is_topic = F.col("resource_type") == ResourceType.TOPIC
+    may_fall_back = is_topic & _falls_back(F.col("config_name"), F.col("value"), rank, TOPIC_BOUND_KEYS)
     ranked_df = topic_df.join(F.broadcast(releases_df), on="cluster_id", how="left").select(
-        *columns, (is_topic & _falls_back(F.col("config_name"), F.col("value"), rank, TOPIC_BOUND_KEYS)).alias("b_")
+        *columns, may_fall_back.alias("may_fall_back")
     )
     difference_df = topic_df.where(is_topic & (F.col("config_name") == TOPIC_DIFFERENCE_KEY)).select(
         "cluster_id",
@@ -141,7 +142,7 @@ def _with_topic_fallback(topic_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
     on = (
         (F.col("b.cluster_id") == F.col("dif.cluster_id"))
         & (F.col("b.resource_name") == F.col("dif.resource_name"))
-        & F.col("b.b_")
+        & F.col("b.may_fall_back")
         & same_view
     )
     paired_df = b.join(d, on, how="left").select(
