@@ -260,27 +260,41 @@ def _expression_contexts(
         "source_offset",
         "is_assumed",
     )
-    # One shuffle: each entity's rows as one list; its broker views (distinct node ids, or one NULL view when no
-    # row is view-specific) and each view's maps come from that list with higher-order functions.
+    # One shuffle: each entity's rows as one list, and the keys someone set. Its broker views are the distinct node
+    # ids, or one NULL view when no row is view-specific. An entity with at most one view (every entity of the
+    # synthetic L fleet) sees all its rows in that view: its maps come from the lists without a lambda. Spark
+    # interprets the higher-order functions (``filter``, ``transform``: ``CodegenFallback``), so only an entity with
+    # several views pays for them.
     entry = F.struct("node_id", "config_name", "value", "value_source", "synonym", "source_offset", "is_assumed")
-    entities_df = rows_df.groupBy(*ENTITY).agg(F.collect_list(entry).alias("_entries"))
-    view_nodes = F.array_distinct(F.filter(F.transform("_entries", lambda e: e["node_id"]), lambda n: n.isNotNull()))
-    views_df = entities_df.select(*ENTITY, "_entries", view_nodes.alias("_view_nodes")).select(
+    is_set = F.coalesce(F.col("value_source") != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
+    entities_df = rows_df.groupBy(*ENTITY).agg(
+        F.collect_list(entry).alias("_entries"),
+        F.collect_list(F.when(is_set, F.col("config_name"))).alias("_set_keys"),  # NULLs are not collected
+    )
+    view_nodes = F.array_compact(F.array_distinct(F.col("_entries.node_id")))
+    views_df = entities_df.select(*ENTITY, "_entries", "_set_keys", view_nodes.alias("_view_nodes")).select(
         *ENTITY,
         "_entries",
+        "_set_keys",
         F.explode_outer(F.when(F.size("_view_nodes") > 0, F.col("_view_nodes"))).alias("view_node"),
         F.size("_view_nodes").alias("n_views"),
     )
-    in_view = F.filter("_entries", lambda e: e["node_id"].isNull() | (e["node_id"] == F.col("view_node")))
-    is_set = lambda e: F.coalesce(e["value_source"] != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))  # noqa: E731
+    one_view = F.col("n_views") <= 1
+    in_view = F.when(one_view, F.col("_entries")).otherwise(
+        F.filter("_entries", lambda e: e["node_id"].isNull() | (e["node_id"] == F.col("view_node")))
+    )
+    view_is_set = lambda e: F.coalesce(e["value_source"] != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))  # noqa: E731
+    set_keys = F.when(one_view, F.col("_set_keys")).otherwise(
+        F.transform(F.filter("_view", view_is_set), lambda e: e["config_name"])
+    )
     # The view's entries once (a projection of its own: Spark keeps a costly column it reads twice), then its maps.
-    contexts_df = views_df.select(*ENTITY, "view_node", "n_views", in_view.alias("_view")).select(
+    contexts_df = views_df.select(*ENTITY, "view_node", "n_views", "_set_keys", in_view.alias("_view")).select(
         *ENTITY,
         "view_node",
         "n_views",
         "_view",
-        F.map_from_entries(F.transform("_view", lambda e: F.struct(e["config_name"], e["value"]))).alias("cfg"),
-        F.transform(F.filter("_view", is_set), lambda e: e["config_name"]).alias("set_keys"),
+        F.map_from_entries(F.arrays_zip(F.col("_view.config_name"), F.col("_view.value"))).alias("cfg"),
+        set_keys.alias("set_keys"),
     )
     topic_struct = F.struct(
         F.col("partitions").alias("partitions"),

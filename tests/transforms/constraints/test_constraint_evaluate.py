@@ -546,6 +546,41 @@ def test_generated_kafka_rules_judge_only_values_someone_set_and_keys_the_releas
     assert errors[15] == errors[33] == 6
 
 
+COMPACTION_LAG_RULE = """
+constraints:
+  - id: kafka-topic-min-lag-le-max
+    resource: topic
+    configs: [min.compaction.lag.ms, max.compaction.lag.ms]
+    expr: "cast(cfg['min.compaction.lag.ms'] as long) <= cast(cfg['max.compaction.lag.ms'] as long)"
+"""
+
+
+def test_generated_expressions_judge_each_broker_view_on_the_keys_set_in_that_view(
+    spark: Any,
+    compile_yaml: Callable[..., CompiledCatalog],
+    effective_df_of: Callable[..., Any],
+    topics_df_of: Callable[..., Any],
+    cluster_df_of: Any,
+    mv_table: MetadataVersionTable,
+) -> None:
+    # One topic, two broker views. The lag bounds fail in both (100 > 10), but only broker 1's view has a key
+    # someone set (its per-broker layer); in broker 2's view both are Kafka's defaults, which a generated rule does
+    # not judge. So only broker 1's view fails, and the violation names it.
+    topic = {"resource_type": "TOPIC", "resource_name": "t", "config_type": "LONG"}
+    low = {**topic, "config_name": "min.compaction.lag.ms", "value": "100"}
+    effective_df = effective_df_of(
+        {**low, "node_id": 1, "source": "DYNAMIC_BROKER_CONFIG", "synonym": "log.cleaner.min.compaction.lag.ms"},
+        {**low, "node_id": 2, "source": "DEFAULT_CONFIG"},
+        {**topic, "config_name": "max.compaction.lag.ms", "value": "10", "source": "DEFAULT_CONFIG"},
+    )
+    rules = compile_yaml(**{DEFAULT_SOURCE: COMPACTION_LAG_RULE})
+    rows = _evaluate(
+        spark, rules, effective_df, topics_df_of(("t", 1, 2, [1, 2])), cluster_df_of(27), mv_table=mv_table
+    )
+    got = [(r.resource_name, r.constraint_id, r.node_id, r.violation_code, r.value, r.value_source) for r in rows]
+    assert got == [("t", "kafka-topic-min-lag-le-max", 1, "EXPRESSION_FALSE", "100", "DYNAMIC_BROKER_CONFIG")]
+
+
 FIX_RULES = """
 constraints:
   - {id: seg-min, resource: broker, config: log.segment.bytes, check: {min: 3145728}}
