@@ -238,6 +238,11 @@ def _context_keys(rules: Sequence[CompiledConstraint]) -> dict[str, list[str] | 
     return {rtype: sorted(found) if found is not None else None for rtype, found in keys.items()}
 
 
+def _set_by_someone(source: Column) -> Column:
+    """The value comes from a layer someone set (not DEFAULT_CONFIG; an unknown layer counts as not set)."""
+    return F.coalesce(source != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
+
+
 def _expression_contexts(
     effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, keys_by_type: dict[str, list[str] | None]
 ) -> DataFrame:
@@ -266,10 +271,10 @@ def _expression_contexts(
     # interprets the higher-order functions (``filter``, ``transform``: ``CodegenFallback``), so only an entity with
     # several views pays for them.
     entry = F.struct("node_id", "config_name", "value", "value_source", "synonym", "source_offset", "is_assumed")
-    is_set = F.coalesce(F.col("value_source") != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
+    # collect_list skips NULLs: ``_set_keys`` holds only the keys someone set
     entities_df = rows_df.groupBy(*ENTITY).agg(
         F.collect_list(entry).alias("_entries"),
-        F.collect_list(F.when(is_set, F.col("config_name"))).alias("_set_keys"),  # NULLs are not collected
+        F.collect_list(F.when(_set_by_someone(F.col("value_source")), F.col("config_name"))).alias("_set_keys"),
     )
     view_nodes = F.array_compact(F.array_distinct(F.col("_entries.node_id")))
     views_df = entities_df.select(*ENTITY, "_entries", "_set_keys", view_nodes.alias("_view_nodes")).select(
@@ -283,9 +288,8 @@ def _expression_contexts(
     in_view = F.when(one_view, F.col("_entries")).otherwise(
         F.filter("_entries", lambda e: e["node_id"].isNull() | (e["node_id"] == F.col("view_node")))
     )
-    view_is_set = lambda e: F.coalesce(e["value_source"] != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))  # noqa: E731
     set_keys = F.when(one_view, F.col("_set_keys")).otherwise(
-        F.transform(F.filter("_view", view_is_set), lambda e: e["config_name"])
+        F.transform(F.filter("_view", lambda e: _set_by_someone(e["value_source"])), lambda e: e["config_name"])
     )
     # The view's entries once (a projection of its own: Spark keeps a costly column it reads twice), then its maps.
     contexts_df = views_df.select(*ENTITY, "view_node", "n_views", "_set_keys", in_view.alias("_view")).select(
