@@ -64,40 +64,40 @@ def to_replay_bounds(
     NULL behaviour: snapshot rows of kind ``SNAPSHOT`` without ``snapshot_end_offset`` cannot be placed and are
     never chosen; records without a timestamp never stop an ``as_of_time`` replay.
     """
-    clusters_df = records_df.select("cluster_id").distinct()
-    upper = F.lit(as_of_offset).cast("long")
-    if as_of_time is None:
-        upper_df = clusters_df.select("cluster_id", upper.alias("upper_offset"))
-    else:
-        stop_df = (
-            records_df.where(F.col("input_kind").isin(*LOG_KINDS) & (F.col("timestamp") > F.lit(as_utc(as_of_time))))
-            .groupBy("cluster_id")
-            .agg(F.min("offset").alias("stop_offset"))
-        )
-        upper_df = clusters_df.join(stop_df, on="cluster_id", how="left").select(
-            "cluster_id", F.least(upper, F.col("stop_offset") - 1).alias("upper_offset")
-        )
-
+    # One aggregate over the records gives every cluster, its snapshots and its time stop, and the bounds are
+    # chosen from it in one chain (no branch a second scan could serve): the bronze records are scanned once. Log
+    # rows fall into one group per cluster with NULL snapshot columns.
     kind = F.col("input_kind")
+    is_snapshot = kind.isin(*SNAPSHOT_KINDS)
     header_ts = F.when(
         F.col("record_type") == "SNAPSHOT_HEADER",
         F.timestamp_millis(F.get_json_object("payload", "$.lastContainedLogTimestamp").try_cast("long")),
     )
-    snapshots_df = (
-        records_df.where(kind.isin(*SNAPSHOT_KINDS))
-        .select(
-            "cluster_id",
-            kind.alias("snapshot_kind"),
-            _snapshot_end(kind, F.col("snapshot_end_offset")).alias("snapshot_end_offset"),
-            _snapshot_epoch(F.col("source_file")).alias("snapshot_epoch"),
-            header_ts.alias("header_ts"),
-            F.col("timestamp"),
-        )
-        .where(F.col("snapshot_end_offset").isNotNull())
-        .groupBy("cluster_id", "snapshot_kind", "snapshot_end_offset", "snapshot_epoch")
-        .agg(F.coalesce(F.max("header_ts"), F.max("timestamp")).alias("snapshot_timestamp"))
-        .join(upper_df, on="cluster_id", how="inner")
+    stop = (
+        F.lit(None).cast("long")
+        if as_of_time is None
+        else F.when(kind.isin(*LOG_KINDS) & (F.col("timestamp") > F.lit(as_utc(as_of_time))), F.col("offset"))
     )
+    groups_df = (
+        records_df.select(
+            "cluster_id",
+            F.when(is_snapshot, kind).alias("snapshot_kind"),
+            F.when(is_snapshot, _snapshot_end(kind, F.col("snapshot_end_offset"))).alias("snapshot_end_offset"),
+            F.when(is_snapshot, _snapshot_epoch(F.col("source_file"))).alias("snapshot_epoch"),
+            F.when(is_snapshot, header_ts).alias("header_ts"),
+            F.when(is_snapshot, F.col("timestamp")).alias("snapshot_record_ts"),
+            stop.alias("stop"),
+        )
+        .groupBy("cluster_id", "snapshot_kind", "snapshot_end_offset", "snapshot_epoch")
+        .agg(
+            F.coalesce(F.max("header_ts"), F.max("snapshot_record_ts")).alias("snapshot_timestamp"),
+            F.min("stop").alias("stop_offset"),
+            F.count("snapshot_end_offset").alias("placed_rows"),
+        )
+    )
+    upper = F.lit(as_of_offset).cast("long")
+    if as_of_time is not None:
+        upper = F.least(upper, F.min("stop_offset").over(Window.partitionBy("cluster_id")) - 1)
     in_offset_bound = F.col("upper_offset").isNull() | (F.col("snapshot_end_offset") - 1 <= F.col("upper_offset"))
     in_time_bound = (
         F.lit(True)
@@ -111,22 +111,26 @@ def to_replay_bounds(
     newest = F.struct(
         F.col("snapshot_end_offset"), (F.col("snapshot_kind") == "SNAPSHOT").alias("is_real"), F.col("snapshot_epoch")
     )
-    chosen_df = (
-        snapshots_df.where(in_offset_bound & in_time_bound)
+    # a placed snapshot (its end offset known) inside the bounds; max_by skips the rows whose ordering is NULL
+    eligible = (F.col("placed_rows") > 0) & in_offset_bound & in_time_bound
+    return (
+        groups_df.select("*", upper.alias("upper_offset"))
         .groupBy("cluster_id")
         .agg(
             F.max_by(
-                F.struct("snapshot_end_offset", "snapshot_kind", "snapshot_timestamp", "snapshot_epoch"), newest
-            ).alias("s")
+                F.struct("snapshot_end_offset", "snapshot_kind", "snapshot_timestamp", "snapshot_epoch"),
+                F.when(eligible, newest),
+            ).alias("s"),
+            F.min("upper_offset").alias("upper_offset"),  # one value per cluster
         )
-    )
-    return upper_df.join(chosen_df, on="cluster_id", how="left").select(
-        F.col("cluster_id"),
-        F.col("s.snapshot_end_offset").alias("snapshot_end_offset"),
-        F.col("s.snapshot_kind").alias("snapshot_kind"),
-        F.col("s.snapshot_timestamp").alias("snapshot_timestamp"),
-        F.col("s.snapshot_epoch").alias("snapshot_epoch"),
-        F.col("upper_offset"),
+        .select(
+            F.col("cluster_id"),
+            F.col("s.snapshot_end_offset").alias("snapshot_end_offset"),
+            F.col("s.snapshot_kind").alias("snapshot_kind"),
+            F.col("s.snapshot_timestamp").alias("snapshot_timestamp"),
+            F.col("s.snapshot_epoch").alias("snapshot_epoch"),
+            F.col("upper_offset"),
+        )
     )
 
 
