@@ -32,8 +32,9 @@ def resource_type_name(code: Column) -> Column:
     return expr
 
 
-def to_dynamic_configs(applied_df: DataFrame) -> DataFrame:
-    """Silver ``DYNAMIC_CONFIGS`` from the parsed applied records (``with_parsed_payloads``)."""
+def to_dynamic_configs(applied_df: DataFrame, topic_ids_df: DataFrame) -> DataFrame:
+    """Silver ``DYNAMIC_CONFIGS`` from the parsed applied records (``with_parsed_payloads``) and their topic ids
+    (``transforms.replay.topics.to_topic_ids``)."""
     last_df = (
         filter_parsed(applied_df, "CONFIG_RECORD")
         .select(
@@ -54,7 +55,7 @@ def to_dynamic_configs(applied_df: DataFrame) -> DataFrame:
         .groupBy("cluster_id", "resource_type", "resource_name", "name")
         .agg(F.max_by(F.col("r"), F.col("r.seq")).alias("r"))
     )
-    removed_df = to_removed_topic_names(applied_df).select(
+    removed_df = to_removed_topic_names(topic_ids_df).select(
         "cluster_id",
         F.lit(ResourceType.TOPIC).alias("resource_type"),
         F.col("topic_name").alias("resource_name"),

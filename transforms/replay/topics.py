@@ -29,56 +29,56 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from schemas.silver import TOPICS
-from transforms.replay.payloads import filter_parsed
+from transforms.replay.payloads import filter_parsed, payload_column
 
 INTERNAL_TOPICS: Final = ("__consumer_offsets", "__transaction_state", "__share_group_state")
 
 
-def to_topic_records(applied_df: DataFrame) -> DataFrame:
-    """``(cluster_id, topic_id, topic_name, created_seq, created_offset)`` of every applied TopicRecord."""
+def to_topic_ids(applied_df: DataFrame) -> DataFrame:
+    """``(cluster_id, topic_id, topic_name, created_seq, created_offset, removed_seq)``: every topic id an applied
+    ``TOPIC_RECORD`` created (its last such record), with the last ``REMOVE_TOPIC_RECORD`` of that id (NULL: none).
+
+    One aggregate over the rows of both record types of the parsed applied records (``with_parsed_payloads``);
+    the live topics and the removed topic names are read from it (``to_topics``, ``to_removed_topic_names``)."""
+    created = F.col(payload_column("TOPIC_RECORD"))
+    removed = F.col(payload_column("REMOVE_TOPIC_RECORD"))
+    is_created = (F.col("record_type") == "TOPIC_RECORD") & created["topicId"].isNotNull() & created["name"].isNotNull()
+    is_removed = (F.col("record_type") == "REMOVE_TOPIC_RECORD") & removed["topicId"].isNotNull()
     return (
-        filter_parsed(applied_df, "TOPIC_RECORD")
-        .where(F.col("p.topicId").isNotNull() & F.col("p.name").isNotNull())
-        .groupBy("cluster_id", F.col("p.topicId").alias("topic_id"))
-        .agg(F.max_by(F.struct("p.name", "seq", "offset"), F.col("seq")).alias("t"))
+        applied_df.where(is_created | is_removed)
+        .select(
+            "cluster_id",
+            F.when(is_created, created["topicId"]).otherwise(removed["topicId"]).alias("topic_id"),
+            F.when(is_created, F.struct(created["name"].alias("name"), "seq", "offset")).alias("c"),
+            F.when(is_removed, F.col("seq")).alias("removed_seq"),
+        )
+        .groupBy("cluster_id", "topic_id")
+        .agg(F.max_by("c", F.col("c.seq")).alias("t"), F.max("removed_seq").alias("removed_seq"))
+        .where(F.col("t").isNotNull())  # a removal of an id no TopicRecord created removes nothing
         .select(
             "cluster_id",
             "topic_id",
             F.col("t.name").alias("topic_name"),
             F.col("t.seq").alias("created_seq"),
             F.col("t.offset").alias("created_offset"),
+            "removed_seq",
         )
     )
 
 
-def to_topic_removals(applied_df: DataFrame) -> DataFrame:
-    """``(cluster_id, topic_id, removed_seq)``: the last RemoveTopicRecord of each topic id."""
+def to_removed_topic_names(topic_ids_df: DataFrame) -> DataFrame:
+    """``(cluster_id, topic_name, removed_seq)``: when a topic of that name was last removed (names via ids;
+    ``topic_ids_df``: ``to_topic_ids``)."""
     return (
-        filter_parsed(applied_df, "REMOVE_TOPIC_RECORD")
-        .where(F.col("p.topicId").isNotNull())
-        .groupBy("cluster_id", F.col("p.topicId").alias("topic_id"))
-        .agg(F.max("seq").alias("removed_seq"))
-    )
-
-
-def to_removed_topic_names(applied_df: DataFrame) -> DataFrame:
-    """``(cluster_id, topic_name, removed_seq)``: when a topic of that name was last removed (names via ids)."""
-    created_df = to_topic_records(applied_df)
-    return (
-        created_df.join(to_topic_removals(applied_df), on=["cluster_id", "topic_id"], how="inner")
-        .where(F.col("removed_seq") > F.col("created_seq"))
+        topic_ids_df.where(F.col("removed_seq") > F.col("created_seq"))
         .groupBy("cluster_id", "topic_name")
         .agg(F.max("removed_seq").alias("removed_seq"))
     )
 
 
-def _live_topics(applied_df: DataFrame) -> DataFrame:
-    removed_df = to_topic_removals(applied_df)
-    return (
-        to_topic_records(applied_df)
-        .join(removed_df, on=["cluster_id", "topic_id"], how="left")
-        .where(F.col("removed_seq").isNull() | (F.col("removed_seq") < F.col("created_seq")))
-        .drop("removed_seq")
+def _live_topics(topic_ids_df: DataFrame) -> DataFrame:
+    return topic_ids_df.where(F.col("removed_seq").isNull() | (F.col("removed_seq") < F.col("created_seq"))).drop(
+        "removed_seq"
     )
 
 
@@ -118,12 +118,12 @@ def _partitions(applied_df: DataFrame) -> DataFrame:
     )
 
 
-def to_topics(applied_df: DataFrame) -> DataFrame:
-    """Silver ``TOPICS`` from the parsed applied records (``with_parsed_payloads``). Partition records of removed
-    topics are ignored."""
+def to_topics(applied_df: DataFrame, topic_ids_df: DataFrame) -> DataFrame:
+    """Silver ``TOPICS`` from the parsed applied records (``with_parsed_payloads``) and their ``to_topic_ids``.
+    Partition records of removed topics are ignored."""
     empty_nodes = F.array().cast("array<int>")
     return (
-        _live_topics(applied_df)
+        _live_topics(topic_ids_df)
         .join(_partitions(applied_df), on=["cluster_id", "topic_id"], how="left")
         .select(
             F.col("cluster_id"),
