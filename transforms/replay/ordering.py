@@ -92,7 +92,6 @@ def to_replay_bounds(
         .agg(
             F.coalesce(F.max("header_ts"), F.max("snapshot_record_ts")).alias("snapshot_timestamp"),
             F.min("stop").alias("stop_offset"),
-            F.count("snapshot_end_offset").alias("placed_rows"),
         )
     )
     upper = F.lit(as_of_offset).cast("long")
@@ -111,8 +110,9 @@ def to_replay_bounds(
     newest = F.struct(
         F.col("snapshot_end_offset"), (F.col("snapshot_kind") == "SNAPSHOT").alias("is_real"), F.col("snapshot_epoch")
     )
-    # a placed snapshot (its end offset known) inside the bounds; max_by skips the rows whose ordering is NULL
-    eligible = (F.col("placed_rows") > 0) & in_offset_bound & in_time_bound
+    # a placed snapshot (its end offset known; NULL for the log rows' group) inside the bounds; max_by skips the
+    # rows whose ordering is NULL
+    eligible = F.col("snapshot_end_offset").isNotNull() & in_offset_bound & in_time_bound
     return (
         groups_df.select("*", upper.alias("upper_offset"))
         .groupBy("cluster_id")

@@ -118,8 +118,8 @@ def test_the_bounds_read_the_bronze_records_once(
     spark: SparkSession, tmp_path: Path, as_of_time: datetime | None
 ) -> None:
     """The clusters, their snapshots and the as-of-time stop come from one aggregate of the records: the bronze
-    table is scanned once (at L a scan of 1.8 M records is seconds), and every other read of it is a reused
-    exchange. Counted in the physical plan without adaptive execution, where Spark places the reuse."""
+    table is scanned once (at L a scan of 1.8 M records is seconds). Counted in the physical plan without adaptive
+    execution, which shows the whole plan."""
     snap10 = _snapshot(spark, 10, [broker_config(0, "", "a", "ten")])
     log = records(spark, [broker_config(15, "", "a", "log-15"), broker_config(25, "", "a", "log-25")])
     path = str(tmp_path / "records")
