@@ -130,6 +130,20 @@ def with_broker_clamps(broker_df: DataFrame) -> DataFrame:
     )
 
 
+def with_broker_clamps_in_map(cfg: Column, set_keys: Column, rank: Column) -> Column:
+    """A broker's effective values by key (``cfg``) with ``BROKER_CLAMPS`` applied, as ``with_broker_clamps``
+    applies them to the broker's rows: a key some layer sets (in ``set_keys``) is capped into the bounds ``cfg``
+    holds, at release ``rank``. For a plan that needs only the map: the rows are read once, not once more for the
+    bounds."""
+
+    def entry(key: Column, value: Column) -> Column:
+        spec = _spec(key, rank, BROKER_CLAMPS)
+        is_target = spec.isNotNull() & F.coalesce(F.array_contains(set_keys, key), F.lit(False))
+        return F.when(is_target, F.coalesce(_clamped(value, spec, cfg), value)).otherwise(value)
+
+    return F.transform_values(cfg, entry)
+
+
 def with_group_clamps(group_df: DataFrame, broker_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
     """GROUP ``EFFECTIVE_CONFIGS`` rows with ``GROUP_CLAMPS`` applied to the keys groups set.
 

@@ -35,12 +35,14 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.effective import LAYER_COLUMNS
+from schemas.kafka_vocabulary import ConfigSource
 from transforms.constraints.expressions import ansi_disabled, cfg_keys_read
 from transforms.constraints.sql_text import sql_string
 from transforms.effective.brokers import to_broker_effective
 from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
-from transforms.effective.clamps import clamp_keys, with_broker_clamps
+from transforms.effective.clamps import clamp_keys, with_broker_clamps_in_map
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER
+from transforms.releases import release_rank_column
 
 REJECTED_CONFIG_LAYER = "REJECTED_CONFIG_LAYER"
 _NODE = ["cluster_id", "node_id"]
@@ -86,11 +88,18 @@ def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> Da
     if wanted_df is not None:
         keys_df = keys_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
         layers_df = layers_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
-    # 4.3+ caps the assignment intervals into their bounds before it builds the KafkaConfig (``clamps``)
-    effective_df = to_broker_effective(layers_df, nodes_df, keys_df, frames.synonyms_df).transform(with_broker_clamps)
-    return effective_df.groupBy(*_NODE).agg(
+    effective_df = to_broker_effective(layers_df, nodes_df, keys_df, frames.synonyms_df)
+    is_set = F.coalesce(F.col("source") != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
+    maps_df = effective_df.groupBy(*_NODE).agg(
         F.map_from_entries(F.collect_list(F.struct("config_name", "value"))).alias("cfg"),
+        F.collect_list(F.when(is_set, F.col("config_name"))).alias("set_keys"),  # NULLs skipped: the keys set
         F.min("kafka_release").alias("catalog_release"),
+    )
+    # 4.3+ caps the assignment intervals into their bounds before it builds the KafkaConfig (``clamps``); in the map,
+    # so the rows are resolved once (clamping the rows reads them again for the bounds)
+    rank = release_rank_column(F.col("catalog_release"))
+    return maps_df.select(
+        *_NODE, with_broker_clamps_in_map(F.col("cfg"), F.col("set_keys"), rank).alias("cfg"), "catalog_release"
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from jobs.lookups import held_catalog_frames
 from jobs.stages import LOCAL_ROWS, Checkpoints
@@ -36,13 +37,19 @@ from tests.transforms.replay.bronze_rows import (
     topic_config,
 )
 from transforms.effective import resolve_effective_configs, to_catalog_frames
-from transforms.effective.clamps import to_clamped_findings, with_broker_clamps, with_group_clamps
+from transforms.effective.clamps import (
+    to_clamped_findings,
+    with_broker_clamps,
+    with_broker_clamps_in_map,
+    with_group_clamps,
+)
 from transforms.effective.common import resolved
 from transforms.effective.timestamps import (
     with_broker_timestamp_fallback,
     with_topic_timestamp_fallback,
     with_view_timestamp_fallback,
 )
+from transforms.releases import release_rank_column
 from transforms.replay import replay_state
 
 pytestmark = pytest.mark.spark
@@ -317,6 +324,40 @@ def test_broker_assignment_interval_is_capped_into_its_bounds_from_4_3(spark: Sp
         "(GroupCoordinatorConfig.clampDynamicConfigs)"
     )
     assert "is above group.consumer.max.assignment.interval.ms = 10000" in findings[1].message
+
+
+def test_the_layer_checks_cap_the_interval_in_the_broker_map_as_in_its_rows(spark: SparkSession) -> None:
+    """``with_broker_clamps_in_map`` (the layer checks' map of a broker's values) caps as ``with_broker_clamps``
+    does: the same brokers as above, worked out by hand from GroupCoordinatorConfig.clampDynamicConfigs
+    (confluentinc/kafka 4.3); a value that is not an int is left alone."""
+    key = "group.consumer.assignment.interval.ms"
+    df = _df(
+        spark,
+        *_interval(1, "4.3", "100", "DYNAMIC_DEFAULT_BROKER_CONFIG"),  # below the minimum 500
+        *_interval(2, "4.2", "100", "DYNAMIC_DEFAULT_BROKER_CONFIG"),  # 4.2 does not clamp
+        *_interval(3, "4.3", "1000", "DEFAULT_CONFIG", low="2000"),  # not set: left alone
+        *_interval(4, "4.4", "20000", "DYNAMIC_BROKER_CONFIG"),  # above the maximum 10000
+        *_interval(5, "4.3", "5000", "DYNAMIC_BROKER_CONFIG"),  # within the bounds
+        *_interval(6, "4.3", "lots", "DYNAMIC_BROKER_CONFIG"),  # not an int
+    )
+    is_set = F.coalesce(F.col("source") != F.lit("DEFAULT_CONFIG"), F.lit(False))
+    maps_df = df.groupBy("node_id").agg(
+        F.map_from_entries(F.collect_list(F.struct("config_name", "value"))).alias("cfg"),
+        F.collect_list(F.when(is_set, F.col("config_name"))).alias("set_keys"),
+        F.min("kafka_release").alias("release"),
+    )
+    capped = with_broker_clamps_in_map(F.col("cfg"), F.col("set_keys"), release_rank_column(F.col("release")))
+    got = {r.node_id: r.cfg for r in maps_df.select("node_id", capped.alias("cfg")).collect()}
+    assert {node: cfg[key] for node, cfg in got.items()} == {
+        1: "500",
+        2: "100",
+        3: "1000",
+        4: "10000",
+        5: "5000",
+        6: "lots",
+    }
+    # the bounds themselves stay as they are
+    assert {cfg["group.consumer.min.assignment.interval.ms"] for node, cfg in got.items() if node != 3} == {"500"}
 
 
 def test_group_overrides_are_capped_per_coordinating_broker(spark: SparkSession) -> None:
