@@ -81,7 +81,8 @@ def _bound_keys(clamps: Sequence[Clamp]) -> list[str]:
 
 
 def clamp_keys() -> set[str]:
-    """The broker keys ``with_broker_clamps`` reads: the clamped keys and their bounds."""
+    """The broker keys ``with_broker_clamps`` and ``with_broker_clamps_in_map`` read: the clamped keys and their
+    bounds."""
     return {c.key for c in BROKER_CLAMPS} | set(_bound_keys(BROKER_CLAMPS))
 
 

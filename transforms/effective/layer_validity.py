@@ -19,7 +19,8 @@ Modelled per broker, with the checks of the release it runs (``CatalogFrames.lay
 Every row of a refused layer gets ``ignored_kind`` ``REJECTED_CONFIG_LAYER`` and a reason naming the failed
 checks; resolution then takes the layers below. A check that cannot be evaluated (a key it reads is missing or
 does not parse) counts as passing. 4.3+ clamps the ``group.*.assignment.interval.ms`` keys before the checks
-(``GroupCoordinatorConfig.clampDynamicConfigs``), and so do the checks here (``clamps.with_broker_clamps``).
+(``GroupCoordinatorConfig.clampDynamicConfigs``), and so do the checks here, on the map of values they judge
+(``clamps.with_broker_clamps_in_map``).
 
 The checks of the three views are one plan (``failed_by_view``); the caller may hold it, and decide the layers
 from it twice: for the brokers as they are (``without_rejected_layers``) and for the same brokers with their
