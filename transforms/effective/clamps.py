@@ -114,12 +114,17 @@ def _clamped(value: Column, spec: Column, bounds: Column) -> Column:
     return F.when(as_int < low, low).when(as_int > high, high).otherwise(F.lit(None).cast("int")).cast("string")
 
 
+def set_by_a_layer(source: Column) -> Column:
+    """The broker value comes from a layer, not the release default: only such a value is capped ("no-op when the
+    key is absent"); a NULL source counts as not set."""
+    return F.coalesce(source != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
+
+
 def with_broker_clamps(broker_df: DataFrame) -> DataFrame:
     """BROKER ``EFFECTIVE_CONFIGS`` rows (or any frame of its columns) with ``BROKER_CLAMPS`` applied."""
     columns = broker_df.columns
     spec = _spec(F.col("config_name"), release_rank_column(F.col("kafka_release")), BROKER_CLAMPS)
-    is_set = F.coalesce(F.col("source") != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
-    is_target = spec.isNotNull() & is_set
+    is_target = spec.isNotNull() & set_by_a_layer(F.col("source"))
     targets_df = broker_df.where(is_target).join(_node_bounds(broker_df, BROKER_CLAMPS), on=_NODE, how="left")
     capped = _clamped(F.col("value"), spec, F.col("bounds"))
     changed = {
@@ -133,9 +138,9 @@ def with_broker_clamps(broker_df: DataFrame) -> DataFrame:
 
 def with_broker_clamps_in_map(cfg: Column, set_keys: Column, rank: Column) -> Column:
     """A broker's effective values by key (``cfg``) with ``BROKER_CLAMPS`` applied, as ``with_broker_clamps``
-    applies them to the broker's rows: a key some layer sets (in ``set_keys``) is capped into the bounds ``cfg``
-    holds, at release ``rank``. For a plan that needs only the map: the rows are read once, not once more for the
-    bounds."""
+    applies them to the broker's rows: a key some layer sets (in ``set_keys``, the keys ``set_by_a_layer``) is
+    capped into the bounds ``cfg`` holds, at release ``rank``. For a plan that needs only the map: the rows are
+    read once, not once more for the bounds."""
 
     def entry(key: Column, value: Column) -> Column:
         spec = _spec(key, rank, BROKER_CLAMPS)

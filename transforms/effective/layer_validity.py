@@ -36,12 +36,11 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.effective import LAYER_COLUMNS
-from schemas.kafka_vocabulary import ConfigSource
 from transforms.constraints.expressions import ansi_disabled, cfg_keys_read
 from transforms.constraints.sql_text import sql_string
 from transforms.effective.brokers import to_broker_effective
 from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
-from transforms.effective.clamps import clamp_keys, with_broker_clamps_in_map
+from transforms.effective.clamps import clamp_keys, set_by_a_layer, with_broker_clamps_in_map
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER
 from transforms.releases import release_rank_column
 
@@ -90,10 +89,10 @@ def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> Da
         keys_df = keys_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
         layers_df = layers_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
     effective_df = to_broker_effective(layers_df, nodes_df, keys_df, frames.synonyms_df)
-    is_set = F.coalesce(F.col("source") != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
     maps_df = effective_df.groupBy(*_NODE).agg(
         F.map_from_entries(F.collect_list(F.struct("config_name", "value"))).alias("cfg"),
-        F.collect_list(F.when(is_set, F.col("config_name"))).alias("set_keys"),  # NULLs skipped: the keys set
+        # collect_list skips the NULLs: only the keys a layer sets
+        F.collect_list(F.when(set_by_a_layer(F.col("source")), F.col("config_name"))).alias("set_keys"),
         F.min("kafka_release").alias("catalog_release"),
     )
     # 4.3+ caps the assignment intervals into their bounds before it builds the KafkaConfig (``clamps``); in the map,
