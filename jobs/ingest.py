@@ -362,7 +362,9 @@ def _ingest_files(
     with stage(spark, "writing bronze tables"):
         try:
             commits += _load(store, "metadata_records", records_df, changed)
-            commits += _load(store, "quarantine", quarantine_df, changed)
+            # a quarantine without a row to add or to replace commits nothing (one Spark job and one commit fewer)
+            if changed or unrecognised or any(kind != "RECORD" for _file, kind, _type in per_file):
+                commits += _load(store, "quarantine", quarantine_df, changed)
             _commit_ingested_files(store, files_df, claimed, files_version)
         except _Superseded:
             _undo(store, commits)

@@ -151,6 +151,32 @@ def test_corrupt_bytes_are_quarantined_and_good_batches_around_them_kept(
     assert result.quarantined == 2  # type: ignore[attr-defined]
 
 
+def test_a_repaired_segment_takes_its_quarantine_rows_away_and_a_clean_one_commits_no_quarantine(
+    spark: SparkSession, warehouse: Path, tmp_path: Path
+) -> None:
+    config = (4, 0, {"resourceType": 2, "resourceName": "t", "name": "retention.ms", "value": "1000"})
+    good = encode_log_segment([config] * 3, records_per_batch=1)
+    path = tmp_path / "fix" / "__cluster_metadata-0" / SEGMENT
+    path.parent.mkdir(parents=True)
+    path.write_bytes(good + b"\x00garbage tail")
+    ingest(spark, warehouse, path.parent, cluster_id="fix")
+    store = open_store(spark, str(warehouse))
+    assert store.read("quarantine").count() == 1
+    path.write_bytes(good)  # the same file, repaired: its old quarantine row must go
+    ingest(spark, warehouse, path.parent, cluster_id="fix")
+    assert store.read("quarantine").count() == 0
+    assert store.read("metadata_records").count() == 3
+    clean = tmp_path / "clean" / "__cluster_metadata-0" / SEGMENT
+    clean.parent.mkdir(parents=True)
+    clean.write_bytes(good)
+    before = versions(spark, warehouse)
+    ingest(spark, warehouse, clean.parent, cluster_id="clean")
+    after = versions(spark, warehouse)
+    assert after["quarantine"] == before["quarantine"]  # nothing to add and nothing to replace
+    assert after["metadata_records"] > before["metadata_records"]
+    assert store.read("metadata_records").filter(F.col("cluster_id") == "clean").count() == 3
+
+
 def test_unrecognised_input_files_are_quarantined_not_dropped(
     spark: SparkSession, warehouse: Path, tmp_path: Path
 ) -> None:
