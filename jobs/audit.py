@@ -33,7 +33,7 @@ from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
-from jobs.stages import Checkpoints, local_rows_for, one_job, row_count, small_plans, truncated
+from jobs.stages import Checkpoints, by_cluster, local_rows_for, one_job, row_count, small_plans, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
@@ -447,7 +447,7 @@ def _replay_and_resolve(
         )
         for name in STATE_TABLES:
             if name in silver_frames:
-                _replace(store, name, silver_frames[name], clusters)
+                _replace(store, name, silver_frames[name], clusters, local_rows=scope.local_rows)
         state = dataclasses.replace(replayed, **silver_frames)
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
@@ -472,7 +472,7 @@ def _replay_and_resolve(
         effective_df = resolve_effective_configs(
             at_target, frames, kafka_version=settings.kafka_version, keep=resolution
         )
-        _replace(store, "effective_configs", effective_df, clusters)
+        _replace(store, "effective_configs", effective_df, clusters, local_rows=scope.local_rows)
     return _Resolved(
         state=state,
         at_target=at_target,
@@ -542,7 +542,7 @@ def _evaluate(
                 local_rows=local_rows,
             )
         with step(spark, "violations"):
-            _append(store, "violations", violations_df)
+            _append(store, "violations", violations_df, local_rows=local_rows)
         with step(spark, "lifecycle"):
             life = lifecycle.apply(
                 spark,
@@ -564,12 +564,12 @@ def _evaluate(
             local_rows=local_rows,
         )
         with step(spark, "every MV level"):
-            _append(store, "violations_by_level", _with_run(by_level_df, run_id, run_ts))
+            _append(store, "violations_by_level", _with_run(by_level_df, run_id, run_ts), local_rows=local_rows)
         safe_df = truncated(
             highest_safe_levels(by_level_df, cluster_df).select(*HIGHEST_SAFE_LEVELS.names), local_rows=local_rows
         )
         with step(spark, "highest safe MV"):
-            _append(store, "highest_safe_levels", _with_run(safe_df, run_id, run_ts))
+            _append(store, "highest_safe_levels", _with_run(safe_df, run_id, run_ts), local_rows=local_rows)
         # the resolution's nodes and broker layers are reused (resolved.resolution), not computed again
         all_findings_df = resolved.state.findings.unionByName(
             effective_findings(
@@ -582,10 +582,12 @@ def _evaluate(
         ).unionByName(ambiguous_release_findings(resolved.state.brokers, kafka_version=settings.kafka_version))
         all_findings_df = all_findings_df.unionByName(to_upgrade_effect_findings(resolved.upgrade_effects))
         with step(spark, "upgrade effects"):
-            _append(store, upgrade_effects.TABLE, _with_run(resolved.upgrade_effects, run_id, run_ts))
+            _append(
+                store, upgrade_effects.TABLE, _with_run(resolved.upgrade_effects, run_id, run_ts), local_rows=local_rows
+            )
         findings_df = truncated(_findings(all_findings_df, run_id, run_ts), local_rows=local_rows)
         with step(spark, "findings"):
-            _append(store, "findings", findings_df)
+            _append(store, "findings", findings_df, local_rows=local_rows)
     return _Evaluated(life=life, violations_df=violations_df, safe_df=safe_df, findings_df=findings_df)
 
 
@@ -682,20 +684,22 @@ def _only_clusters(df: DataFrame, clusters: Sequence[str]) -> DataFrame:
     return df.filter(F.col("cluster_id").isin(list(clusters))) if clusters else df
 
 
-def _replace(store: DeltaStore, table: str, df: DataFrame, clusters: list[str]) -> None:
+def _replace(store: DeltaStore, table: str, df: DataFrame, clusters: list[str], *, local_rows: int) -> None:
     schema = STATE_TABLES[table]
     store.ensure(table, schema, ["cluster_id"])
-    store.replace_partitions(table, df.select(*schema.names), {"cluster_id": clusters})
+    store.replace_partitions(
+        table, by_cluster(df.select(*schema.names), local_rows=local_rows), {"cluster_id": clusters}
+    )
 
 
 def _read(store: DeltaStore, table: str, clusters: list[str]) -> DataFrame:
     return store.read(table).filter(F.col("cluster_id").isin(clusters))
 
 
-def _append(store: DeltaStore, table: str, df: DataFrame) -> None:
+def _append(store: DeltaStore, table: str, df: DataFrame, *, local_rows: int) -> None:
     schema = RUN_TABLES[table]
     store.ensure(table, schema, ["cluster_id"])
-    store.append(table, df.select(*schema.names))
+    store.append(table, by_cluster(df.select(*schema.names), local_rows=local_rows))
 
 
 def _with_run(df: DataFrame, run_id: str, run_ts: datetime) -> DataFrame:

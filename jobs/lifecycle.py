@@ -19,7 +19,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-from jobs.stages import truncated
+from jobs.stages import by_cluster, truncated
 from jobs.storage import DeltaStore
 from schemas import gold
 from schemas.lifecycle import (
@@ -107,7 +107,9 @@ def apply(
             target_level=target_level,
             clusters=clusters,
         )
-        store.replace_partitions(STATUS_TABLE, status_df, {"cluster_id": list(clusters)})
+        store.replace_partitions(
+            STATUS_TABLE, by_cluster(status_df, local_rows=local_rows), {"cluster_id": list(clusters)}
+        )
     else:
         log.info("point-in-time audit: %s not updated", STATUS_TABLE)
     if waivers_df is None:

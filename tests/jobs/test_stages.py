@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession, Window
@@ -19,6 +20,7 @@ from jobs.stages import (
     SMALL_INPUT_RECORDS,
     SMALL_INPUT_SETTINGS,
     Checkpoints,
+    by_cluster,
     held_locally,
     held_rows,
     interpreted,
@@ -30,6 +32,7 @@ from jobs.stages import (
     small_plans,
     truncated,
 )
+from jobs.storage import open_store
 from transforms.checkpoints import as_planned
 from transforms.local_frames import local_frame
 
@@ -197,3 +200,30 @@ def test_the_rows_of_a_held_frame_are_counted_from_its_plan_without_a_job(spark:
         assert [row_count(df) for df in (held, same_rows, kept)] == [3, 3, 2]
     assert counted == [3, 3, 2, None, None] and jobs.total == 0
     assert row_count(joined) == 3  # the others by a Spark job, as df.count()
+
+
+def test_a_large_input_is_written_one_file_per_cluster_and_a_small_one_is_left_as_it_is(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    # three clusters, each spread over all four partitions: Spark's writer opens a file per cluster in each task
+    mixed_df = spark.range(0, 120, numPartitions=4).select(
+        (F.col("id") % 3).cast("string").alias("cluster_id"), F.col("id").alias("n")
+    )
+    assert by_cluster(mixed_df, local_rows=LOCAL_ROWS) is mixed_df
+    clustered_df = by_cluster(mixed_df, local_rows=0)
+    per_task = clustered_df.groupBy(F.spark_partition_id().alias("task")).agg(
+        F.collect_set("cluster_id").alias("clusters")
+    )
+    seen = [c for row in per_task.collect() for c in row["clusters"]]
+    assert sorted(seen) == ["0", "1", "2"]  # no cluster is in two tasks
+    assert sorted(clustered_df.collect()) == sorted(mixed_df.collect())
+
+    def files_written(df: DataFrame, name: str) -> int:
+        store = open_store(spark, str(tmp_path / name))
+        store.ensure("t", df.schema, ["cluster_id"])
+        store.append("t", df)
+        assert store.read("t").count() == 120
+        return len(list((tmp_path / name / "t").rglob("*.parquet")))
+
+    assert files_written(mixed_df, "mixed") == 12
+    assert files_written(clustered_df, "clustered") == 3
