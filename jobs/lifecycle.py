@@ -89,7 +89,8 @@ def apply(
             the lifecycle of the current state.
         violations_df: the run's VIOLATIONS rows when the caller holds them (default: read from ``violations``;
             only the run's rows are used either way).
-        local_rows: how the expired-waiver findings are held (``jobs.stages.truncated``).
+        local_rows: how the expired-waiver findings are held (``jobs.stages.truncated``) and whether the status is
+            gathered by cluster before its write (``jobs.stages.by_cluster``).
     """
     today = run_ts.date()
     waivers_df = spark.createDataFrame([w.to_row() for w in waivers], WAIVERS) if waivers else None
