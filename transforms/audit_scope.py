@@ -12,11 +12,18 @@ Two kinds of DEFAULT_CONFIG rows describe no real value and would only produce f
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.releases import release_rank_column
+
+
+def set_by_a_layer(source: Column) -> Column:
+    """The value comes from a layer someone set, not from the release default (DEFAULT_CONFIG); a NULL source counts
+    as not set. The clamps cap only such values, the layer checks and the expressions' ``set_keys`` list only their
+    keys, and the default catalog's expressions judge an entity only when one of their keys is among them."""
+    return F.coalesce(source != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
 
 
 def filter_auditable(effective_df: DataFrame, *, target_keys_df: DataFrame) -> DataFrame:

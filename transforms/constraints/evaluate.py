@@ -65,6 +65,7 @@ from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from schemas.whatif import FALLBACK_SOURCES
+from transforms.audit_scope import set_by_a_layer
 from transforms.checkpoints import Keep, as_planned
 from transforms.constraints.checks import check_violation, with_parsed_value
 from transforms.constraints.expr_fixes import expression_fix_columns
@@ -238,11 +239,6 @@ def _context_keys(rules: Sequence[CompiledConstraint]) -> dict[str, list[str] | 
     return {rtype: sorted(found) if found is not None else None for rtype, found in keys.items()}
 
 
-def _set_by_someone(source: Column) -> Column:
-    """The value comes from a layer someone set (not DEFAULT_CONFIG; an unknown layer counts as not set)."""
-    return F.coalesce(source != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
-
-
 def _expression_contexts(
     effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, keys_by_type: dict[str, list[str] | None]
 ) -> DataFrame:
@@ -274,7 +270,7 @@ def _expression_contexts(
     # collect_list skips NULLs: ``_set_keys`` holds only the keys someone set
     entities_df = rows_df.groupBy(*ENTITY).agg(
         F.collect_list(entry).alias("_entries"),
-        F.collect_list(F.when(_set_by_someone(F.col("value_source")), F.col("config_name"))).alias("_set_keys"),
+        F.collect_list(F.when(set_by_a_layer(F.col("value_source")), F.col("config_name"))).alias("_set_keys"),
     )
     view_nodes = F.array_compact(F.array_distinct(F.col("_entries.node_id")))
     views_df = entities_df.select(*ENTITY, "_entries", "_set_keys", view_nodes.alias("_view_nodes")).select(
@@ -289,7 +285,7 @@ def _expression_contexts(
         F.filter("_entries", lambda e: e["node_id"].isNull() | (e["node_id"] == F.col("view_node")))
     )
     set_keys = F.when(one_view, F.col("_set_keys")).otherwise(
-        F.transform(F.filter("_view", lambda e: _set_by_someone(e["value_source"])), lambda e: e["config_name"])
+        F.transform(F.filter("_view", lambda e: set_by_a_layer(e["value_source"])), lambda e: e["config_name"])
     )
     # The view's entries once (a projection of its own: Spark keeps a costly column it reads twice), then its maps.
     contexts_df = views_df.select(*ENTITY, "view_node", "n_views", "_set_keys", in_view.alias("_view")).select(

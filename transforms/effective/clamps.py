@@ -26,6 +26,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from transforms.audit_scope import set_by_a_layer
 from transforms.finding_rows import finding_rows
 from transforms.releases import release_rank_column
 
@@ -114,12 +115,6 @@ def _clamped(value: Column, spec: Column, bounds: Column) -> Column:
     return F.when(as_int < low, low).when(as_int > high, high).otherwise(F.lit(None).cast("int")).cast("string")
 
 
-def set_by_a_layer(source: Column) -> Column:
-    """The broker value comes from a layer, not the release default: only such a value is capped ("no-op when the
-    key is absent"); a NULL source counts as not set."""
-    return F.coalesce(source != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
-
-
 def with_broker_clamps(broker_df: DataFrame) -> DataFrame:
     """BROKER ``EFFECTIVE_CONFIGS`` rows (or any frame of its columns) with ``BROKER_CLAMPS`` applied."""
     columns = broker_df.columns
@@ -138,7 +133,7 @@ def with_broker_clamps(broker_df: DataFrame) -> DataFrame:
 
 def with_broker_clamps_in_map(cfg: Column, set_keys: Column, rank: Column) -> Column:
     """A broker's effective values by key (``cfg``) with ``BROKER_CLAMPS`` applied, as ``with_broker_clamps``
-    applies them to the broker's rows: a key some layer sets (in ``set_keys``, the keys ``set_by_a_layer``) is
+    applies them to the broker's rows: a key some layer sets (in ``set_keys``: ``audit_scope.set_by_a_layer``) is
     capped into the bounds ``cfg`` holds, at release ``rank``. For a plan that needs only the map: the rows are
     read once, not once more for the bounds."""
 

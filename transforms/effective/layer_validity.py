@@ -36,11 +36,12 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.effective import LAYER_COLUMNS
+from transforms.audit_scope import set_by_a_layer
 from transforms.constraints.expressions import ansi_disabled, cfg_keys_read
 from transforms.constraints.sql_text import sql_string
 from transforms.effective.brokers import to_broker_effective
 from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
-from transforms.effective.clamps import clamp_keys, set_by_a_layer, with_broker_clamps_in_map
+from transforms.effective.clamps import clamp_keys, with_broker_clamps_in_map
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER
 from transforms.releases import release_rank_column
 
