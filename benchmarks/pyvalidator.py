@@ -8,14 +8,14 @@ peer does the same work and its violation count can be compared with the product
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from schemas.constraints import CompiledConstraint
-
-Validator = Callable[[str | None, str | None, bool], bool]  # (value, config_type, is_sensitive) -> fails
+from schemas.constraints import CompiledCatalog, CompiledConstraint
+from transforms.constraints.rule_table import check_rule_rows
 
 _JAVA_INT: Final = re.compile(r"[+-]?[0-9]+")
 _JAVA_DOUBLE: Final = re.compile(
@@ -24,8 +24,10 @@ _JAVA_DOUBLE: Final = re.compile(
 )
 _JAVA_CLASS: Final = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*")
 _LIST_SEPARATOR: Final = re.compile(r"\s*,\s*")
+_LEADING_FLAGS: Final = re.compile(r"^\^\(\?:\(\?([imsx]+)\)")
 _INT_RANGES: Final = {"INT": 31, "SHORT": 15, "LONG": 63}
 NUMERIC_TYPES: Final = ("INT", "SHORT", "LONG", "DOUBLE")
+LIST_KINDS: Final = ("non_empty_list", "no_duplicates", "no_empty_elements")
 
 
 def java_trim(value: str) -> str:
@@ -61,99 +63,140 @@ def kafka_list(value: str) -> list[str]:
     return [] if trimmed == "" else _LIST_SEPARATOR.split(trimmed)
 
 
-def make_validator(rule: CompiledConstraint) -> Validator:
-    """The per-key validator of one single-key rule: ``fails(value, config_type, is_sensitive)``."""
-    check = rule.constraint.check
-    assert check is not None
-    kind = check.kind
-    lo = check.min if check.min is not None else (check.between[0] if check.between else None)
-    hi = check.max if check.max is not None else (check.between[1] if check.between else None)
-    values = set(check.in_ if check.in_ is not None else check.not_in or ())
-    numbers = set()
-    for v in values:
-        parsed = parse_number(v.strip(), "DOUBLE")
-        if parsed is not None and not v.strip().startswith(("N", "I", "+N", "-N", "+I", "-I")):
-            numbers.add(parsed)
-    pattern = re.compile(check.regex) if check.regex is not None else None
-    rule_type = check.type.upper() if check.type else None
+Verdict = tuple[str, str | None] | None  # (violation code, detail) when the value fails, None when it passes
 
-    def num_type(config_type: str | None) -> str:
-        return rule_type if kind == "type" and rule_type else (config_type or "").upper()
 
-    def scalar_hit(trimmed: str, config_type: str | None) -> bool:
-        ctype = (config_type or "").upper()
-        text = trimmed.lower() if ctype == "BOOLEAN" else trimmed
-        if text in values:
-            return True
-        if ctype in NUMERIC_TYPES and numbers:
-            parsed = parse_number(trimmed, ctype)
-            return parsed is not None and parsed in numbers
-        return False
-
-    def fails(value: str | None, config_type: str | None, is_sensitive: bool) -> bool:
-        if kind == "not_null":
-            return value is None
-        if is_sensitive:
-            return False
-        is_list = (config_type or "").upper() == "LIST"
-        if kind in ("min", "max", "between"):
-            if value is None:
-                return True
-            number = parse_number(java_trim(value), num_type(config_type))
-            if number is None:
-                return True
-            if math.isnan(number):
-                return False
-            return (lo is not None and number < lo) or (hi is not None and number > hi)
-        if kind == "in":
-            if value is None:
-                return True
-            if is_list:
-                return any(e not in values for e in kafka_list(value))
-            return not scalar_hit(java_trim(value), config_type)
-        if kind == "not_in":
-            if value is None:
-                return False
-            if is_list:
-                return any(e in values for e in kafka_list(value))
-            return scalar_hit(java_trim(value), config_type)
-        if kind == "regex":
-            assert pattern is not None
-            if value is None:
-                return True
-            if is_list:
-                return not all(pattern.fullmatch(e) for e in kafka_list(value))
-            return pattern.fullmatch(java_trim(value)) is None
+def verdict(
+    kind: str,
+    num_a: float | None,
+    num_b: float | None,
+    values: Sequence[str],
+    values_num: Sequence[float],
+    pattern: str | None,
+    rule_type: str | None,
+    value: str | None,
+    config_type: str | None,
+    is_sensitive: bool,
+) -> Verdict:
+    """One (row, rule) pair's verdict, what ``checks.check_violation`` gives for it: the rule's parameters as the
+    rule table holds them (``rule_table.check_rule_rows``: lower / upper bound, values, their plain numbers, the
+    anchored pattern, the upper-case type) and the row's value, ConfigDef type and sensitivity."""
+    if kind == "not_null":
+        return ("NULL_VALUE", None) if value is None else None
+    if is_sensitive:
+        return None
+    ctype = (config_type or "").upper()
+    num_type = (
+        (rule_type.upper() if rule_type else None) if kind == "type" else (config_type.upper() if config_type else None)
+    )
+    is_list = ctype == "LIST"
+    if kind in ("min", "max", "between"):
         if value is None:
-            return False
-        if kind == "type":
-            type_name = num_type(config_type)
-            trimmed = java_trim(value)
-            if type_name in NUMERIC_TYPES:
-                return parse_number(trimmed, type_name) is None
-            if type_name == "BOOLEAN":
-                return trimmed.lower() not in ("true", "false")
-            if type_name == "CLASS":
-                return _JAVA_CLASS.fullmatch(trimmed) is None
-            return False
-        elements = kafka_list(value)
-        if kind == "non_empty_list":
-            return not elements
-        if kind == "no_duplicates":
-            return len(set(elements)) < len(elements)
-        if kind == "no_empty_elements":
-            return "" in elements
-        return False
+            return ("NULL_VALUE", None)
+        number = parse_number(java_trim(value), num_type or "")
+        if number is None:
+            return ("NOT_A_NUMBER", num_type)
+        if math.isnan(number):
+            return None
+        lower = num_a if kind in ("min", "between") else None
+        upper = num_b if kind in ("max", "between") else None
+        if lower is not None and number < lower:
+            return ("BELOW_MIN", None)
+        if upper is not None and number > upper:
+            return ("ABOVE_MAX", None)
+        return None
+    if kind in ("in", "not_in"):
+        if value is None:
+            return ("NULL_VALUE", None) if kind == "in" else None
+        if is_list:
+            elements = _distinct(kafka_list(value))
+            hits = [e for e in elements if (e in values) != (kind == "in")]
+            return (("NOT_ALLOWED" if kind == "in" else "FORBIDDEN"), ", ".join(hits)) if hits else None
+        trimmed = java_trim(value)
+        text = trimmed.lower() if ctype == "BOOLEAN" else trimmed
+        hit = text in values
+        if not hit and ctype in NUMERIC_TYPES and values_num:
+            number = parse_number(trimmed, num_type or "")
+            hit = number is not None and number in values_num
+        if kind == "in":
+            return None if hit else ("NOT_ALLOWED", trimmed)
+        return ("FORBIDDEN", trimmed) if hit else None
+    if kind == "regex":
+        if value is None:
+            return ("NULL_VALUE", None)
+        compiled = _pattern(pattern or "")
+        if is_list:
+            return None if all(compiled.search(e) for e in kafka_list(value)) else ("NO_MATCH", None)
+        return None if compiled.search(java_trim(value)) else ("NO_MATCH", None)
+    if value is None:
+        return None
+    if kind == "type":
+        trimmed = java_trim(value)
+        bad = (
+            (num_type in NUMERIC_TYPES and parse_number(trimmed, num_type or "") is None)
+            or (num_type == "BOOLEAN" and trimmed.lower() not in ("true", "false"))
+            or (num_type == "CLASS" and _JAVA_CLASS.fullmatch(trimmed) is None)
+        )
+        return ("WRONG_TYPE", num_type) if bad else None
+    elements = kafka_list(value)
+    if kind == "non_empty_list":
+        return None if elements else ("EMPTY_LIST", None)
+    if kind == "no_duplicates":
+        return ("DUPLICATES", None) if len(set(elements)) < len(elements) else None
+    if kind == "no_empty_elements":
+        return ("EMPTY_ELEMENT", None) if "" in elements else None
+    return None
 
-    return fails
+
+Failure = tuple[str, str | None, list[str] | None] | None  # verdict + the list elements the remediation reads
 
 
-def validators_by_key(rules: Sequence[CompiledConstraint]) -> dict[tuple[str, str], list[tuple[int, Validator]]]:
-    """``(resource_type, config_name) → [(rule_idx, validator), ...]`` for the single-key rules given."""
-    table: dict[tuple[str, str], list[tuple[int, Validator]]] = {}
-    for rule in rules:
-        if rule.constraint.check is None:
-            continue
-        key = (rule.constraint.resource_type, rule.constraint.keys[0])
-        table.setdefault(key, []).append((rule.rule_idx, make_validator(rule)))
-    return table
+def failure(
+    kind: str,
+    num_a: float | None,
+    num_b: float | None,
+    values: Sequence[str],
+    values_num: Sequence[float],
+    pattern: str | None,
+    rule_type: str | None,
+    value: str | None,
+    config_type: str | None,
+    is_sensitive: bool,
+) -> Failure:
+    """``verdict`` with the value's list elements when the pair fails (``with_parsed_value``'s ``v_elems``: only
+    for the list kinds, and for ``in`` / ``not_in`` / ``regex`` on a LIST key), as the remediation reads them."""
+    found = verdict(kind, num_a, num_b, values, values_num, pattern, rule_type, value, config_type, is_sensitive)
+    if found is None:
+        return None
+    is_list = (config_type or "").upper() == "LIST"
+    needs_elements = kind in LIST_KINDS or (kind in ("in", "not_in", "regex") and is_list)
+    return (*found, kafka_list(value) if needs_elements and value is not None else None)
+
+
+def _distinct(items: list[str]) -> list[str]:
+    """The items without repeats, in their first order (Spark's ``array_except`` / ``array_intersect``)."""
+    return list(dict.fromkeys(items))
+
+
+@functools.cache
+def _pattern(anchored: str) -> re.Pattern[str]:
+    """The rule table's anchored Java pattern in Python: Java scopes a rule's leading inline flag (``(?i)``) to the
+    group it sits in, Python only takes it at the start, so it becomes the group's own flag (``^(?i:...)$``)."""
+    return re.compile(_LEADING_FLAGS.sub(r"^(?\1:", anchored))
+
+
+def make_validator(rule: CompiledConstraint) -> Callable[[str | None, str | None, bool], Verdict]:
+    """``verdict`` bound to one single-key rule's parameters as the rule table holds them:
+    ``(value, config_type, is_sensitive) -> verdict``."""
+    catalog = CompiledCatalog(sources=(), rules=(rule,), max_level=0, fingerprint="")
+    (row,) = check_rule_rows(catalog)
+    params = dict(zip(_RULE_COLUMNS, row[3:10], strict=True))
+
+    def validate(value: str | None, config_type: str | None, is_sensitive: bool) -> Verdict:
+        return verdict(**params, value=value, config_type=config_type, is_sensitive=is_sensitive)
+
+    return validate
+
+
+# check_rule_rows' columns 3..9 (CHECK_RULES_DDL: rule_kind .. rule_type) as ``verdict``'s parameters
+_RULE_COLUMNS: Final = ("kind", "num_a", "num_b", "values", "values_num", "pattern", "rule_type")

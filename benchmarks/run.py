@@ -116,15 +116,17 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
         spark, inputs, evaluation.default_catalog(), size.catalog_sizes, memory=memory, repeats=size.repeats
     )
 
-    log.info("[%s] peers: Python UDF, Great Expectations (%d sampled rules)", size.name, size.gx_rules)
-    checks = peers.applicable_checks(compiled, inputs.target.level)
-    rows_df = peers.judged_rows(evaluation.auditable(inputs))
-    steps["python_udf"] = peers.python_udf_step(spark, rows_df, checks, inputs.out, memory=memory, repeats=1)
-    steps["great_expectations"] = peers.great_expectations_step(
-        spark, rows_df, checks, sample=size.gx_rules, memory=memory
+    log.info("[%s] peers on the same work: the single-key rules alone; Python UDF, Great Expectations", size.name)
+    checks = peers.checks_only(compiled)
+    steps["evaluate_checks"] = evaluation.evaluation_step(
+        spark, inputs, checks, name="evaluate_checks", memory=memory, repeats=size.repeats
     )
-    own_check_violations = steps["evaluate_default"].extra["violations_by_kind"].get("check", 0)
-    steps["python_udf"].extra["product_check_violations"] = own_check_violations
+    steps["python_udf"] = peers.python_udf_step(
+        spark, inputs, checks, product_table="bench_evaluate_checks", memory=memory, repeats=1
+    )
+    steps["great_expectations"] = peers.great_expectations_step(
+        spark, inputs, peers.applicable_checks(compiled, inputs.target.level), sample=size.gx_rules, memory=memory
+    )
 
     pipeline_memory: dict[str, Any] = {}
     for name in ("ingest_binary", "audit"):
@@ -141,7 +143,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
         "files": synth_result.files,
         "bytes": synth_result.bytes,
         **counts,
-        "judged_rows": rows_df.count(),
+        "judged_rows": peers.judged_rows(evaluation.auditable(inputs)).count(),
     }
     result: dict[str, Any] = {
         "size": {

@@ -7,15 +7,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark.sql import SparkSession
 
 from benchmarks.catalogs import sized_catalog
 from benchmarks.exports import export_cluster
 from benchmarks.jobcount import stage_of
-from benchmarks.pyvalidator import kafka_list, make_validator, parse_number
+from benchmarks.pyvalidator import kafka_list, make_validator, parse_number, verdict
 from benchmarks.report import gate_lines, markdown, size_targets, target
 from benchmarks.sizes import SIZES, parse_sizes
-from schemas.constraints import Check, CompiledConstraint, Constraint, ConstraintCatalog
+from schemas.constraints import Check, CompiledCatalog, CompiledConstraint, Constraint, ConstraintCatalog
 from schemas.decoded import DecodedRecord
+from transforms.constraints.checks import check_violation, with_parsed_value
+from transforms.constraints.rule_table import check_rule_rows
 
 
 def _rule(check: dict[str, Any], resource: str = "broker") -> CompiledConstraint:
@@ -32,45 +35,79 @@ def _rule(check: dict[str, Any], resource: str = "broker") -> CompiledConstraint
     )
 
 
+# (check, value, ConfigDef type, verdict): the verdicts read by hand from transforms/constraints/checks.py
+# (check_violation: code, then detail) and Kafka's parsing it follows (docs/kafka-semantics.md §6).
 CASES = [
-    ({"min": 10}, "9", "INT", True),
-    ({"min": 10}, " 10 ", "INT", False),
-    ({"min": 10}, "abc", "INT", True),
-    ({"min": 10}, None, "INT", True),
-    ({"min": 10}, "NaN", "DOUBLE", False),
-    ({"min": 10}, "1_000", "INT", True),  # Python's int() accepts it, Java's parseInt does not
-    ({"between": [1, 3]}, "4", "LONG", True),
-    ({"max": 5}, "2147483648", "INT", True),  # out of int range: does not parse
-    ({"in": ["true", "false"]}, "TRUE", "BOOLEAN", False),
-    ({"in": ["a", "b"]}, "a, b", "LIST", False),
-    ({"in": ["a", "b"]}, "a,c", "LIST", True),
-    ({"in": ["a", "b"]}, "", "LIST", False),  # an empty list passes `in`
-    ({"in": ["1", "2"]}, "2.0", "DOUBLE", False),  # numeric keys compare numbers
-    ({"not_in": [""]}, "", "STRING", True),
-    ({"not_in": [""]}, None, "STRING", False),
-    ({"regex": "[a-z]+"}, "abc", "STRING", False),
-    ({"regex": "[a-z]+"}, "ab1", "STRING", True),
-    ({"type": "int"}, "12x", "STRING", True),
-    ({"type": "boolean"}, "yes", "STRING", True),
-    ({"type": "class"}, "org.example.Foo", "CLASS", False),
-    ({"not_null": True}, None, "STRING", True),
-    ({"non_empty_list": True}, "  ", "LIST", True),
-    ({"no_duplicates": True}, "a,b,a", "LIST", True),
-    ({"no_empty_elements": True}, "a,,b", "LIST", True),
-    ({"no_empty_elements": True}, "a,b,", "LIST", True),  # trailing empty elements are kept
+    ({"min": 10}, "9", "INT", ("BELOW_MIN", None)),
+    ({"min": 10}, " 10 ", "INT", None),
+    ({"min": 10}, "abc", "INT", ("NOT_A_NUMBER", "INT")),
+    ({"min": 10}, None, "INT", ("NULL_VALUE", None)),
+    ({"min": 10}, "NaN", "DOUBLE", None),
+    ({"min": 10}, "1_000", "INT", ("NOT_A_NUMBER", "INT")),  # Python's int() accepts it, Java's parseInt does not
+    ({"min": 1}, "x", None, ("NOT_A_NUMBER", None)),  # unknown type: Double's grammar, no type to name
+    ({"between": [1, 3]}, "4", "LONG", ("ABOVE_MAX", None)),
+    ({"max": 5}, "2147483648", "INT", ("NOT_A_NUMBER", "INT")),  # out of int range: does not parse
+    ({"in": ["true", "false"]}, "TRUE", "BOOLEAN", None),
+    ({"in": ["a", "b"]}, "a, b", "LIST", None),
+    ({"in": ["a", "b"]}, "a,c", "LIST", ("NOT_ALLOWED", "c")),
+    ({"in": ["a", "b"]}, "c,a,d,c", "LIST", ("NOT_ALLOWED", "c, d")),  # each element once, in first order
+    ({"in": ["a", "b"]}, "", "LIST", None),  # an empty list passes `in`
+    ({"in": ["a", "b"]}, " c ", "STRING", ("NOT_ALLOWED", "c")),  # the trimmed value is named
+    ({"in": ["1", "2"]}, "2.0", "DOUBLE", None),  # numeric keys compare numbers
+    ({"not_in": [""]}, "", "STRING", ("FORBIDDEN", "")),
+    ({"not_in": [""]}, None, "STRING", None),
+    ({"not_in": ["x", "y"]}, "y,z,x,y", "LIST", ("FORBIDDEN", "y, x")),
+    ({"regex": "[a-z]+"}, "abc", "STRING", None),
+    ({"regex": "[a-z]+"}, "ab1", "STRING", ("NO_MATCH", None)),
+    ({"regex": "[a-z]+"}, "ab, c", "LIST", None),  # every element matches
+    ({"regex": "(?i)(?:ES256|RS256)"}, " es256 ", "STRING", None),  # an inline flag, as Java reads it
+    ({"regex": "(?i)(?:ES256|RS256)"}, "HS256", "STRING", ("NO_MATCH", None)),
+    ({"type": "int"}, "12x", "STRING", ("WRONG_TYPE", "INT")),
+    ({"type": "boolean"}, "yes", "STRING", ("WRONG_TYPE", "BOOLEAN")),
+    ({"type": "class"}, "org.example.Foo", "CLASS", None),
+    ({"not_null": True}, None, "STRING", ("NULL_VALUE", None)),
+    ({"non_empty_list": True}, "  ", "LIST", ("EMPTY_LIST", None)),
+    ({"no_duplicates": True}, "a,b,a", "LIST", ("DUPLICATES", None)),
+    ({"no_empty_elements": True}, "a,,b", "LIST", ("EMPTY_ELEMENT", None)),
+    ({"no_empty_elements": True}, "a,b,", "LIST", ("EMPTY_ELEMENT", None)),  # trailing empty elements are kept
 ]
+_IDS = [f"{c}-{v!r}-{t}" for c, v, t, _ in CASES]
 
 
-@pytest.mark.parametrize(("check", "value", "config_type", "fails"), CASES, ids=[f"{c}-{v!r}" for c, v, _, _ in CASES])
+@pytest.mark.parametrize(("check", "value", "config_type", "expected"), CASES, ids=_IDS)
 def test_python_validator_follows_kafka_parsing(
-    check: dict[str, Any], value: str | None, config_type: str, fails: bool
+    check: dict[str, Any], value: str | None, config_type: str | None, expected: tuple[str, str | None] | None
 ) -> None:
-    assert make_validator(_rule(check))(value, config_type, False) is fails
+    assert make_validator(_rule(check))(value, config_type, False) == expected
 
 
 def test_python_validator_skips_sensitive_values_except_not_null() -> None:
-    assert make_validator(_rule({"min": 10}))("[redacted]", "INT", True) is False
-    assert make_validator(_rule({"not_null": True}))(None, "PASSWORD", True) is True
+    assert make_validator(_rule({"min": 10}))("[redacted]", "INT", True) is None
+    assert make_validator(_rule({"not_null": True}))(None, "PASSWORD", True) == ("NULL_VALUE", None)
+
+
+def test_the_python_verdicts_are_the_products_verdicts(spark: SparkSession) -> None:
+    """The UDF peer's verdicts and the native column's (``checks.check_violation``) on every case above, each rule
+    row as the rule table holds it: the peer does the product's work."""
+    rows = []
+    for i, (check, value, config_type, _) in enumerate(CASES):
+        catalog = CompiledCatalog(sources=(), rules=(_rule(check),), max_level=0, fingerprint="")
+        (rule_row,) = check_rule_rows(catalog)
+        rows.append((i, *rule_row[3:10], value, config_type, False))
+    ddl = (
+        "case int, rule_kind string, rule_num_a double, rule_num_b double, rule_values array<string>, "
+        "rule_values_num array<double>, rule_pattern string, rule_type string, value string, config_type string, "
+        "is_sensitive boolean"
+    )
+    judged = (
+        spark.createDataFrame(rows, ddl)
+        .transform(with_parsed_value)
+        .select("case", check_violation().alias("v"))
+        .collect()
+    )
+    native = {r["case"]: (None if r["v"] is None else (r["v"]["code"], r["v"]["detail"])) for r in judged}
+    assert native == {i: expected for i, (_, _, _, expected) in enumerate(CASES)}
+    assert [verdict(*row[1:]) for row in rows] == [expected for _, _, _, expected in CASES]
 
 
 def test_number_parsing_and_list_splitting_match_java() -> None:

@@ -26,6 +26,7 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
         "floor",
         "bronze_floor",
         "evaluate_default",
+        "evaluate_checks",
         "python_udf",
         "great_expectations",
     ):
@@ -36,8 +37,10 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
     }
     assert len(set(records.values())) == 1 and records["ingest_binary"] == steps["export_text_json"]["records"]
     assert all(steps[n]["quarantined"] == 0 for n in ("ingest_binary", "ingest_text", "ingest_json"))
-    # The row-at-a-time peer finds exactly the product's single-key violations.
-    assert steps["python_udf"]["violations"] == steps["python_udf"]["product_check_violations"]
+    # The row-at-a-time peer writes exactly the product's table of the single-key rules: equal work.
+    assert steps["python_udf"]["violations"] == steps["evaluate_checks"]["violations"] > 0
+    assert steps["python_udf"]["differs_from_product"] == 0
+    assert steps["evaluate_checks"]["expressions"] == 0 < steps["evaluate_default"]["expressions"]
     assert steps["great_expectations"]["rules_run"] == 2 < steps["great_expectations"]["rules_total"]
     assert set(result["catalog_scaling"]["steps"]) == {"100", "300"}
     assert result["data"]["effective_rows"] >= result["data"]["auditable_rows"] >= result["data"]["judged_rows"] > 0

@@ -90,6 +90,8 @@ __all__ = [
     "constraint_failures",
     "evaluate_constraints",
     "highest_safe_levels",
+    "single_key_failures",
+    "single_key_pairs",
     "violations_by_level",
 ]
 
@@ -180,7 +182,34 @@ def _level_filter(
     )
 
 
-def _single_key_failures(
+def single_key_pairs(
+    effective_df: DataFrame, cluster_df: DataFrame, rules: CompiledCatalog, target_level: int | None
+) -> DataFrame:
+    """The (row, rule) pairs the catalog's single-key rules judge, each row with its rule's columns
+    (``CHECK_RULES_DDL``), before any verdict: TOPIC and GROUP rows only where they are overrides, pairs the rule
+    judges (``_judged``), and, when ``target_level`` is given, rules applying at the target or the cluster's current
+    level. ``single_key_failures`` keeps the pairs whose verdict (``checks.check_violation``) is not NULL."""
+    return _single_key_pairs(
+        effective_df, cluster_df, rule_tables(effective_df.sparkSession, rules), target_level, rules.level_release_ranks
+    )
+
+
+def single_key_failures(judged_df: DataFrame) -> DataFrame:
+    """``FAILURE_COLUMNS`` of the ``single_key_pairs`` whose ``violation`` column (``struct<code, detail>``, the
+    verdict) is not NULL; ``v_elems`` (the value's list elements, ``checks.with_parsed_value``) is read as it is."""
+    return (
+        judged_df.filter(F.col("violation").isNotNull())
+        .select(
+            *[c for c in FAILURE_COLUMNS if c not in ("code", "detail", "expr_fix_value")],
+            F.col("violation.code").alias("code"),
+            F.col("violation.detail").alias("detail"),
+            F.lit(None).cast("string").alias("expr_fix_value"),
+        )
+        .select(*FAILURE_COLUMNS)
+    )
+
+
+def _single_key_pairs(
     effective_df: DataFrame,
     cluster_df: DataFrame,
     tables: RuleTables,
@@ -205,18 +234,18 @@ def _single_key_failures(
     )
     joined_df = rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
     joined_df = joined_df.filter(_judged(F.col("value_source")))
-    checked_df = (
-        _level_filter(joined_df, cluster_df, target_level, level_ranks)
-        .transform(with_parsed_value)
-        .select("*", check_violation().alias("violation"))
-        .filter(F.col("violation").isNotNull())
-    )
-    return checked_df.select(
-        *[c for c in FAILURE_COLUMNS if c not in ("code", "detail", "expr_fix_value")],
-        F.col("violation.code").alias("code"),
-        F.col("violation.detail").alias("detail"),
-        F.lit(None).cast("string").alias("expr_fix_value"),
-    ).select(*FAILURE_COLUMNS)
+    return _level_filter(joined_df, cluster_df, target_level, level_ranks)
+
+
+def _single_key_failures(
+    effective_df: DataFrame,
+    cluster_df: DataFrame,
+    tables: RuleTables,
+    target_level: int | None,
+    level_ranks: Sequence[int],
+) -> DataFrame:
+    pairs_df = _single_key_pairs(effective_df, cluster_df, tables, target_level, level_ranks)
+    return single_key_failures(pairs_df.transform(with_parsed_value).select("*", check_violation().alias("violation")))
 
 
 def _context_keys(rules: Sequence[CompiledConstraint]) -> dict[str, list[str] | None]:
