@@ -4,7 +4,8 @@ This is what every end-to-end test and every pre-upgrade check pays: the audit's
 Spark session:
 
 1. session floor, part 1: the time to start the Spark session (``jobs.session.build_session``), measured by the
-   caller before anything else runs in the process;
+   caller before anything else runs in the process, which starts Great Expectations' import first, as the CLI does
+   (``jobs.run.start``: ``quality.prefetch`` before ``build_session``);
 2. the gate: ingest of the fleet, bronze data-quality checks, replay, effective configurations, evaluation of
    the default catalog at the target, silver/gold data-quality checks, every table written (``jobs.run.run``
    with ``command="gate"``, as ``kraft-audit gate`` runs it), timed per stage with its Spark jobs counted;
