@@ -7,7 +7,7 @@ inside the clock):
 
 * Python UDF: the product's evaluation with one change: each (row, rule) pair the single-key rules judge
   (``evaluate.single_key_pairs``) gets its verdict from a row-at-a-time ``pyspark.sql.functions.udf`` (pickled,
-  not Arrow) calling ``benchmarks.pyvalidator.verdict`` instead of the native ``check_violation`` column; the
+  not Arrow) calling ``benchmarks.pyvalidator.failure`` instead of the native ``check_violation`` column; the
   failures then go through the same ``evaluate_constraints`` (messages, remediations, ``new_at_target``, affected
   topics) and are written to Delta. Same start, same written output: the step records how many rows differ from
   the product's table (0 expected), so the ratio compares equal work.

@@ -1,9 +1,11 @@
 """A row-at-a-time Python port of the single-key checks: what a user would write instead of the product's
-column expressions (per-key validators called from a Python UDF, like Kafka's ``ConfigDef`` validators).
+column expressions (a verdict per (row, rule) pair from a Python UDF, like Kafka's ``ConfigDef`` validators).
 
-Semantics follow ``transforms.constraints.checks`` (Kafka's parsing: Java ``String.trim``, ``Integer.parseInt``
-& co. for INT/SHORT/LONG, ``Double.parseDouble``'s grammar for the rest, LIST split on ``\\s*,\\s*``), so the
-peer does the same work and its violation count can be compared with the product's.
+``verdict`` gives what ``transforms.constraints.checks.check_violation`` gives (the violation code and detail, or
+None), from the rule's parameters as the rule table holds them; ``failure`` adds the value's list elements the
+remediation reads. Semantics follow ``checks`` (Kafka's parsing: Java ``String.trim``, ``Integer.parseInt`` & co.
+for INT/SHORT/LONG, ``Double.parseDouble``'s grammar for the rest, LIST split on ``\\s*,\\s*``), so the peer
+does the same work and writes the same violations as the product.
 """
 
 from __future__ import annotations
