@@ -222,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", stream=sys.stderr)
     for handler in logging.getLogger().handlers:
         handler.setLevel(logging.INFO)  # the stage timer lowers kraft_audit to DEBUG; keep the console at INFO
+    logging.getLogger("great_expectations").setLevel(logging.WARNING)  # as the CLI does: its import logs at INFO
     results_dir = Path(args.results)
     import tempfile
 
