@@ -163,6 +163,30 @@ def _bronze_floor(inputs: EvalInputs) -> int:
     return inputs.out.overwrite("bench_bronze_floor", aggregate_df)
 
 
+def violations(
+    inputs: EvalInputs,
+    compiled: CompiledCatalog,
+    effective_df: DataFrame,
+    topics_df: DataFrame,
+    cluster_df: DataFrame,
+    *,
+    failures_df: DataFrame | None = None,
+) -> DataFrame:
+    """``evaluate_constraints`` at the target as ``audit`` calls it (its failures computed, or ``failures_df``)."""
+    return evaluate_constraints(
+        effective_df,
+        topics_df,
+        cluster_df,
+        compiled,
+        target=inputs.target,
+        run_id=uuid.uuid4().hex,
+        run_ts=datetime.now(UTC),
+        dynamic_scope_df=inputs.scopes_df,
+        failures_df=failures_df,
+        keep=inputs.keep(),  # the boundaries the audit job holds, held as it holds them (jobs.stages)
+    )
+
+
 def evaluation_step(
     spark: SparkSession,
     inputs: EvalInputs,
@@ -180,17 +204,7 @@ def evaluation_step(
     def run() -> int:
         validate_with_spark(compiled, spark)
         with inputs.as_audited(spark):
-            violations_df = evaluate_constraints(
-                auditable(inputs),
-                topics_df,
-                cluster_df,
-                compiled,
-                target=inputs.target,
-                run_id=uuid.uuid4().hex,
-                run_ts=datetime.now(UTC),
-                dynamic_scope_df=inputs.scopes_df,
-                keep=inputs.keep(),  # the boundaries the audit job holds, held as it holds them (jobs.stages)
-            )
+            violations_df = violations(inputs, compiled, auditable(inputs), topics_df, cluster_df)
             inputs.out.ensure(table, VIOLATIONS)
             return inputs.out.overwrite(table, violations_df)
 

@@ -25,21 +25,20 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 
-from benchmarks.evaluation import EvalInputs, auditable
+from benchmarks.evaluation import EvalInputs, auditable, violations
 from benchmarks.measure import DriverMemory, Step, measure
-from benchmarks.pyvalidator import failure
+from benchmarks.pyvalidator import Pair, failure
 from jobs.quality_gx import guard_spark_connect_import
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.violations import VIOLATIONS
-from transforms.constraints.evaluate import evaluate_constraints, single_key_failures, single_key_pairs
+from transforms.constraints.evaluate import single_key_failures, single_key_pairs
 from transforms.constraints.selection import active_at
 
 
@@ -70,7 +69,7 @@ _FAILURE: Final = StructType(
         StructField("elements", ArrayType(StringType())),
     ]
 )
-# the rule table's columns failure() reads, then the row's (``single_key_pairs``)
+# the joined pair's columns, in Pair's order: the rule table's, then the row's (``single_key_pairs``)
 _FAILURE_INPUTS: Final = (
     "rule_kind",
     "rule_num_a",
@@ -97,7 +96,7 @@ def python_udf_step(
     """The product's evaluation of ``checks`` with each verdict from a row-at-a-time Python UDF, written to Delta;
     then the rows that differ from the product's own table ``product_table`` (both directions, run columns left
     out)."""
-    judge = F.udf(failure, _FAILURE, useArrow=False)
+    judge = F.udf(lambda *pair: failure(Pair(*pair)), _FAILURE, useArrow=False)
     topics_df = inputs.store.read("topics")
     cluster_df = inputs.store.read("cluster_state")
     table = "bench_python_udf"
@@ -108,18 +107,7 @@ def python_udf_step(
             pairs_df = single_key_pairs(effective_df, cluster_df, checks, inputs.target.level)
             judged_df = pairs_df.select("*", judge(*_FAILURE_INPUTS).alias("violation"))
             failures_df = single_key_failures(judged_df.select("*", F.col("violation.elements").alias("v_elems")))
-            violations_df = evaluate_constraints(
-                effective_df,
-                topics_df,
-                cluster_df,
-                checks,
-                target=inputs.target,
-                run_id=uuid.uuid4().hex,
-                run_ts=datetime.now(UTC),
-                dynamic_scope_df=inputs.scopes_df,
-                failures_df=failures_df,
-                keep=inputs.keep(),
-            )
+            violations_df = violations(inputs, checks, effective_df, topics_df, cluster_df, failures_df=failures_df)
             inputs.out.ensure(table, VIOLATIONS)
             return inputs.out.overwrite(table, violations_df)
 

@@ -14,7 +14,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, NamedTuple
 
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from transforms.constraints.rule_table import check_rule_rows
@@ -68,21 +68,26 @@ def kafka_list(value: str) -> list[str]:
 Verdict = tuple[str, str | None] | None  # (violation code, detail) when the value fails, None when it passes
 
 
-def verdict(
-    kind: str,
-    num_a: float | None,
-    num_b: float | None,
-    values: Sequence[str],
-    values_num: Sequence[float],
-    pattern: str | None,
-    rule_type: str | None,
-    value: str | None,
-    config_type: str | None,
-    is_sensitive: bool,
-) -> Verdict:
-    """One (row, rule) pair's verdict, what ``checks.check_violation`` gives for it: the rule's parameters as the
-    rule table holds them (``rule_table.check_rule_rows``: lower / upper bound, values, their plain numbers, the
-    anchored pattern, the upper-case type) and the row's value, ConfigDef type and sensitivity."""
+class Pair(NamedTuple):
+    """One (row, rule) pair as the verdict reads it: the rule's parameters as the rule table holds them
+    (``rule_table.check_rule_rows``: kind, lower / upper bound, values, their plain numbers, the anchored pattern, the
+    upper-case type), then the row's value, ConfigDef type and sensitivity."""
+
+    kind: str
+    num_a: float | None
+    num_b: float | None
+    values: Sequence[str]
+    values_num: Sequence[float]
+    pattern: str | None
+    rule_type: str | None
+    value: str | None
+    config_type: str | None
+    is_sensitive: bool
+
+
+def verdict(pair: Pair) -> Verdict:
+    """The pair's verdict, what ``checks.check_violation`` gives for it."""
+    kind, num_a, num_b, values, values_num, pattern, rule_type, value, config_type, is_sensitive = pair
     if kind == "not_null":
         return ("NULL_VALUE", None) if value is None else None
     if is_sensitive:
@@ -153,26 +158,15 @@ def verdict(
 Failure = tuple[str, str | None, list[str] | None] | None  # verdict + the list elements the remediation reads
 
 
-def failure(
-    kind: str,
-    num_a: float | None,
-    num_b: float | None,
-    values: Sequence[str],
-    values_num: Sequence[float],
-    pattern: str | None,
-    rule_type: str | None,
-    value: str | None,
-    config_type: str | None,
-    is_sensitive: bool,
-) -> Failure:
+def failure(pair: Pair) -> Failure:
     """``verdict`` with the value's list elements when the pair fails (``with_parsed_value``'s ``v_elems``: only
     for the list kinds, and for ``in`` / ``not_in`` / ``regex`` on a LIST key), as the remediation reads them."""
-    found = verdict(kind, num_a, num_b, values, values_num, pattern, rule_type, value, config_type, is_sensitive)
+    found = verdict(pair)
     if found is None:
         return None
-    is_list = (config_type or "").upper() == "LIST"
-    needs_elements = kind in LIST_KINDS or (kind in ("in", "not_in", "regex") and is_list)
-    return (*found, kafka_list(value) if needs_elements and value is not None else None)
+    is_list = (pair.config_type or "").upper() == "LIST"
+    needs_elements = pair.kind in LIST_KINDS or (pair.kind in ("in", "not_in", "regex") and is_list)
+    return (*found, kafka_list(pair.value) if needs_elements and pair.value is not None else None)
 
 
 def _distinct(items: list[str]) -> list[str]:
@@ -192,13 +186,9 @@ def make_validator(rule: CompiledConstraint) -> Callable[[str | None, str | None
     ``(value, config_type, is_sensitive) -> verdict``."""
     catalog = CompiledCatalog(sources=(), rules=(rule,), max_level=0, fingerprint="")
     (row,) = check_rule_rows(catalog)
-    params = dict(zip(_RULE_COLUMNS, row[3:10], strict=True))
+    params = row[3:10]  # CHECK_RULES_DDL's rule_kind .. rule_type: Pair's first seven fields
 
     def validate(value: str | None, config_type: str | None, is_sensitive: bool) -> Verdict:
-        return verdict(**params, value=value, config_type=config_type, is_sensitive=is_sensitive)
+        return verdict(Pair._make((*params, value, config_type, is_sensitive)))
 
     return validate
-
-
-# check_rule_rows' columns 3..9 (CHECK_RULES_DDL: rule_kind .. rule_type) as ``verdict``'s parameters
-_RULE_COLUMNS: Final = ("kind", "num_a", "num_b", "values", "values_num", "pattern", "rule_type")

@@ -12,7 +12,7 @@ from pyspark.sql import SparkSession
 from benchmarks.catalogs import sized_catalog
 from benchmarks.exports import export_cluster
 from benchmarks.jobcount import stage_of
-from benchmarks.pyvalidator import kafka_list, make_validator, parse_number, verdict
+from benchmarks.pyvalidator import Pair, kafka_list, make_validator, parse_number, verdict
 from benchmarks.report import gate_lines, markdown, size_targets, target
 from benchmarks.sizes import SIZES, parse_sizes
 from schemas.constraints import Check, CompiledCatalog, CompiledConstraint, Constraint, ConstraintCatalog
@@ -107,7 +107,7 @@ def test_the_python_verdicts_are_the_products_verdicts(spark: SparkSession) -> N
     )
     native = {r["case"]: (None if r["v"] is None else (r["v"]["code"], r["v"]["detail"])) for r in judged}
     assert native == {i: expected for i, (_, _, _, expected) in enumerate(CASES)}
-    assert [verdict(*row[1:]) for row in rows] == [expected for _, _, _, expected in CASES]
+    assert [verdict(Pair(*row[1:])) for row in rows] == [expected for _, _, _, expected in CASES]
 
 
 def test_number_parsing_and_list_splitting_match_java() -> None:

@@ -237,17 +237,6 @@ def _single_key_pairs(
     return _level_filter(joined_df, cluster_df, target_level, level_ranks)
 
 
-def _single_key_failures(
-    effective_df: DataFrame,
-    cluster_df: DataFrame,
-    tables: RuleTables,
-    target_level: int | None,
-    level_ranks: Sequence[int],
-) -> DataFrame:
-    pairs_df = _single_key_pairs(effective_df, cluster_df, tables, target_level, level_ranks)
-    return single_key_failures(pairs_df.transform(with_parsed_value).select("*", check_violation().alias("violation")))
-
-
 def _context_keys(rules: Sequence[CompiledConstraint]) -> dict[str, list[str] | None]:
     """Per resource type, the keys its expressions read (sorted), or None when the whole entity is needed.
 
@@ -459,7 +448,10 @@ def _failures(
 ) -> DataFrame:
     """Every failing (row, rule) pair, FAILURE_COLUMNS; restricted to rules applying at the target or the
     current level when ``target_level`` is given, else for all levels."""
-    failures_df = _single_key_failures(effective_df, cluster_df, tables, target_level, rules.level_release_ranks)
+    pairs_df = _single_key_pairs(effective_df, cluster_df, tables, target_level, rules.level_release_ranks)
+    failures_df = single_key_failures(
+        pairs_df.transform(with_parsed_value).select("*", check_violation().alias("violation"))
+    )
     expr_df = _expression_failures(effective_df, topics_df, cluster_df, rules, tables, target_level)
     return failures_df if expr_df is None else failures_df.unionByName(expr_df)
 
