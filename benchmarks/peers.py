@@ -36,25 +36,14 @@ from benchmarks.measure import DriverMemory, Step, measure
 from benchmarks.pyvalidator import Pair, failure
 from jobs.quality_gx import guard_spark_connect_import
 from schemas.constraints import CompiledCatalog, CompiledConstraint
-from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.violations import VIOLATIONS
-from transforms.constraints.evaluate import single_key_failures, single_key_pairs
+from transforms.constraints.evaluate import single_key_failures, single_key_pairs, single_key_rows
 from transforms.constraints.selection import active_at
 
 
 def applicable_checks(compiled: CompiledCatalog, level: int) -> list[CompiledConstraint]:
     """Single-key rules KIP-1294 selects at ``level``."""
     return [r for r in active_at(compiled, level) if r.constraint.check is not None]
-
-
-def judged_rows(auditable_df: DataFrame) -> DataFrame:
-    """The rows single-key rules judge: everything but inherited topic and group values."""
-    rtype, source = F.col("resource_type"), F.col("source")
-    is_topic_override = (rtype == ResourceType.TOPIC) & (source == ConfigSource.DYNAMIC_TOPIC_CONFIG)
-    is_group_override = (rtype == ResourceType.GROUP) & (source == ConfigSource.DYNAMIC_GROUP_CONFIG)
-    return auditable_df.filter(
-        ~rtype.isin(ResourceType.TOPIC, ResourceType.GROUP) | is_topic_override | is_group_override
-    )
 
 
 def checks_only(compiled: CompiledCatalog) -> CompiledCatalog:
@@ -196,7 +185,7 @@ def great_expectations_step(
     picked = sample_rules(rules, sample)
 
     def frame() -> DataFrame:
-        rows_df = judged_rows(auditable(inputs))
+        rows_df = single_key_rows(auditable(inputs))
         return rows_df.select(
             "resource_type",
             "config_name",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
 from schemas.constraints import CompiledCatalog, CompiledConstraint
+from transforms.constraints.checks import LIST_KINDS, NUMERIC_TYPES
 from transforms.constraints.rule_table import check_rule_rows
 
 _JAVA_INT: Final = re.compile(r"[+-]?[0-9]+")
@@ -28,8 +29,6 @@ _JAVA_CLASS: Final = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-
 _LIST_SEPARATOR: Final = re.compile(r"\s*,\s*")
 _LEADING_FLAGS: Final = re.compile(r"^\^\(\?:\(\?([imsx]+)\)")
 _INT_RANGES: Final = {"INT": 31, "SHORT": 15, "LONG": 63}
-NUMERIC_TYPES: Final = ("INT", "SHORT", "LONG", "DOUBLE")
-LIST_KINDS: Final = ("non_empty_list", "no_duplicates", "no_empty_elements")
 
 
 def java_trim(value: str) -> str:
@@ -93,9 +92,8 @@ def verdict(pair: Pair) -> Verdict:
     if is_sensitive:
         return None
     ctype = (config_type or "").upper()
-    num_type = (
-        (rule_type.upper() if rule_type else None) if kind == "type" else (config_type.upper() if config_type else None)
-    )
+    typed = rule_type if kind == "type" else config_type  # with_parsed_value's v_num_type
+    num_type = typed.upper() if typed is not None else None
     is_list = ctype == "LIST"
     if kind in ("min", "max", "between"):
         if value is None:

@@ -46,6 +46,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     from jobs import audit
     from jobs import synth as synth_job
     from synthetic.spec import FleetSpec
+    from transforms.constraints.evaluate import single_key_rows
 
     size = SIZES[size_name]
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -143,7 +144,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
         "files": synth_result.files,
         "bytes": synth_result.bytes,
         **counts,
-        "judged_rows": peers.judged_rows(evaluation.auditable(inputs)).count(),
+        "judged_rows": single_key_rows(evaluation.auditable(inputs)).count(),
     }
     result: dict[str, Any] = {
         "size": {

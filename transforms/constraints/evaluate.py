@@ -92,6 +92,7 @@ __all__ = [
     "highest_safe_levels",
     "single_key_failures",
     "single_key_pairs",
+    "single_key_rows",
     "violations_by_level",
 ]
 
@@ -209,6 +210,16 @@ def single_key_failures(judged_df: DataFrame) -> DataFrame:
     )
 
 
+def single_key_rows(effective_df: DataFrame) -> DataFrame:
+    """The rows single-key rules judge: every row but inherited TOPIC and GROUP values (an inherited topic value is
+    judged once, on the broker row it comes from)."""
+    rtype, source = F.col("resource_type"), F.col("source")
+    is_topic_override = (rtype == ResourceType.TOPIC) & (source == ConfigSource.DYNAMIC_TOPIC_CONFIG)
+    is_group_override = (rtype == ResourceType.GROUP) & (source == ConfigSource.DYNAMIC_GROUP_CONFIG)
+    is_inheritable = rtype.isin(ResourceType.TOPIC, ResourceType.GROUP)
+    return effective_df.filter(~is_inheritable | is_topic_override | is_group_override)
+
+
 def _single_key_pairs(
     effective_df: DataFrame,
     cluster_df: DataFrame,
@@ -216,11 +227,7 @@ def _single_key_pairs(
     target_level: int | None,
     level_ranks: Sequence[int],
 ) -> DataFrame:
-    rtype, source = F.col("resource_type"), F.col("source")
-    is_topic_override = (rtype == ResourceType.TOPIC) & (source == ConfigSource.DYNAMIC_TOPIC_CONFIG)
-    is_group_override = (rtype == ResourceType.GROUP) & (source == ConfigSource.DYNAMIC_GROUP_CONFIG)
-    is_inheritable = rtype.isin(ResourceType.TOPIC, ResourceType.GROUP)
-    rows_df = effective_df.filter(~is_inheritable | is_topic_override | is_group_override).select(
+    rows_df = single_key_rows(effective_df).select(
         *ENTITY,
         "node_id",
         "config_name",
