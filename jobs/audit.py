@@ -424,7 +424,7 @@ def _replay_and_resolve(
 
     clusters = scope.clusters
     with stage(spark, f"replaying {len(clusters)} cluster(s)"):
-        # the replay stream and every silver frame are computed once and held (jobs.stages: local relations for a
+        # the replay pass and every silver frame are computed once and held (jobs.stages: local relations for a
         # small input, else local checkpoints); each silver table is written from the held frame and later stages
         # continue from the same frames, nothing is read back
         replayed = replay_state(
@@ -435,7 +435,7 @@ def _replay_and_resolve(
             as_of_time=settings.as_of_time,
             keep=Checkpoints(local_rows=scope.local_rows),
         )
-        records_read = row_count(replayed.replay_stream)
+        records_read = sum(row["records"] for row in replayed.replay_counts.collect())
         # what the silver tables hold, in their columns: one row per topic name (also kept: read by every stage)
         silver_frames = {
             name: getattr(replayed, name).select(*STATE_TABLES[name].names)

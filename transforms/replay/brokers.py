@@ -40,7 +40,7 @@ from schemas.kafka_vocabulary import ResourceType
 from schemas.metadata_version import MetadataVersionTable
 from schemas.silver import BROKER_STATIC_CONFIGS, BROKERS, CONTROLLERS
 from transforms.finding_rows import finding_rows
-from transforms.replay.payloads import filter_parsed
+from transforms.replay.cluster_pass import output
 
 
 def release_of_level(level: Column, mv_table: MetadataVersionTable) -> Column:
@@ -78,81 +78,6 @@ def release_candidates(features: Column, mv_table: MetadataVersionTable) -> Colu
     return F.when(says_something, F.transform(matching, lambda r: r["release"]))
 
 
-def _mv_range(features: Column) -> Column:
-    """The ``metadata.version`` element of a feature array (NULL when absent)."""
-    mv = F.filter(features, lambda f: f["name"] == F.lit("metadata.version"))
-    return F.try_element_at(mv, F.lit(1))
-
-
-def _registrations(applied_df: DataFrame) -> DataFrame:
-    """The current registration of every registered broker id."""
-    unregistered_df = (
-        filter_parsed(applied_df, "UNREGISTER_BROKER_RECORD")
-        .where(F.col("p.brokerId").isNotNull())
-        .groupBy("cluster_id", F.col("p.brokerId").alias("node_id"))
-        .agg(F.max("seq").alias("unregistered_seq"))
-    )
-    return (
-        filter_parsed(applied_df, "REGISTER_BROKER_RECORD")
-        .where(F.col("p.brokerId").isNotNull())
-        .groupBy("cluster_id", F.col("p.brokerId").alias("node_id"))
-        .agg(F.max_by(F.struct("seq", "offset", "record_version", "p"), F.col("seq")).alias("reg"))
-        .join(unregistered_df, on=["cluster_id", "node_id"], how="left")
-        .where(F.col("unregistered_seq").isNull() | (F.col("unregistered_seq") < F.col("reg.seq")))
-        .select("cluster_id", "node_id", "reg")
-    )
-
-
-def _state_changes(applied_df: DataFrame) -> DataFrame:
-    """``(cluster_id, node_id, epoch, seq, fence, shutdown)``: fencing and controlled-shutdown changes."""
-    fence_df = filter_parsed(applied_df, "FENCE_BROKER_RECORD").select(
-        "cluster_id",
-        F.col("p.id").alias("node_id"),
-        F.col("p.epoch").alias("epoch"),
-        "seq",
-        F.lit(True).alias("fence"),
-        F.lit(None).cast("boolean").alias("shutdown"),
-    )
-    unfence_df = filter_parsed(applied_df, "UNFENCE_BROKER_RECORD").select(
-        "cluster_id",
-        F.col("p.id").alias("node_id"),
-        F.col("p.epoch").alias("epoch"),
-        "seq",
-        F.lit(False).alias("fence"),
-        F.lit(None).cast("boolean").alias("shutdown"),
-    )
-    fenced = F.col("p.fenced")
-    change_df = filter_parsed(applied_df, "BROKER_REGISTRATION_CHANGE_RECORD").select(
-        "cluster_id",
-        F.col("p.brokerId").alias("node_id"),
-        F.col("p.brokerEpoch").alias("epoch"),
-        "seq",
-        F.when(fenced == 1, F.lit(True)).when(fenced == -1, F.lit(False)).alias("fence"),
-        F.when(F.col("p.inControlledShutdown") == 1, F.lit(True)).alias("shutdown"),
-    )
-    return fence_df.unionByName(unfence_df).unionByName(change_df).where(F.col("node_id").isNotNull())
-
-
-def _current_brokers(applied_df: DataFrame) -> DataFrame:
-    """Registrations with their fencing state applied: ``(cluster_id, node_id, reg, fence, shutdown)``."""
-    regs_df = _registrations(applied_df)
-    applies = (F.col("c.seq") > F.col("r.reg.seq")) & (
-        F.col("c.epoch").isNull() | (F.col("c.epoch") == F.col("r.reg.p.brokerEpoch"))
-    )
-    changes_df = (
-        _state_changes(applied_df)
-        .alias("c")
-        .join(regs_df.alias("r"), on=["cluster_id", "node_id"], how="inner")
-        .where(applies)
-        .groupBy("cluster_id", "node_id")
-        .agg(
-            F.max_by(F.col("c.fence"), F.when(F.col("c.fence").isNotNull(), F.col("c.seq"))).alias("fence"),
-            F.max(F.col("c.shutdown")).alias("shutdown"),
-        )
-    )
-    return regs_df.join(changes_df, on=["cluster_id", "node_id"], how="left")
-
-
 def _file_static_configs(static_configs_df: DataFrame) -> DataFrame:
     """``--static-config`` rows of the first file per node: ``(cluster_id, node_id, name, value, value_hash)``."""
     first_file_df = static_configs_df.groupBy("cluster_id", "node_id").agg(F.min("source_file").alias("source_file"))
@@ -161,60 +86,47 @@ def _file_static_configs(static_configs_df: DataFrame) -> DataFrame:
     )
 
 
-def to_brokers(applied_df: DataFrame, static_configs_df: DataFrame, *, mv_table: MetadataVersionTable) -> DataFrame:
-    """Silver ``BROKERS`` from the parsed applied records (``with_parsed_payloads``) and bronze
-    ``STATIC_CONFIGS``."""
+def _registered(pass_df: DataFrame) -> DataFrame:
+    """The current registration of every registered broker (the pass's ``broker`` output)."""
+    return output(pass_df, "broker")
+
+
+def to_brokers(pass_df: DataFrame, static_configs_df: DataFrame, *, mv_table: MetadataVersionTable) -> DataFrame:
+    """Silver ``BROKERS`` from the replay pass (``transforms.replay.cluster_pass``) and bronze ``STATIC_CONFIGS``."""
     file_nodes_df = (
         static_configs_df.select("cluster_id", "node_id").distinct().select("*", F.lit(True).alias("has_file"))
     )
-    mv = _mv_range(F.col("reg.p.features"))
-    candidates = release_candidates(F.col("reg.p.features"), mv_table)
-    by_mv = release_of_level(mv["maxSupportedVersion"], mv_table)
+    candidates = release_candidates(F.col("features"), mv_table)
+    by_mv = release_of_level(F.col("max_supported_mv"), mv_table)
     inferred = F.coalesce(F.try_element_at(candidates, F.lit(1)), by_mv)
-    has_registration_configs = F.coalesce(F.size(F.col("reg.p.staticConfigs")) > 0, F.lit(False))
     return (
-        _current_brokers(applied_df)
+        _registered(pass_df)
         .join(file_nodes_df, on=["cluster_id", "node_id"], how="left")
         .select(
-            F.col("cluster_id"),
-            F.col("node_id"),
-            F.col("reg.p.incarnationId").alias("incarnation_id"),
-            F.col("reg.p.brokerEpoch").alias("broker_epoch"),
-            F.col("reg.p.rack").alias("rack"),
-            F.coalesce(F.col("fence"), F.col("reg.p.fenced"), F.lit(True)).alias("fenced"),
-            F.coalesce(F.col("shutdown"), F.col("reg.p.inControlledShutdown"), F.lit(False)).alias(
-                "in_controlled_shutdown"
-            ),
-            mv["minSupportedVersion"].alias("min_supported_mv"),
-            mv["maxSupportedVersion"].alias("max_supported_mv"),
+            "*",
             inferred.alias("kafka_release"),
             candidates.alias("release_candidates"),
-            F.col("reg.record_version").alias("registration_version"),
-            (has_registration_configs | F.coalesce(F.col("has_file"), F.lit(False))).alias("has_static_configs"),
-            F.col("reg.offset").alias("registration_offset"),
+            (F.col("has_registration_configs") | F.coalesce(F.col("has_file"), F.lit(False))).alias(
+                "has_static_configs"
+            ),
         )
         .select(*BROKERS.fieldNames())
     )
 
 
-def to_broker_static_configs(applied_df: DataFrame, static_configs_df: DataFrame) -> DataFrame:
+def to_broker_static_configs(pass_df: DataFrame, static_configs_df: DataFrame) -> DataFrame:
     """Silver ``BROKER_STATIC_CONFIGS`` of the registered brokers and of controller-only nodes with a file."""
-    regs_df = _registrations(applied_df)
-    from_registration_df = (
-        regs_df.where(F.size(F.col("reg.p.staticConfigs")) > 0)
-        .select("cluster_id", "node_id", "reg.offset", F.posexplode("reg.p.staticConfigs").alias("pos", "c"))
-        .where(F.col("c.name").isNotNull())
-        .groupBy("cluster_id", "node_id", F.col("c.name").alias("name"))
-        .agg(F.max_by(F.struct("c", "offset"), F.col("pos")).alias("e"))
-        .select(
-            "cluster_id",
-            "node_id",
-            "name",
-            F.col("e.c.value").alias("value"),
-            F.col("e.c.valueHash").alias("value_hash"),
-            F.lit("REGISTRATION").alias("origin"),
-            F.col("e.offset").alias("source_offset"),
-        )
+    regs_df = _registered(pass_df)
+    from_registration_df = regs_df.select(
+        "cluster_id", "node_id", "registration_offset", F.explode("static_configs").alias("c")
+    ).select(
+        "cluster_id",
+        "node_id",
+        F.col("c.name").alias("name"),
+        F.col("c.value").alias("value"),
+        F.col("c.valueHash").alias("value_hash"),
+        F.lit("REGISTRATION").alias("origin"),
+        F.col("registration_offset").alias("source_offset"),
     )
     from_file_df = (
         _file_static_configs(static_configs_df)
@@ -272,32 +184,10 @@ def _controller_file_nodes(static_configs_df: DataFrame, regs_df: DataFrame) -> 
     )
 
 
-def to_controllers(applied_df: DataFrame) -> DataFrame:
-    """Silver ``CONTROLLERS``: newest ``REGISTER_CONTROLLER_RECORD`` per id, minus later unregistrations."""
-    unregistered_df = (
-        filter_parsed(applied_df, "UNREGISTER_CONTROLLER_RECORD")
-        .where(F.col("p.controllerId").isNotNull())
-        .groupBy("cluster_id", F.col("p.controllerId").alias("controller_id"))
-        .agg(F.max("seq").alias("unregistered_seq"))
-    )
-    mv = _mv_range(F.col("reg.p.features"))
-    return (
-        filter_parsed(applied_df, "REGISTER_CONTROLLER_RECORD")
-        .where(F.col("p.controllerId").isNotNull())
-        .groupBy("cluster_id", F.col("p.controllerId").alias("controller_id"))
-        .agg(F.max_by(F.struct("seq", "offset", "p"), F.col("seq")).alias("reg"))
-        .join(unregistered_df, on=["cluster_id", "controller_id"], how="left")
-        .where(F.col("unregistered_seq").isNull() | (F.col("unregistered_seq") < F.col("reg.seq")))
-        .select(
-            F.col("cluster_id"),
-            F.col("controller_id"),
-            F.col("reg.p.incarnationId").alias("incarnation_id"),
-            mv["minSupportedVersion"].alias("min_supported_mv"),
-            mv["maxSupportedVersion"].alias("max_supported_mv"),
-            F.col("reg.offset").alias("registration_offset"),
-        )
-        .select(*CONTROLLERS.fieldNames())
-    )
+def to_controllers(pass_df: DataFrame) -> DataFrame:
+    """Silver ``CONTROLLERS``: newest ``REGISTER_CONTROLLER_RECORD`` per id, minus later unregistrations (the replay
+    pass's ``controller`` output)."""
+    return output(pass_df, "controller").select(*CONTROLLERS.fieldNames())
 
 
 def ambiguous_release_findings(brokers_df: DataFrame, *, kafka_version: str | None) -> DataFrame:

@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from schemas.gold import FINDING_ROWS
-from schemas.replay import APPLIED_RECORDS, REPLAY_STREAM
+from schemas.replay import REPLAY_COUNTS
 from schemas.silver import CLUSTER_STATE, CONTROLLERS, FEATURES
 from transforms.replay.state import ReplayResult
 from transforms.whatif.changes import ConfigLayers
@@ -77,8 +77,7 @@ def resolution_state(
         controllers=controllers if controllers is not None else empty(CONTROLLERS),
         cluster_state=cluster_state if cluster_state is not None else empty(CLUSTER_STATE),
         findings=empty(FINDING_ROWS),
-        applied_records=empty(APPLIED_RECORDS),
-        replay_stream=empty(REPLAY_STREAM),
+        replay_counts=empty(REPLAY_COUNTS),
     )
 
 

@@ -26,7 +26,7 @@ from tests.transforms.replay.bronze_rows import (
     topic_config,
 )
 from transforms.replay import ReplayResult, replay_state
-from transforms.replay.ordering import to_replay_bounds
+from transforms.replay.cluster_pass import output, replay_pass
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("interpreted_spark")]
 
@@ -114,24 +114,24 @@ def test_as_of_offset_chooses_snapshot_and_stops_log(
 
 
 @pytest.mark.parametrize("as_of_time", [None, datetime(2023, 11, 14, 22, 13, 35, tzinfo=UTC)], ids=["no-time", "time"])
-def test_the_bounds_read_the_bronze_records_once(
+def test_the_replay_reads_the_bronze_records_once(
     spark: SparkSession, tmp_path: Path, as_of_time: datetime | None
 ) -> None:
-    """The clusters, their snapshots and the as-of-time stop come from one aggregate of the records: the bronze
-    table is scanned once (at L a scan of 1.8 M records is seconds). Counted in the physical plan without adaptive
-    execution, which shows the whole plan."""
+    """The bounds, the stream and every silver output come from one pass over the records: the bronze table is
+    scanned once (at L a scan of 1.8 M records is seconds). Counted in the physical plan without adaptive execution,
+    which shows the whole plan."""
     snap10 = _snapshot(spark, 10, [broker_config(0, "", "a", "ten")])
     log = records(spark, [broker_config(15, "", "a", "log-15"), broker_config(25, "", "a", "log-25")])
     path = str(tmp_path / "records")
     _union([snap10, log]).write.parquet(path)
     with session_settings(spark, {"spark.sql.adaptive.enabled": "false"}):
-        bounds_df = to_replay_bounds(spark.read.parquet(path), as_of_time=as_of_time)
-        leaves = bounds_df._jdf.queryExecution().executedPlan().collectLeaves()
+        pass_df = replay_pass(spark.read.parquet(path), as_of_offset=None, as_of_time=as_of_time)
+        leaves = pass_df._jdf.queryExecution().executedPlan().collectLeaves()
         names = [str(leaves.apply(i).nodeName()) for i in range(leaves.size())]
-        rows = bounds_df.collect()
+        rows = output(pass_df, "cluster").collect()
     assert [n for n in names if n.startswith("Scan")] == ["Scan parquet "], names
     # the log record at offset 25 is stamped 1_700_000_025_000 ms, after the time bound: replay stops before it
-    assert [(r.snapshot_end_offset, r.upper_offset) for r in rows] == [(10, None if as_of_time is None else 24)]
+    assert [(r.snapshot_end_offset, r.last_offset) for r in rows] == [(10, 25 if as_of_time is None else 15)]
 
 
 def test_negative_as_of_offset_is_a_usage_error(spark: SparkSession, mv_table: MetadataVersionTable) -> None:
