@@ -26,7 +26,7 @@ zeros dropped, ``-0.0`` → ``0``); other numbers as Java's double (``1e2`` → 
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import json
 import math
 import re
@@ -36,7 +36,7 @@ from typing import Any, Final
 __all__ = ["NO_VALUE", "Fields", "Spec", "has_raw", "java_double", "normal_form", "parse", "read_fields", "type_spec"]
 
 
-class _Pairs(list):  # type: ignore[type-arg]
+class _Pairs(list[tuple[str, Any]]):
     """A JSON object as its (key, value) pairs in text order (repeated keys kept)."""
 
     __slots__ = ()
@@ -159,8 +159,8 @@ def _convert(value: Any, spec: Spec) -> Any:
         if isinstance(value, _Float) or (type(value) is int) or isinstance(value, float):
             try:
                 return float(value)
-            except OverflowError:
-                return math.inf if value > 0 else -math.inf
+            except OverflowError:  # an integer beyond the double range
+                return math.inf if int(value) > 0 else -math.inf
         if isinstance(value, str) and value in _SPECIAL_DOUBLES:
             return _SPECIAL_DOUBLES[value]
         raise _Fail
@@ -179,14 +179,21 @@ def _convert(value: Any, spec: Spec) -> Any:
 
 
 def _object(pairs: _Pairs, fields: tuple[tuple[str, Spec], ...]) -> Fields:
-    specs = dict(fields)
+    specs = _field_specs(fields)
     row: Fields = dict.fromkeys(specs)
     for key, value in pairs:
         spec = specs.get(key)
         if spec is not None:
-            with contextlib.suppress(_Fail):  # a value that does not convert leaves the field as it was
+            try:
                 row[key] = _convert(value, spec)
+            except _Fail:  # a value that does not convert leaves the field as it was
+                continue
     return row
+
+
+@functools.cache
+def _field_specs(fields: tuple[tuple[str, Spec], ...]) -> dict[str, Spec]:
+    return dict(fields)
 
 
 def read_fields(parsed: Any, fields: tuple[tuple[str, Spec], ...]) -> Fields:

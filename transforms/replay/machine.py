@@ -14,6 +14,7 @@ where a payload is read.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -132,6 +133,7 @@ class Bounds:
     upper_offset: int | None
 
 
+@functools.lru_cache(maxsize=4096)
 def _snapshot_epoch(source_file: str) -> int:
     match = _SNAPSHOT_EPOCH.search(source_file)
     return int(match.group(1)) if match else -1

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
 from schemas.silver import TOPICS
 from transforms.replay.cluster_pass import output
@@ -31,4 +32,7 @@ from transforms.replay.cluster_pass import output
 
 def to_topics(pass_df: DataFrame) -> DataFrame:
     """Silver ``TOPICS`` from the replay pass (``transforms.replay.cluster_pass``)."""
-    return output(pass_df, "topic").select(*TOPICS.fieldNames())
+    # array_compact: the pass's nodes are never NULL, and the table's array says so (containsNull false)
+    return output(pass_df, "topic").select(
+        *[F.array_compact(name).alias(name) if name == "replica_nodes" else F.col(name) for name in TOPICS.fieldNames()]
+    )
