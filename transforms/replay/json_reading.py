@@ -183,7 +183,14 @@ def _object(pairs: _Pairs, fields: tuple[tuple[str, Spec], ...]) -> Fields:
     row: Fields = dict.fromkeys(specs)
     for key, value in pairs:
         spec = specs.get(key)
-        if spec is not None:
+        if spec is None:
+            continue
+        kind = type(value)  # the common cases first: a string or an int where one is wanted, a JSON null
+        if (kind is str and spec == "string") or value is None:
+            row[key] = value
+        elif kind is int and spec == "int" and _INT[0] <= value <= _INT[1]:
+            row[key] = value
+        else:
             try:
                 row[key] = _convert(value, spec)
             except _Fail:  # a value that does not convert leaves the field as it was

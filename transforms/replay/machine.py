@@ -198,18 +198,7 @@ def choose_bounds(
     return chosen
 
 
-@dataclass
-class _Copy:
-    index: int
-    leader_epoch: int | None
-    source_file: str
-    record_type: str
-    payload: str
-    timestamp_us: int | None
-    record_version: int | None
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Entry:
     """One position of the stream: its kept copy and what replay decided."""
 
@@ -226,102 +215,104 @@ class _Entry:
     conflict_files: tuple[str, ...] | None
 
 
-def _kept_copy(copies: list[_Copy]) -> tuple[_Copy, tuple[str, ...] | None]:
-    """The copy applied at one position, and the sorted files of a conflict (None when the copies agree)."""
+def _none_last(value: Any) -> tuple[bool, Any]:
+    return (value is None, value if value is not None else 0)
+
+
+def _kept_copy(copies: list[int], columns: Mapping[str, Sequence[Any]]) -> tuple[int, tuple[str, ...] | None]:
+    """The copy (its row) applied at one position, and the sorted files of a conflict (None when the copies agree).
+
+    The highest leader epoch wins, then the first file name, then the smallest normal form; copies equal in all of
+    that are one file's repeated lines, and the first by their own columns is taken, so the choice does not depend
+    on the input's order."""
     if len(copies) == 1:
         return copies[0], None
+    types, payloads, files = columns["record_type"], columns["payload"], columns["source_file"]
     first = copies[0]
-    if all(c.record_type == first.record_type and c.payload == first.payload for c in copies):
-        normals = {id(c): c.payload for c in copies}
+    if all(types[i] == types[first] and payloads[i] == payloads[first] for i in copies):
+        normals = {i: payloads[i] for i in copies}
     else:
-        normals = {id(c): normal_form(c.payload) for c in copies}
+        normals = {i: normal_form(payloads[i]) for i in copies}
+    epochs, stamps, versions = columns["leader_epoch"], columns["timestamp_us"], columns["record_version"]
     kept = min(
         copies,
-        key=lambda c: (
-            c.leader_epoch is None,
-            -(c.leader_epoch or 0),
-            c.source_file,
-            normals[id(c)],
-            # copies equal in all of that are one file's repeated lines: any is right, the first by its own
-            # columns keeps the choice independent of the input's order
-            c.timestamp_us is None,
-            c.timestamp_us or 0,
-            c.record_version is None,
-            c.record_version or 0,
-            c.record_type,
-            c.payload,
+        key=lambda i: (
+            epochs[i] is None,
+            -(epochs[i] or 0),
+            files[i],
+            normals[i],
+            _none_last(stamps[i]),
+            _none_last(versions[i]),
+            types[i],
+            payloads[i],
         ),
     )
-    identities = {(c.record_type, normals[id(c)]) for c in copies}
-    conflict = tuple(sorted({c.source_file for c in copies})) if len(identities) > 1 else None
+    identities = {(types[i], normals[i]) for i in copies}
+    conflict = tuple(sorted({files[i] for i in copies})) if len(identities) > 1 else None
     return kept, conflict
 
 
 def replay_stream(columns: Mapping[str, Sequence[Any]], bounds: Bounds) -> list[_Entry]:
     """The de-duplicated data records inside the bounds, in replay order (snapshot first, then the log)."""
-    positions: dict[tuple[bool, int], list[_Copy]] = {}
+    positions: dict[tuple[bool, int], list[int]] = {}
     kinds = columns["input_kind"]
     files = columns["source_file"]
     offsets = columns["offset"]
     ends = columns["snapshot_end_offset"]
     controls = columns["is_control"]
-    epochs = columns["leader_epoch"]
-    types = columns["record_type"]
-    payloads = columns["payload"]
     snapshot_key = (bounds.snapshot_kind, bounds.snapshot_end_offset, bounds.snapshot_epoch)
+    low = bounds.snapshot_end_offset
+    high = bounds.upper_offset
     for index, kind in enumerate(kinds):
         if controls[index]:
             continue
         offset = offsets[index]
-        if kind in SNAPSHOT_KINDS:
-            if (
-                bounds.snapshot_kind is None
-                or (kind, _snapshot_end(kind, ends[index]), _snapshot_epoch(files[index])) != snapshot_key
-            ):
+        if kind in LOG_KINDS:
+            if (low is not None and offset < low) or (high is not None and offset > high):
                 continue
-            from_snapshot = True
-        elif kind in LOG_KINDS:
-            if bounds.snapshot_end_offset is not None and offset < bounds.snapshot_end_offset:
+            key = (False, offset)
+        elif kind in SNAPSHOT_KINDS:
+            if bounds.snapshot_kind is None:
                 continue
-            if bounds.upper_offset is not None and offset > bounds.upper_offset:
+            if (kind, _snapshot_end(kind, ends[index]), _snapshot_epoch(files[index])) != snapshot_key:
                 continue
-            from_snapshot = False
+            key = (True, offset)
         else:
             continue
-        positions.setdefault((from_snapshot, offset), []).append(
-            _Copy(
-                index,
-                epochs[index],
-                files[index],
-                types[index],
-                payloads[index],
-                columns["timestamp_us"][index],
-                columns["record_version"][index],
-            )
-        )
+        copies = positions.get(key)
+        if copies is None:
+            positions[key] = [index]
+        else:
+            copies.append(index)
     snapshot_position = (
         bounds.snapshot_end_offset - 1
         if bounds.snapshot_kind == "SNAPSHOT" and bounds.snapshot_end_offset is not None
         else None
     )
+    stamps, types, versions, payloads, unknown = (
+        columns["timestamp_us"],
+        columns["record_type"],
+        columns["record_version"],
+        columns["payload"],
+        columns["is_unknown"],
+    )
     stream = []
     for from_snapshot, file_offset in sorted(positions, key=lambda p: (not p[0], p[1])):
         copies = positions[(from_snapshot, file_offset)]
-        kept, conflict = _kept_copy(copies)
-        i = kept.index
+        i, conflict = _kept_copy(copies, columns)
         stream.append(
             _Entry(
-                from_snapshot=from_snapshot,
-                file_offset=file_offset,
-                offset=snapshot_position if from_snapshot else file_offset,
-                timestamp_us=None if from_snapshot else columns["timestamp_us"][i],
-                record_type=kept.record_type,
-                record_version=columns["record_version"][i],
-                payload=kept.payload,
-                is_unknown=bool(columns["is_unknown"][i]),
-                source_file=kept.source_file,
-                copies=len(copies),
-                conflict_files=conflict,
+                from_snapshot,
+                file_offset,
+                snapshot_position if from_snapshot else file_offset,
+                None if from_snapshot else stamps[i],
+                types[i],
+                versions[i],
+                payloads[i],
+                bool(unknown[i]),
+                files[i],
+                len(copies),
+                conflict,
             )
         )
     return stream
