@@ -98,7 +98,6 @@ def _struct(ddl: str) -> StructType:
 PASS_ROWS: Final = StructType(
     [StructField("cluster_id", StringType())] + [StructField(name, _struct(ddl)) for name, ddl in _OUTPUT_DDL.items()]
 )
-assert all(tuple(_struct(_OUTPUT_DDL[name]).fieldNames()) == fields for name, fields in OUTPUTS.items())
 
 
 def _micros(moment: datetime | None) -> int | None:

@@ -185,10 +185,13 @@ def _object(pairs: _Pairs, fields: tuple[tuple[str, Spec], ...]) -> Fields:
         spec = specs.get(key)
         if spec is None:
             continue
-        kind = type(value)  # the common cases first: a string or an int where one is wanted, a JSON null
-        if (kind is str and spec == "string") or value is None:
-            row[key] = value
-        elif kind is int and spec == "int" and _INT[0] <= value <= _INT[1]:
+        kind = type(value)  # the common cases first: a JSON null, a string or an int where one is wanted
+        as_it_is = (
+            value is None
+            or (kind is str and spec == "string")
+            or (kind is int and spec == "int" and _INT[0] <= value <= _INT[1])
+        )
+        if as_it_is:
             row[key] = value
         else:
             try:
