@@ -17,7 +17,7 @@ plans read its rows instead of carrying its lineage. A job holds a frame in one 
   gives).
 
 Why hold at all (rather than ``persist``): replay and resolution reuse the same frames many times (every silver
-table reads the replay stream, every effective resource type reads the brokers and their layers). Without a cut in
+table reads the replay pass, every effective resource type reads the brokers and their layers). Without a cut in
 the lineage Spark expands each reuse into a copy of the whole upstream plan: on a 17,000-record real log the
 effective-config plan ran the 1 GiB driver out of memory while being planned (also with ``persist``).
 

@@ -1,7 +1,7 @@
 """Stage boundaries: where a transform's plan reuses a frame, the caller decides how that frame is held.
 
 Transforms are pure plans: they never checkpoint, persist or run an action. Where one of their intermediate frames
-is read in several places of the plan they return (the replay stream by every silver frame, the broker layers by
+is read in several places of the plan they return (the replay pass by every silver frame, the broker layers by
 every effective resource type), they pass it through a ``Keep`` the caller gives, named for what it is. The
 default, ``as_planned``, keeps the plan as it is (tests, small inputs); a job passes a function that caches or
 checkpoints the frames it wants computed once (``jobs.stages``).
