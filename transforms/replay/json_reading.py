@@ -97,6 +97,17 @@ def _quoted(text: str) -> str:
     return '"' + _NEEDS_ESCAPE.sub(lambda m: _ESCAPES.get(m.group(), f"\\u{ord(m.group()):04X}"), text) + '"'
 
 
+def _literal(value: Any) -> str | None:
+    """``null``, ``true`` or ``false`` for those values; None for any other."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return None
+
+
 def _jackson_number(token: _Float) -> str:
     value = float(token)
     return f'"{java_double(value)}"' if math.isinf(value) or math.isnan(value) else java_double(value)
@@ -104,12 +115,9 @@ def _jackson_number(token: _Float) -> str:
 
 def _jackson_text(value: Any) -> str:
     """A parsed value as Jackson's ``copyCurrentStructure`` writes it (what ``from_json`` gives a string field)."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
+    literal = _literal(value)
+    if literal is not None:
+        return literal
     if isinstance(value, _Float):
         return _jackson_number(value)
     if isinstance(value, str):
@@ -301,12 +309,9 @@ def _plain(sign: int, digits: tuple[int, ...], exponent: int) -> str:
 
 
 def _variant_text(value: Any) -> str:
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
+    literal = _literal(value)
+    if literal is not None:
+        return literal
     if isinstance(value, _Float) or (type(value) is int):
         return _variant_number(value)
     if isinstance(value, float):  # NaN / Infinity literals: not JSON to the variant parser
