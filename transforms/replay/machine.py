@@ -132,6 +132,13 @@ class Bounds:
     snapshot_epoch: int | None
     upper_offset: int | None
 
+    @property
+    def snapshot_last_offset(self) -> int | None:
+        """The log offset the snapshot's records stand at (end - 1); None for a bootstrap snapshot or none."""
+        if self.snapshot_kind == "SNAPSHOT" and self.snapshot_end_offset is not None:
+            return self.snapshot_end_offset - 1
+        return None
+
 
 @functools.lru_cache(maxsize=4096)
 def _snapshot_epoch(source_file: str) -> int:
@@ -284,11 +291,7 @@ def replay_stream(columns: Mapping[str, Sequence[Any]], bounds: Bounds) -> list[
             positions[key] = [index]
         else:
             copies.append(index)
-    snapshot_position = (
-        bounds.snapshot_end_offset - 1
-        if bounds.snapshot_kind == "SNAPSHOT" and bounds.snapshot_end_offset is not None
-        else None
-    )
+    snapshot_position = bounds.snapshot_last_offset
     stamps, types, versions, payloads, unknown = (
         columns["timestamp_us"],
         columns["record_type"],
@@ -630,16 +633,11 @@ def replay_cluster(
     live = [row for row in brokers if not row[4]]
     topics = state.topic_rows()
     level = state.features.get("metadata.version")
-    snapshot_last = (
-        bounds.snapshot_end_offset - 1
-        if bounds.snapshot_kind == "SNAPSHOT" and bounds.snapshot_end_offset is not None
-        else None
-    )
     cluster = (
         bounds.snapshot_end_offset,
         bounds.snapshot_kind,
         bounds.snapshot_timestamp_us,
-        last_log.offset if last_log is not None else snapshot_last,
+        last_log.offset if last_log is not None else bounds.snapshot_last_offset,
         last_log.timestamp_us if last_log is not None else bounds.snapshot_timestamp_us,
         applied,
         len(stream),
