@@ -291,6 +291,8 @@ def to_broker_effective(
             F.coalesce(F.col("priority"), F.lit(0)).alias("rank"),
         )
     )
+    # partitioned by broker, not by group: the rows' later windows and aggregates per broker (the timestamp
+    # fallback, the layer checks' maps) then need no shuffle of their own
     group = Window.partitionBy("cluster_id", "node_id", "group_key")
     candidate = F.struct(
         F.col("set").alias("set"),
@@ -302,7 +304,8 @@ def to_broker_effective(
     best_set = F.min_by(candidate, F.when(F.col("set").isNotNull(), F.col("rank"))).over(group)
     best_default = F.min_by(candidate, F.when(F.col("default_value").isNotNull(), F.col("rank"))).over(group)
     return (
-        keys_df.select("*", best_set.alias("best_set"), best_default.alias("best_default"))
+        keys_df.repartition("cluster_id", "node_id")
+        .select("*", best_set.alias("best_set"), best_default.alias("best_default"))
         .select(
             "*",
             (F.col("group").isNotNull() & (F.col("name") == F.col("group"))).alias("is_primary"),
