@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
@@ -172,18 +172,17 @@ def with_group_clamps(group_df: DataFrame, broker_df: DataFrame, nodes_df: DataF
         "value_set": F.when(capped.isNotNull(), F.col("value")).otherwise(F.col("value_set")),
     }
     node_rows_df = per_node_df.select(*[changed[c].alias(c) if c in changed else F.col(c) for c in columns])
-    entity = ["cluster_id", "resource_name", "config_name"]
-    outcomes_df = node_rows_df.groupBy(*entity).agg(
-        F.size(F.collect_set(F.struct("value", "value_set"))).alias("outcomes")
+    # one window per group key: its outcomes over the brokers, and one of its rows to stand for them when they agree
+    # (the brokers' rows differ only in value and value_set: they are one group row joined to every broker)
+    entity = Window.partitionBy("cluster_id", "resource_name", "config_name")
+    outcomes = F.size(F.collect_set(F.struct("value", "value_set")).over(entity))
+    marked_df = node_rows_df.select(*columns, outcomes.alias("outcomes"), F.min("node_id").over(entity).alias("first"))
+    # brokers that differ keep a row each; brokers that agree, one row (the first broker's) with node_id NULL
+    differ = F.col("outcomes") > 1
+    clamped_df = marked_df.where(differ | (F.col("node_id") == F.col("first"))).select(
+        *[F.when(differ, F.col(c)).alias(c) if c == "node_id" else F.col(c) for c in columns]
     )
-    marked_df = node_rows_df.join(outcomes_df, on=entity, how="inner")
-    shared_df = (
-        marked_df.where(F.col("outcomes") == 1)
-        .select(*[F.lit(None).cast("int").alias(c) if c == "node_id" else F.col(c) for c in columns])
-        .dropDuplicates(entity)
-    )
-    split_df = marked_df.where(F.col("outcomes") > 1).select(*columns)
-    return group_df.where(~is_target).unionByName(shared_df).unionByName(split_df)
+    return group_df.where(~is_target).unionByName(clamped_df)
 
 
 def to_clamped_findings(effective_df: DataFrame) -> DataFrame:

@@ -160,6 +160,47 @@ def collapse_node_views(
     return shared_df.unionByName(per_node_df)
 
 
+def collapse_cluster_views(node_views_df: DataFrame) -> DataFrame:
+    """``collapse_node_views`` of an entity every broker of its cluster hosts (a group: any broker may coordinate
+    it), with the same rows, in one aggregate per key instead of the distinct views of each entity.
+
+    Args:
+        node_views_df: ``(cluster_id, node_id, config_name, r)`` as for ``collapse_node_views``: one row per (node,
+            key); the nodes with a row are the hosting brokers.
+
+    Returns:
+        ``(cluster_id, node_id, config_name, r)``: one row with ``node_id`` NULL for a key every such node has and
+        resolves to the same ``COMPARED_FIELDS`` (``r`` from a view of the oldest release: views that agree and
+        share a release have the same ``r``), else the key's row of each node that has it.
+    """
+    views = F.size(F.collect_set("node_id").over(Window.partitionBy("cluster_id")))
+    per_key_df = (
+        node_views_df.select("*", views.alias("views"))
+        .groupBy("cluster_id", "config_name")
+        .agg(
+            F.count(F.lit(1)).alias("views_with_key"),
+            F.max("views").alias("views"),
+            F.size(F.collect_set(_compared(F.col("r")))).alias("distinct_values"),
+            F.min_by(F.col("r"), F.col("r.release_rank")).alias("r"),
+        )
+        .select(
+            "cluster_id",
+            "config_name",
+            "r",
+            ((F.col("distinct_values") == 1) & (F.col("views_with_key") == F.col("views"))).alias("agreed"),
+        )
+    )
+    shared_df = per_key_df.where(F.col("agreed")).select(
+        "cluster_id", F.lit(None).cast("int").alias("node_id"), "config_name", "r"
+    )
+    per_node_df = node_views_df.join(
+        per_key_df.where(~F.col("agreed")).select("cluster_id", "config_name"),
+        on=["cluster_id", "config_name"],
+        how="left_semi",
+    ).select("cluster_id", "node_id", "config_name", "r")
+    return shared_df.unionByName(per_node_df)
+
+
 def latest_key_attributes(config_keys_df: DataFrame, resource_type: str) -> DataFrame:
     """``(config_name, config_type, is_sensitive)`` of every key of a resource type, from the newest release
     defining it."""

@@ -21,10 +21,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from transforms.effective.common import cluster_release, collapse_node_views, latest_key_attributes, resolved
+from transforms.effective.common import cluster_release, collapse_cluster_views, latest_key_attributes, resolved
 from transforms.effective.topics import to_effective_rows
-
-_ALL_BROKERS = "*"
 
 
 def _group_node_views(
@@ -101,12 +99,9 @@ def to_group_views(
     nodes_df: DataFrame, broker_effective_df: DataFrame, config_keys_df: DataFrame, synonyms_df: DataFrame
 ) -> DataFrame:
     """``(cluster_id, node_id, config_name, r)``: what a group of each cluster gets for every group key it does not
-    set, from the views of all the cluster's registered brokers (``collapse_node_views``: one row with ``node_id``
+    set, from the views of all the cluster's registered brokers (``collapse_cluster_views``: one row with ``node_id``
     NULL where they agree). The same for every group of a cluster."""
-    all_brokers_df = nodes_df.select("cluster_id", F.lit(_ALL_BROKERS).alias("entity"), "node_id")
-    return collapse_node_views(
-        all_brokers_df, _group_node_views(nodes_df, broker_effective_df, config_keys_df, synonyms_df)
-    ).drop("entity")
+    return collapse_cluster_views(_group_node_views(nodes_df, broker_effective_df, config_keys_df, synonyms_df))
 
 
 def to_group_effective(
