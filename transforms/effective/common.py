@@ -86,6 +86,26 @@ def _compared(r: Column) -> Column:
     return F.struct(*[r[name].alias(name) for name in COMPARED_FIELDS])
 
 
+def _per_key(views_df: DataFrame, by: list[str], *, views: Column) -> DataFrame:
+    """``(*by, config_name, r, agreed)`` from node views (``r`` a ``resolved`` struct) grouped by ``by`` and key:
+    ``r`` from the view of the oldest release, ``agreed`` when ``views`` views have the key and resolve it to the
+    same ``COMPARED_FIELDS``. ``views`` may read only ``by``'s columns."""
+    return (
+        views_df.groupBy(*by, "config_name")
+        .agg(
+            F.count(F.lit(1)).alias("views_with_key"),
+            F.size(F.collect_set(_compared(F.col("r")))).alias("distinct_values"),
+            F.min_by(F.col("r"), F.col("r.release_rank")).alias("r"),
+        )
+        .select(
+            *by,
+            "config_name",
+            "r",
+            ((F.col("distinct_values") == 1) & (F.col("views_with_key") == views)).alias("agreed"),
+        )
+    )
+
+
 def collapse_node_views(
     entity_nodes_df: DataFrame, node_views_df: DataFrame, *, own_keys_df: DataFrame | None = None
 ) -> DataFrame:
@@ -124,25 +144,14 @@ def collapse_node_views(
         entity_keys_df = entity_sets_df.join(own_df, on=["cluster_id", "entity"], how="left")
         inherits = ~F.coalesce(F.array_contains(F.col("own"), F.col("config_name")), F.lit(False))
     representative_df = sig_df.groupBy("cluster_id", "sig").agg(F.min("node_id").alias("node_id"))
-    set_keys_df = (
+    set_keys_df = _per_key(
         entity_sets_df.select("cluster_id", "view_set")
         .distinct()
         .select("cluster_id", "view_set", F.explode("view_set").alias("sig"))
         .join(representative_df, on=["cluster_id", "sig"], how="inner")
-        .join(node_views_df, on=node_key, how="inner")
-        .groupBy("cluster_id", "view_set", "config_name")
-        .agg(
-            F.count(F.lit(1)).alias("views_with_key"),
-            F.size(F.collect_set(_compared(F.col("r")))).alias("distinct_values"),
-            F.min_by(F.col("r"), F.col("r.release_rank")).alias("r"),
-        )
-        .select(
-            "cluster_id",
-            "view_set",
-            "config_name",
-            "r",
-            ((F.col("distinct_values") == 1) & (F.col("views_with_key") == F.size("view_set"))).alias("agreed"),
-        )
+        .join(node_views_df, on=node_key, how="inner"),
+        ["cluster_id", "view_set"],
+        views=F.size("view_set"),
     )
     shared_df = (
         entity_keys_df.join(set_keys_df.where(F.col("agreed")), on=["cluster_id", "view_set"], how="inner")
@@ -174,21 +183,9 @@ def collapse_cluster_views(node_views_df: DataFrame) -> DataFrame:
         share a release have the same ``r``), else the key's row of each node that has it.
     """
     views = F.size(F.collect_set("node_id").over(Window.partitionBy("cluster_id")))
-    per_key_df = (
-        node_views_df.select("*", views.alias("views"))
-        .groupBy("cluster_id", "config_name")
-        .agg(
-            F.count(F.lit(1)).alias("views_with_key"),
-            F.max("views").alias("views"),
-            F.size(F.collect_set(_compared(F.col("r")))).alias("distinct_values"),
-            F.min_by(F.col("r"), F.col("r.release_rank")).alias("r"),
-        )
-        .select(
-            "cluster_id",
-            "config_name",
-            "r",
-            ((F.col("distinct_values") == 1) & (F.col("views_with_key") == F.col("views"))).alias("agreed"),
-        )
+    # a cluster's count of views is constant within it: grouped by, it is at hand for each key
+    per_key_df = _per_key(
+        node_views_df.select("*", views.alias("views")), ["cluster_id", "views"], views=F.col("views")
     )
     shared_df = per_key_df.where(F.col("agreed")).select(
         "cluster_id", F.lit(None).cast("int").alias("node_id"), "config_name", "r"
