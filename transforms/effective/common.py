@@ -236,6 +236,31 @@ def cluster_release(nodes_df: DataFrame) -> DataFrame:
     )
 
 
+def _with_skip(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
+    """``dynamic_df`` with ``catalog_release`` (the cluster's release when it is 4.0 or newer, else NULL) and
+    ``skipped``: a TOPIC, GROUP or CLIENT_METRICS key that release's catalog does not define for the resource type
+    (KAFKA-19851). Whether a row is skipped depends on its own cluster, type and key only, so each row is judged
+    where it is, against the clusters' releases and the catalog's keys (both broadcast): the rows are not shuffled."""
+    releases_df = (
+        cluster_release(nodes_df)
+        .where(F.col("release_rank") >= SKIPS_UNSUPPORTED_FROM_RANK)
+        .select("cluster_id", "catalog_release")
+    )
+    known_df = config_keys_df.select(
+        F.col("release").alias("catalog_release"), "resource_type", "name", F.lit(True).alias("_known")
+    ).distinct()
+    skipped = (
+        F.col("resource_type").isin(*SKIPPABLE_RESOURCE_TYPES)
+        & F.col("catalog_release").isNotNull()
+        & F.col("_known").isNull()
+    )
+    return (
+        dynamic_df.join(F.broadcast(releases_df), on="cluster_id", how="left")
+        .join(F.broadcast(known_df), on=["catalog_release", "resource_type", "name"], how="left")
+        .select(*dynamic_df.columns, "catalog_release", F.coalesce(skipped, F.lit(False)).alias("skipped"))
+    )
+
+
 def unsupported_overrides(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
     """Silver ``DYNAMIC_CONFIGS`` rows Kafka skips on replay (KAFKA-19851), with ``catalog_release`` (the cluster's
     release, 4.0 or newer) and ``last_release`` (the newest catalog release defining the key, NULL if none).
@@ -243,49 +268,25 @@ def unsupported_overrides(dynamic_df: DataFrame, nodes_df: DataFrame, config_key
     A TOPIC, GROUP or CLIENT_METRICS key is skipped when the cluster's release (``cluster_release``) is 4.0 or newer
     and its catalog does not define the key for that resource type.
     """
-    known_df = config_keys_df.select(F.col("release").alias("catalog_release"), "resource_type", "name")
     last_df = config_keys_df.groupBy("resource_type", "name").agg(
         F.max_by("release", release_rank_column(F.col("release"))).alias("last_release")
     )
     return (
-        dynamic_df.where(F.col("resource_type").isin(*SKIPPABLE_RESOURCE_TYPES))
-        .join(
-            cluster_release(nodes_df).where(F.col("release_rank") >= SKIPS_UNSUPPORTED_FROM_RANK).drop("release_rank"),
-            on="cluster_id",
-            how="inner",
-        )
-        .join(F.broadcast(known_df), on=["catalog_release", "resource_type", "name"], how="left_anti")
+        _with_skip(dynamic_df, nodes_df, config_keys_df)
+        .where(F.col("skipped"))
+        .drop("skipped")
         .join(F.broadcast(last_df), on=["resource_type", "name"], how="left")
     )
 
 
 def without_unsupported(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
-    """``dynamic_df`` without the rows ``unsupported_overrides`` names (what Kafka's image holds).
-
-    Whether a row is skipped depends on its own cluster, resource type and key only, so each row is judged where it
-    is, against the clusters' releases and the catalog's keys (both broadcast): the rows are read once and not
-    shuffled. (An anti join with ``unsupported_overrides`` on the row's key shuffled the dynamic records twice:
-    4.4 s of a resolution at benchmark L, 437,000 records.) A row with a NULL key column is kept, as that join kept
-    it."""
-    releases_df = (
-        cluster_release(nodes_df)
-        .where(F.col("release_rank") >= SKIPS_UNSUPPORTED_FROM_RANK)
-        .select("cluster_id", F.col("catalog_release").alias("_release"))
-    )
-    known_df = config_keys_df.select(
-        F.col("release").alias("_release"), "resource_type", "name", F.lit(True).alias("_known")
-    ).distinct()
+    """``dynamic_df`` without the rows ``unsupported_overrides`` names (what Kafka's image holds). A row with a NULL
+    key column is kept. (An anti join with ``unsupported_overrides`` on the row's key, which kept those rows too,
+    shuffled the dynamic records twice: 4.4 s of a resolution at benchmark L, 437,000 records.)"""
     is_keyed = reduce(Column.__and__, [F.col(c).isNotNull() for c in _DYNAMIC_KEY])
-    skipped = (
-        F.col("resource_type").isin(*SKIPPABLE_RESOURCE_TYPES)
-        & is_keyed
-        & F.col("_release").isNotNull()
-        & F.col("_known").isNull()
-    )
     return (
-        dynamic_df.join(F.broadcast(releases_df), on="cluster_id", how="left")
-        .join(F.broadcast(known_df), on=["_release", "resource_type", "name"], how="left")
-        .where(~F.coalesce(skipped, F.lit(False)))
+        _with_skip(dynamic_df, nodes_df, config_keys_df)
+        .where(~(F.col("skipped") & is_keyed))
         .select(*dynamic_df.columns)
     )
 

@@ -80,8 +80,9 @@ def with_broker_timestamp_fallback(broker_df: DataFrame) -> DataFrame:
 
 
 def _fallen_back(joined_df: DataFrame, columns: list[str]) -> DataFrame:
-    """``columns`` of bound rows joined to their difference (struct ``d``, NULL when none): the difference's value
-    and origin where it is not ``Long.MAX_VALUE`` itself, the bound as set in ``value_set``."""
+    """``columns`` of rows with the difference each bound falls back to (struct ``d``, NULL for a row without one):
+    the difference's value and origin where it is not ``Long.MAX_VALUE`` itself, the bound as set in
+    ``value_set``."""
     uses = F.col("d").isNotNull() & ~_is_max(F.col("d.value"))
     replaced = {name: F.when(uses, F.col(f"d.{name}")).otherwise(F.col(name)) for name in _TAKEN}
     replaced["value_set"] = F.when(uses, F.col("value")).otherwise(F.col("value_set"))
