@@ -469,8 +469,10 @@ def _replay_and_resolve(
     resolution = Checkpoints(local_rows=scope.local_rows)
     with stage(spark, "resolving effective configurations"):
         # a union of the resolution's kept rows per resource type: read as it is, not copied again
+        # every broker runs the target's release at least (with_release_at_least): older releases' rules are not
+        # planned
         effective_df = resolve_effective_configs(
-            at_target, frames, kafka_version=settings.kafka_version, keep=resolution
+            at_target, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
         )
         _replace(store, "effective_configs", effective_df, clusters, local_rows=scope.local_rows)
     return _Resolved(
@@ -532,6 +534,7 @@ def _evaluate(
                         frames,
                         layers=layers,
                         kafka_version=settings.kafka_version,
+                        oldest_release=target.release,
                         keep=Checkpoints(local_rows=local_rows),
                         # the topic and group fallbacks are planned on the audit's own resolution of at_target
                         resolution_keep=resolved.resolution,
@@ -576,6 +579,7 @@ def _evaluate(
                 at_target,
                 frames,
                 kafka_version=settings.kafka_version,
+                oldest_release=target.release,
                 keep=resolved.resolution,
                 effective_df=resolved.effective_df,
             )

@@ -10,6 +10,8 @@ configurations (audit, simulate) take the frames from here.
 
 from __future__ import annotations
 
+import dataclasses
+
 from pyspark.sql import DataFrame, SparkSession
 
 from jobs import conf_loader
@@ -39,12 +41,12 @@ def _materialized(df: DataFrame) -> DataFrame:
 
 def held_catalog_frames(frames: CatalogFrames) -> CatalogFrames:
     """``frames`` with each lookup frame computed once and held as a local relation (see the module docstring)."""
-    return CatalogFrames(
+    return dataclasses.replace(
+        frames,
         config_keys_df=_materialized(frames.config_keys_df),
         synonyms_df=_materialized(frames.synonyms_df),
         releases_df=_materialized(frames.releases_df),
         key_checks_df=_materialized(frames.key_checks_df),
-        layer_checks=frames.layer_checks,
     )
 
 

@@ -178,7 +178,11 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
         # a union of the resolution's kept rows per resource type (jobs.stages)
         effective_df = resolve_effective_configs(
-            both, frames, kafka_version=settings.kafka_version, keep=Checkpoints(local_rows=local_rows)
+            both,
+            frames,
+            kafka_version=settings.kafka_version,
+            oldest_release=target.release,  # at_target: every broker runs it at least
+            keep=Checkpoints(local_rows=local_rows),
         )
         run_id = uuid.uuid4().hex
         run_ts = datetime.now(UTC).replace(microsecond=0)

@@ -72,16 +72,15 @@ def to_unique_topic_names(topics_df: DataFrame) -> DataFrame:
 
 
 def with_release_at_least(brokers_df: DataFrame, *, release: str) -> DataFrame:
-    """BROKERS whose ``kafka_release`` is raised to ``release`` where it is older (or unknown).
+    """BROKERS whose ``kafka_release`` is raised to ``release`` where it is older (or unknown: NULL, or not a
+    release).
 
     Raising the metadata.version to a level needs every broker to run a release that supports it, so at the
     target a broker runs at least the target's release and takes that release's ConfigDef defaults; a broker
     already on a newer release (a downgrade audit) keeps its own.
     """
     target = F.lit(release)
-    older = F.col("kafka_release").isNull() | (
-        release_rank_column(F.col("kafka_release")) < release_rank_column(target)
-    )
+    older = F.coalesce(release_rank_column(F.col("kafka_release")) < release_rank_column(target), F.lit(True))
     return brokers_df.select(
         *[
             (F.when(older, target).otherwise(F.col(c)).alias(c) if c == "kafka_release" else F.col(c))

@@ -1,4 +1,4 @@
-"""``filter_auditable``: which DEFAULT_CONFIG rows a constraint evaluation may judge."""
+"""``filter_auditable``: which DEFAULT_CONFIG rows a constraint evaluation may judge; ``with_release_at_least``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from schemas.gold import EFFECTIVE_CONFIGS
-from transforms.audit_scope import filter_auditable
+from transforms.audit_scope import filter_auditable, with_release_at_least
 
 pytestmark = pytest.mark.spark
 
@@ -57,3 +57,15 @@ def test_controller_topic_defaults_are_judged_as_topic_keys(spark: SparkSession)
         ("CONTROLLER_TOPIC", "min.insync.replicas"),
         ("TOPIC", "min.insync.replicas"),
     ]
+
+
+def test_every_broker_runs_the_target_release_at_least(spark: SparkSession) -> None:
+    """Older, unknown (NULL) and unreadable releases are raised to the target's; newer ones are kept (a downgrade
+    audit). The audit tells the resolution that no broker runs an older release (``oldest_release``), so none may
+    be left below it."""
+    brokers_df = spark.createDataFrame(
+        [(1, "3.9"), (2, None), (3, "not-a-release"), (4, "4.4"), (5, "4.10"), (6, "4.1.2")],
+        "node_id int, kafka_release string",
+    )
+    raised = {r.node_id: r.kafka_release for r in with_release_at_least(brokers_df, release="4.2").collect()}
+    assert raised == {1: "4.2", 2: "4.2", 3: "4.2", 4: "4.4", 5: "4.10", 6: "4.2"}

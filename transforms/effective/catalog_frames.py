@@ -60,6 +60,8 @@ class CatalogFrames:
     releases_df: DataFrame
     key_checks_df: DataFrame
     layer_checks: tuple[LayerCheck, ...] = ()
+    # the ranks of ``releases_df``'s releases, for decisions made while planning (empty: unknown)
+    release_ranks: tuple[int, ...] = ()
 
 
 def _key_row(release: str, resource_type: ResourceType, key: ConfigKey) -> tuple[object, ...]:
@@ -176,4 +178,5 @@ def to_catalog_frames(
         releases_df=local_frame(spark, release_rows, CATALOG_RELEASES),
         key_checks_df=local_frame(spark, list(key_checks), CATALOG_KEY_CHECKS),
         layer_checks=tuple(layer_checks),
+        release_ranks=tuple(sorted(rank for _, rank in release_rows)),
     )

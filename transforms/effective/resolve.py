@@ -70,6 +70,7 @@ from transforms.effective.findings import (
 from transforms.effective.groups import to_client_metrics_effective, to_group_effective, to_group_views
 from transforms.effective.layer_validity import failed_by_view, without_node_layer, without_rejected_layers
 from transforms.effective.timestamps import (
+    fallback_planned,
     with_broker_timestamp_fallback,
     with_topic_timestamp_fallback,
     with_view_timestamp_fallback,
@@ -85,9 +86,12 @@ class _Layers(NamedTuple):
     node_layers: DataFrame  # the brokers' and the layered controllers' (``layered_controllers``)
     stored_layers: DataFrame  # ``node_layers`` before whole layers are refused (``to_broker_layers``)
     failed_checks: DataFrame | None  # ``failed_by_view`` of ``stored_layers`` (None: no layer checks)
+    timestamp_fallback: bool  # some broker may apply 3.6-3.9's timestamp fallback (``timestamps.fallback_planned``)
 
 
-def _nodes_and_layers(state: ReplayResult, frames: CatalogFrames, kafka_version: str | None, keep: Keep) -> _Layers:
+def _nodes_and_layers(
+    state: ReplayResult, frames: CatalogFrames, kafka_version: str | None, oldest_release: str | None, keep: Keep
+) -> _Layers:
     """The brokers' and the layered controllers' layers, built and checked in one plan (a layer-validity plan is
     the largest of a resolution; the nodes are judged independently, so one plan over both gives each its own).
 
@@ -124,6 +128,9 @@ def _nodes_and_layers(state: ReplayResult, frames: CatalogFrames, kafka_version:
         node_layers=all_df,
         stored_layers=layers_df,
         failed_checks=failed_df,
+        timestamp_fallback=fallback_planned(
+            frames.release_ranks, kafka_version=kafka_version, oldest_release=oldest_release
+        ),
     )
 
 
@@ -144,9 +151,10 @@ def _broker_rows(
     ``<prefix>broker_rows``."""
 
     def unclamped_df() -> DataFrame:
-        return to_broker_effective(
+        rows_df = to_broker_effective(
             layers.broker_layers, layers.nodes, frames.config_keys_df, frames.synonyms_df, partial_static_df=partial_df
-        ).transform(with_broker_timestamp_fallback)  # 3.6-3.9
+        )
+        return with_broker_timestamp_fallback(rows_df) if layers.timestamp_fallback else rows_df  # 3.6-3.9
 
     # the clamps read these rows twice
     return keep(
@@ -159,11 +167,17 @@ def _topic_views(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, 
     """What each broker gives topics as their defaults (``to_topic_node_views``)."""
 
     def views_df() -> DataFrame:
-        return to_topic_node_views(
+        views_df = to_topic_node_views(
             layers.broker_layers, layers.nodes, frames.config_keys_df, frames.synonyms_df, partial_static_df=partial_df
-        ).transform(with_view_timestamp_fallback)
+        )
+        return with_view_timestamp_fallback(views_df) if layers.timestamp_fallback else views_df
 
     return keep("topic_views", views_df)
+
+
+def _topic_fallback(topic_df: DataFrame, layers: _Layers) -> DataFrame:
+    """TOPIC rows with the topic-level timestamp fallback, when some broker may apply it."""
+    return with_topic_timestamp_fallback(topic_df, layers.nodes) if layers.timestamp_fallback else topic_df
 
 
 def _group_views(
@@ -185,6 +199,7 @@ def resolve_effective_configs(
     catalog_frames: CatalogFrames,
     *,
     kafka_version: str | None = None,
+    oldest_release: str | None = None,
     resource_types: Collection[str] = RESOURCE_TYPES,
     keep: Keep = as_planned,
 ) -> DataFrame:
@@ -194,19 +209,22 @@ def resolve_effective_configs(
         state: the ``replay_state`` result.
         catalog_frames: ``to_catalog_frames(spark, catalog)``.
         kafka_version: the Kafka release all brokers run (overrides the inferred one), e.g. ``"4.2"``.
+        oldest_release: a release every broker of ``state`` runs at least (an audit's target release, with
+            ``audit_scope.with_release_at_least``), when the caller knows one; the rules of older releases that no
+            broker can then apply are not planned (``timestamps.fallback_planned``). None: every rule is planned.
         resource_types: the resource types to resolve (default all); the others are not planned at all, e.g. the
             remediation fallbacks resolve only the types whose overrides they delete.
         keep: how the caller holds each shared intermediate (default: the plan as it is).
 
     Raises:
-        ConfigError: when ``kafka_version`` is not a release.
+        ConfigError: when ``kafka_version`` or ``oldest_release`` is not a release.
         ValueError: an unknown or empty ``resource_types``.
     """
     wanted = set(resource_types)
     if not wanted or wanted - set(RESOURCE_TYPES):
         known = tuple(str(t) for t in RESOURCE_TYPES)  # plain strings: the message shows values, not enum reprs
         raise ValueError(f"resource_types must be a non-empty subset of {known}, got {sorted(wanted)}")
-    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, oldest_release, keep)
     nodes_df = layers.nodes
     keys_df = catalog_frames.config_keys_df
     dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
@@ -239,8 +257,8 @@ def resolve_effective_configs(
         parts.append(
             keep(
                 "topic_rows",
-                to_topic_effective(state.topics, dynamic_df, nodes_df, topic_views_df, keys_df).transform(
-                    with_topic_timestamp_fallback, nodes_df
+                _topic_fallback(
+                    to_topic_effective(state.topics, dynamic_df, nodes_df, topic_views_df, keys_df), layers
                 ),
             )
         )
@@ -272,6 +290,7 @@ def resolve_without_overrides(
     topics_df: DataFrame | None = None,
     groups_df: DataFrame | None = None,
     kafka_version: str | None = None,
+    oldest_release: str | None = None,
     keep: Keep = as_planned,
 ) -> DataFrame:
     """``EFFECTIVE_CONFIGS`` TOPIC rows of the topics in ``topics_df`` and GROUP rows of the groups in
@@ -290,11 +309,11 @@ def resolve_without_overrides(
             planned).
         groups_df: ``(cluster_id, resource_name)`` of groups; a group exists only while it has a config, so each
             one named here gets its rows; None = no GROUP rows (not planned).
-        kafka_version: as for ``resolve_effective_configs``.
+        kafka_version, oldest_release: as for ``resolve_effective_configs``.
         keep: as for ``resolve_effective_configs``; the rows of this function pass through it as
             ``fallback_topic_rows`` and ``fallback_group_rows``.
     """
-    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, oldest_release, keep)
     nodes_df, keys_df = layers.nodes, catalog_frames.config_keys_df
     partial_df = _partial_static(state, nodes_df, keep)
     dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
@@ -304,8 +323,8 @@ def resolve_without_overrides(
     if topics_df is not None:
         live_df = state.topics.join(topics_df, on=["cluster_id", "topic_name"], how="left_semi")
         topic_views_df = _topic_views(layers, catalog_frames, partial_df, keep)
-        topic_rows_df = to_topic_effective(live_df, no_overrides_df, nodes_df, topic_views_df, keys_df).transform(
-            with_topic_timestamp_fallback, nodes_df
+        topic_rows_df = _topic_fallback(
+            to_topic_effective(live_df, no_overrides_df, nodes_df, topic_views_df, keys_df), layers
         )
         parts.append(keep("fallback_topic_rows", topic_rows_df).select(*columns))
     if groups_df is not None:
@@ -330,6 +349,7 @@ def resolve_without_node_layer(
     nodes_df: DataFrame,
     *,
     kafka_version: str | None = None,
+    oldest_release: str | None = None,
     keep: Keep = as_planned,
 ) -> DataFrame:
     """``EFFECTIVE_CONFIGS`` BROKER rows of the nodes in ``nodes_df`` (``cluster_id, node_id``: brokers, or
@@ -345,11 +365,11 @@ def resolve_without_node_layer(
         state: as for ``resolve_effective_configs``.
         catalog_frames: ``to_catalog_frames(spark, catalog)``.
         nodes_df: ``(cluster_id, node_id)`` of the nodes whose per-broker layer is deleted; other nodes get no rows.
-        kafka_version: as for ``resolve_effective_configs``.
+        kafka_version, oldest_release: as for ``resolve_effective_configs``.
         keep: as for ``resolve_effective_configs``; the rows of this function pass through it as
             ``fallback_unclamped_broker_rows`` and ``fallback_broker_rows``.
     """
-    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, oldest_release, keep)
     node_key = ["cluster_id", "node_id"]
     wanted_df = nodes_df.select(*node_key)
 
@@ -374,6 +394,7 @@ def effective_findings(
     catalog_frames: CatalogFrames,
     *,
     kafka_version: str | None = None,
+    oldest_release: str | None = None,
     keep: Keep = as_planned,
     effective_df: DataFrame | None = None,
 ) -> DataFrame:
@@ -383,7 +404,7 @@ def effective_findings(
     that returns the frames it kept before shares them). The clamp findings read the resolved BROKER and GROUP rows:
     pass ``effective_df`` (what ``resolve_effective_configs`` returned for the same state) when the caller has it,
     otherwise those two types are resolved here."""
-    layers = _nodes_and_layers(state, catalog_frames, kafka_version, keep)
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, oldest_release, keep)
     nodes_df, controllers_df = layers.nodes, layers.controllers
     layers_df, all_layers_df = layers.broker_layers, layers.node_layers
     dynamic_df = _supported_dynamic(state, nodes_df, catalog_frames.config_keys_df, keep)
@@ -392,6 +413,7 @@ def effective_findings(
             state,
             catalog_frames,
             kafka_version=kafka_version,
+            oldest_release=oldest_release,
             resource_types=(ResourceType.BROKER, ResourceType.GROUP),
             keep=keep,
         )

@@ -25,12 +25,14 @@ The row keeps the key's name and shows the value used: ``value``, ``source``, ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from schemas.effective import RESOLVED_FIELDS
+from schemas.kafka_catalog import release_rank
 from schemas.kafka_vocabulary import ResourceType
 from transforms.effective.common import cluster_release, resolved
 from transforms.releases import release_rank_column
@@ -46,6 +48,29 @@ BROKER_BOUND_KEYS: Final = tuple("log." + k for k in TOPIC_BOUND_KEYS)
 
 # The EFFECTIVE_CONFIGS / resolved fields taken from the difference when a bound falls back to it.
 _TAKEN: Final = ("value", "value_hash", "source", "synonym", "source_offset", "source_timestamp")
+
+
+def fallback_planned(release_ranks: Sequence[int], *, kafka_version: str | None, oldest_release: str | None) -> bool:
+    """Whether some broker may apply a 3.6-3.9 catalog release, so the fallbacks below have to be planned.
+
+    A broker takes the newest catalog release (``release_ranks``) not newer than the release it runs, or the
+    oldest one when none is (``common.with_catalog_release``); ``kafka_version``, when given, is the release of
+    every broker. That choice never decreases as the release grows, so when every broker runs at least
+    ``oldest_release`` (e.g. an audit's target release: ``audit_scope.with_release_at_least``), no broker applies
+    a release older than the one chosen for it. Not planned only when that release is newer than 3.9 (or, with
+    ``kafka_version``, outside 3.6-3.9): the fallbacks would change no row. True when unknown.
+
+    Raises:
+        ConfigError: when ``kafka_version`` or ``oldest_release`` is not a release.
+    """
+    wanted = kafka_version or oldest_release
+    if wanted is None or not release_ranks:
+        return True
+    rank = release_rank(wanted)
+    applied = max((r for r in release_ranks if r <= rank), default=min(release_ranks))
+    if kafka_version:
+        return FALLBACK_FROM_RANK <= applied <= FALLBACK_TO_RANK
+    return applied <= FALLBACK_TO_RANK
 
 
 def _is_max(value: Column) -> Column:

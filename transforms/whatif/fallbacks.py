@@ -47,7 +47,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection
 from functools import reduce
-from typing import Final
+from typing import Final, TypedDict
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -69,6 +69,13 @@ _NODE, _DEFAULT = "no-node-layer", "no-default-layer"
 _OWN_ROWS: Final = frozenset(
     {"fallback_topic_rows", "fallback_group_rows", "fallback_broker_rows", "fallback_unclamped_broker_rows"}
 )
+
+
+class _Releases(TypedDict):
+    """The release arguments of the resolution's entry points, passed on as they were given."""
+
+    kafka_version: str | None
+    oldest_release: str | None
 
 
 # deleted broker layer -> the broker variant that removes it
@@ -114,7 +121,7 @@ def _broker_fallbacks(
     frames: CatalogFrames,
     needed_df: DataFrame,
     wanted: set[str],
-    kafka_version: str | None,
+    releases: _Releases,
     keep: Keep,
     entity_keep: Keep,
 ) -> DataFrame:
@@ -123,13 +130,13 @@ def _broker_fallbacks(
     parts: list[DataFrame] = []
     if _NODE in wanted:
         nodes_df = _needed_nodes(needed_df, ConfigSource.DYNAMIC_BROKER_CONFIG)
-        node_df = resolve_without_node_layer(state, frames, nodes_df, kafka_version=kafka_version, keep=entity_keep)
+        node_df = resolve_without_node_layer(state, frames, nodes_df, **releases, keep=entity_keep)
         parts.append(node_df.select("*", F.lit(ConfigSource.DYNAMIC_BROKER_CONFIG).alias("deleted_source")))
     if _DEFAULT in wanted:
         resolved_df = resolve_effective_configs(
             _default_variant(state, needed_df),
             frames,
-            kafka_version=kafka_version,
+            **releases,
             resource_types=(ResourceType.BROKER,),
             keep=keep,
         )
@@ -146,7 +153,7 @@ def _entity_fallbacks(
     frames: CatalogFrames,
     needed_df: DataFrame,
     resource_types: Collection[str],
-    kafka_version: str | None,
+    releases: _Releases,
     keep: Keep,
 ) -> DataFrame:
     """The TOPIC and GROUP fallback rows of ``resource_types``: the needed entities resolved without their
@@ -163,7 +170,7 @@ def _entity_fallbacks(
             if ResourceType.GROUP in resource_types
             else None
         ),
-        kafka_version=kafka_version,
+        **releases,
         keep=keep,
     )
     deleted_source = F.when(
@@ -192,6 +199,7 @@ def resolve_fallbacks(
     *,
     layers: Collection[str],
     kafka_version: str | None = None,
+    oldest_release: str | None = None,
     keep: Keep = as_planned,
     resolution_keep: Keep | None = None,
 ) -> DataFrame:
@@ -207,7 +215,7 @@ def resolve_fallbacks(
             pass it kept (computed once).
         layers: the ``FALLBACK_SOURCES`` to plan variants for (e.g. ``override_sources`` collected by the job);
             rows of ``needed_df`` from other layers get no fallback, and none is planned when it is empty.
-        kafka_version: as for ``resolve_effective_configs``.
+        kafka_version, oldest_release: as for ``resolve_effective_configs``.
         keep: as for ``resolve_effective_configs``: the intermediates of the brokers resolved without their
             cluster-default layer pass through it named ``broker_variants.<name>``, and this call's own rows under
             their names.
@@ -221,6 +229,7 @@ def resolve_fallbacks(
         raise ValueError(f"layers must be among {known}, got {sorted(unknown)}")
     parts: list[DataFrame] = []
     shared = keep if resolution_keep is None else resolution_keep
+    releases = _Releases(kafka_version=kafka_version, oldest_release=oldest_release)
 
     # the state's intermediates from the resolution's keep, this call's own rows from ``keep``: a keep returns what
     # it kept under a name, so a later call for other entities must not find these rows in a shared one
@@ -234,8 +243,8 @@ def resolve_fallbacks(
         def variants_keep(name: str, plan: Plan, /) -> DataFrame:
             return keep(f"broker_variants.{name}", plan)
 
-        parts.append(_broker_fallbacks(state, frames, needed_df, brokers, kafka_version, variants_keep, entity_keep))
+        parts.append(_broker_fallbacks(state, frames, needed_df, brokers, releases, variants_keep, entity_keep))
     entities = {_ENTITY_TYPE_OF[layer] for layer in layers if layer in _ENTITY_TYPE_OF}
     if entities:
-        parts.append(_entity_fallbacks(state, frames, needed_df, entities, kafka_version, entity_keep))
+        parts.append(_entity_fallbacks(state, frames, needed_df, entities, releases, entity_keep))
     return reduce(DataFrame.unionByName, parts) if parts else _empty(needed_df)

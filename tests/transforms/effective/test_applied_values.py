@@ -16,7 +16,8 @@ Expectations worked out by hand from Kafka's source:
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, Final
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
@@ -36,7 +37,9 @@ from tests.transforms.replay.bronze_rows import (
     topic,
     topic_config,
 )
+from transforms.audit_scope import with_release_at_least
 from transforms.effective import resolve_effective_configs, to_catalog_frames
+from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clamps import (
     to_clamped_findings,
     with_broker_clamps,
@@ -45,6 +48,7 @@ from transforms.effective.clamps import (
 )
 from transforms.effective.common import resolved
 from transforms.effective.timestamps import (
+    fallback_planned,
     with_broker_timestamp_fallback,
     with_topic_timestamp_fallback,
     with_view_timestamp_fallback,
@@ -450,48 +454,39 @@ def _timestamp_document(release: str) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize(
-    ("kafka_version", "expected"),
-    [
-        (
-            "3.9",
-            {
-                ("BROKER", "1", BEFORE): ("86400000", "DYNAMIC_BROKER_CONFIG", DIFF, MAX),
-                ("BROKER", "2", BEFORE): (MAX, "DEFAULT_CONFIG", BEFORE, None),
-                # on broker 1 the derived bound (86400000) is inherited and wins over the topic's difference
-                ("TOPIC", "t8", "message.timestamp.before.max.ms"): ("86400000", "DYNAMIC_BROKER_CONFIG", DIFF, MAX),
-                (
-                    "TOPIC",
-                    "t9",
-                    "message.timestamp.before.max.ms",
-                ): ("3600000", "DYNAMIC_TOPIC_CONFIG", "message.timestamp.difference.max.ms", MAX),
-            },
-        ),
-        (
-            "4.0",
-            {
-                ("BROKER", "1", BEFORE): (MAX, "DEFAULT_CONFIG", BEFORE, None),
-                ("TOPIC", "t9", "message.timestamp.before.max.ms"): (
-                    MAX,
-                    "DEFAULT_CONFIG",
-                    "message.timestamp.before.max.ms",
-                    None,
-                ),
-                ("TOPIC", "t9", "message.timestamp.after.max.ms"): (
-                    "3600000",
-                    "DEFAULT_CONFIG",
-                    "message.timestamp.after.max.ms",
-                    None,
-                ),
-            },
-        ),
-    ],
-    ids=["3.9-falls-back", "4.0-reads-the-bound"],
-)
-def test_resolution_applies_the_fallback_of_the_audited_release(
-    interpreted_spark: SparkSession, mv_table: Any, kafka_version: str, expected: dict[tuple[str, ...], Any]
-) -> None:
-    spark = interpreted_spark
+# What the fixture below resolves to with each release's rules (worked from the module docstring's sources).
+_AT_3_9: Final = {
+    ("BROKER", "1", BEFORE): ("86400000", "DYNAMIC_BROKER_CONFIG", DIFF, MAX),
+    ("BROKER", "2", BEFORE): (MAX, "DEFAULT_CONFIG", BEFORE, None),
+    # on broker 1 the derived bound (86400000) is inherited and wins over the topic's difference
+    ("TOPIC", "t8", "message.timestamp.before.max.ms"): ("86400000", "DYNAMIC_BROKER_CONFIG", DIFF, MAX),
+    ("TOPIC", "t9", "message.timestamp.before.max.ms"): (
+        "3600000",
+        "DYNAMIC_TOPIC_CONFIG",
+        "message.timestamp.difference.max.ms",
+        MAX,
+    ),
+}
+_AT_4_0: Final = {
+    ("BROKER", "1", BEFORE): (MAX, "DEFAULT_CONFIG", BEFORE, None),
+    ("TOPIC", "t9", "message.timestamp.before.max.ms"): (
+        MAX,
+        "DEFAULT_CONFIG",
+        "message.timestamp.before.max.ms",
+        None,
+    ),
+    ("TOPIC", "t9", "message.timestamp.after.max.ms"): (
+        "3600000",
+        "DEFAULT_CONFIG",
+        "message.timestamp.after.max.ms",
+        None,
+    ),
+}
+
+
+def _timestamp_state(spark: SparkSession, mv_table: Any) -> Any:
+    """Brokers 1 and 2 registered up to MV 21 (3.9-IV0: release 3.9); broker 1 sets the difference, and topics t8
+    (on broker 1) and t9 (on broker 2) set their own."""
     bronze = records(
         spark,
         [
@@ -508,22 +503,86 @@ def test_resolution_applies_the_fallback_of_the_audited_release(
         ],
         cluster_id="c1",
     )
-    state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
+    return replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
+
+
+def _timestamp_frames(spark: SparkSession) -> CatalogFrames:
     catalog = KafkaCatalog(
         releases=tuple(
             release_catalog_from_document(_timestamp_document(r), source=f"{r} fixture") for r in ("3.9", "4.0")
         )
     )
-    effective_df = resolve_effective_configs(
-        state,
-        held_catalog_frames(to_catalog_frames(spark, catalog)),
-        kafka_version=kafka_version,
-        keep=Checkpoints(local_rows=LOCAL_ROWS),
-    )
-    rows = {
+    return held_catalog_frames(to_catalog_frames(spark, catalog))
+
+
+def _timestamp_rows(effective_df: DataFrame) -> dict[tuple[str, ...], Any]:
+    return {
         (r.resource_type, r.resource_name, r.config_name): (r.value, r.source, r.synonym, r.value_set)
         for r in effective_df.collect()
         if r.node_id is None or r.resource_type == "BROKER"
     }
+
+
+@pytest.mark.parametrize(
+    ("kafka_version", "expected"),
+    [("3.9", _AT_3_9), ("4.0", _AT_4_0)],
+    ids=["3.9-falls-back", "4.0-reads-the-bound"],
+)
+def test_resolution_applies_the_fallback_of_the_audited_release(
+    interpreted_spark: SparkSession, mv_table: Any, kafka_version: str, expected: dict[tuple[str, ...], Any]
+) -> None:
+    spark = interpreted_spark
+    effective_df = resolve_effective_configs(
+        _timestamp_state(spark, mv_table),
+        _timestamp_frames(spark),
+        kafka_version=kafka_version,
+        keep=Checkpoints(local_rows=LOCAL_ROWS),
+    )
+    rows = _timestamp_rows(effective_df)
     for key, value in expected.items():
         assert rows[key] == value, key
+
+
+@pytest.mark.parametrize(("release", "expected"), [("3.9", _AT_3_9), ("4.0", _AT_4_0)], ids=["3.9", "4.0"])
+def test_an_audit_at_a_release_plans_the_fallback_where_a_broker_may_apply_it(
+    interpreted_spark: SparkSession, mv_table: Any, release: str, expected: dict[tuple[str, ...], Any]
+) -> None:
+    """As the audit resolves: every broker raised to the target's release at least, and that release given as
+    ``oldest_release``. At 3.9 the brokers (3.9) still fall back, so the fallback must be planned; at 4.0 it is not,
+    and the rows are those of 4.0's rules."""
+    spark = interpreted_spark
+    state = _timestamp_state(spark, mv_table)
+    at_target = dataclasses.replace(state, brokers=with_release_at_least(state.brokers, release=release))
+    effective_df = resolve_effective_configs(
+        at_target, _timestamp_frames(spark), oldest_release=release, keep=Checkpoints(local_rows=LOCAL_ROWS)
+    )
+    rows = _timestamp_rows(effective_df)
+    for key, value in expected.items():
+        assert rows[key] == value, key
+
+
+# Ranks of a catalog with every release from 3.3 to 4.4 (what conf/kafka ships).
+_SHIPPED: Final = (*range(3003, 3010), *range(4000, 4005))
+
+
+@pytest.mark.parametrize(
+    ("ranks", "kafka_version", "oldest_release", "planned"),
+    [
+        (_SHIPPED, None, "4.4", False),  # every broker applies 4.4
+        (_SHIPPED, None, "4.0", False),
+        (_SHIPPED, None, "3.9", True),  # a broker may run 3.9
+        (_SHIPPED, None, "3.2", True),  # older than the catalog: 3.3 is applied, and brokers may run 3.6-3.9
+        (_SHIPPED, None, None, True),  # nothing known
+        ((), None, "4.4", True),  # the catalog's releases unknown
+        ((3006, 3009), None, "4.4", True),  # the newest catalog release not newer than 4.4 is 3.9
+        ((4000, 4004), None, "3.3", False),  # older than the catalog: its oldest, 4.0, is applied
+        (_SHIPPED, "3.7", "4.4", True),  # kafka_version is every broker's release
+        (_SHIPPED, "3.9.1", None, True),
+        (_SHIPPED, "3.5", None, False),  # 3.5's rules: no fallback yet
+        (_SHIPPED, "4.0", "3.3", False),
+    ],
+)
+def test_the_fallback_is_planned_unless_no_broker_can_apply_3_6_to_3_9(
+    ranks: tuple[int, ...], kafka_version: str | None, oldest_release: str | None, planned: bool
+) -> None:
+    assert fallback_planned(ranks, kafka_version=kafka_version, oldest_release=oldest_release) is planned
