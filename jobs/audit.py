@@ -381,25 +381,12 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         raise InputError(f"nothing ingested in {settings.warehouse}: run `kraft-audit ingest` first")
     records_df = _only_clusters(store.read("metadata_records"), settings.cluster_ids)
     static_df = _only_clusters(store.read("static_configs"), settings.cluster_ids)
-    quarantine_df = _only_clusters(store.read("quarantine"), settings.cluster_ids)
-    # one aggregate over both tables: the clusters with records, and the quarantined rows of the scope
-    per_cluster_df = (
-        records_df.select("cluster_id", F.lit(0).alias("_quarantined"))
-        .unionByName(quarantine_df.select("cluster_id", F.lit(1).alias("_quarantined")))
-        .groupBy("cluster_id")
-        .agg(
-            F.min("_quarantined").alias("_only_quarantined"),
-            F.sum("_quarantined").alias("_quarantined"),
-            F.count_if(F.col("_quarantined") == 0).alias("_records"),
-        )
-    )
-    with one_job(store.spark):
-        per_cluster = per_cluster_df.collect()
-    clusters = sorted(r["cluster_id"] for r in per_cluster if r["_only_quarantined"] == 0)
+    per_cluster = _rows_per_cluster(store, records_df, settings.cluster_ids)
+    clusters = sorted(c for c, (records, _) in per_cluster.items() if records > 0)
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
-    quarantined = sum(int(r["_quarantined"]) for r in per_cluster)
-    records = sum(int(r["_records"]) for r in per_cluster)  # a cluster with only quarantined rows counts 0
+    quarantined = sum(q for _, q in per_cluster.values())
+    records = sum(r for r, _ in per_cluster.values())
     return _Scope(
         records_df=records_df,
         static_df=static_df,
@@ -407,6 +394,34 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         quarantined=quarantined,
         local_rows=local_rows_for(records),
     )
+
+
+def _rows_per_cluster(
+    store: DeltaStore, records_df: DataFrame, cluster_ids: Sequence[str]
+) -> dict[str, tuple[int, int]]:
+    """``(records, quarantined rows)`` per cluster of the scope (``cluster_ids``; none: every cluster). Read from the
+    two tables' logs when they know their row counts (no Spark job: at L a scan of 1.8 M records took 7-8 s);
+    otherwise one aggregate over both tables."""
+    records = store.rows_per_partition("metadata_records", "cluster_id")
+    quarantined = store.rows_per_partition("quarantine", "cluster_id")
+    if records is not None and quarantined is not None:
+        wanted = set(cluster_ids)
+        return {
+            c: (records.get(c, 0), quarantined.get(c, 0))
+            for c in records.keys() | quarantined.keys()
+            if not wanted or c in wanted
+        }
+    quarantine_df = _only_clusters(store.read("quarantine"), cluster_ids)
+    per_cluster_df = (
+        records_df.select("cluster_id", F.lit(0).alias("_quarantined"))
+        .unionByName(quarantine_df.select("cluster_id", F.lit(1).alias("_quarantined")))
+        .groupBy("cluster_id")
+        .agg(F.sum("_quarantined").alias("_quarantined"), F.count_if(F.col("_quarantined") == 0).alias("_records"))
+    )
+    with one_job(store.spark):
+        rows = per_cluster_df.collect()
+    # cluster_id is never NULL (schemas.bronze)
+    return {str(r["cluster_id"]): (int(r["_records"]), int(r["_quarantined"])) for r in rows}
 
 
 def _replay_and_resolve(

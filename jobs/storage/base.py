@@ -93,6 +93,13 @@ class DeltaStore(ABC):
     def version(self, table: str) -> int:
         """The latest table version."""
 
+    def rows_per_partition(self, table: str, column: str) -> dict[str, int] | None:
+        """The latest snapshot's row count per value of the partition ``column`` (values with no row left out),
+        read from the table's log alone: no data file is opened and no Spark job runs. None when the log cannot
+        tell (a file without a row count, rows whose value is NULL) or the backend does not read logs itself; the
+        caller then counts the rows."""
+        return None
+
     def ensure(self, table: str, schema: StructType, partition_by: Sequence[str] = ()) -> None:
         """Create the table if missing; otherwise check it has this schema and partitioning."""
         if not self.exists(table):

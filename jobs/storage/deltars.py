@@ -68,6 +68,26 @@ class DeltaRsStore(DeltaStore):
     def version(self, table: str) -> int:
         return self._table(table).version()
 
+    def rows_per_partition(self, table: str, column: str) -> dict[str, int] | None:
+        dt = self._table(table)  # a table this backend reads has no deletion vectors (_check_readable)
+        if column not in dt.metadata().partition_columns:
+            raise StorageError(f"{column} is not a partition column of {table}")
+        actions = dt.get_add_actions(flatten=True)
+        if actions.num_rows == 0:
+            return {}
+        if "num_records" not in actions.column_names:
+            return None
+        counts: dict[str, int] = {}
+        values = actions.column(f"partition.{column}").to_pylist()
+        for value, rows in zip(values, actions.column("num_records").to_pylist(), strict=True):
+            if rows is None:
+                return None  # written without statistics
+            if rows and value is None:
+                return None  # rows without a value: only a scan tells how the caller counts them
+            if rows:
+                counts[str(value)] = counts.get(str(value), 0) + int(rows)
+        return counts
+
     def _create(self, table: str, schema: StructType, partition_by: Sequence[str]) -> None:
         create_table_with_add_actions(
             self.path(table),

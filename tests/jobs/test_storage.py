@@ -290,6 +290,49 @@ def test_reading_a_missing_table_is_a_clear_error(store: DeltaStore) -> None:
         store.read("nope")
 
 
+def test_rows_per_partition_are_read_from_the_log(spark: SparkSession, warehouse: Path) -> None:
+    """What the latest snapshot holds per partition value, replaced and removed files included, with no Spark job."""
+    store = open_store(spark, str(warehouse), backend="deltars")
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    assert store.rows_per_partition("t", "cluster_id") == {}
+    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(5))))
+    store.append("t", frame(spark, rows("a", range(10, 12))))
+    store.replace_partitions("t", frame(spark, rows("b", range(20, 21))), {"cluster_id": ["b"]})
+    store.replace_partitions("t", frame(spark, []), {"cluster_id": ["c"]})
+    with counting(spark) as jobs:
+        counts = store.rows_per_partition("t", "cluster_id")
+    assert counts == {"a": 5, "b": 1}
+    assert jobs.total == 0
+    with pytest.raises(StorageError, match="not a partition column"):
+        store.rows_per_partition("t", "name")
+
+
+def test_rows_per_partition_are_unknown_when_a_file_has_no_row_count(spark: SparkSession, warehouse: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from deltalake import DeltaTable
+    from deltalake.transaction import AddAction
+
+    store = open_store(spark, str(warehouse), backend="deltars")
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    store.append("t", frame(spark, rows("a", range(3))))
+    folder = warehouse / "t" / "cluster_id=b"
+    folder.mkdir()
+    data = pa.table({"offset": pa.array([1], pa.int64())})
+    pq.write_table(data, folder / "part-0.parquet")
+    table = DeltaTable(str(warehouse / "t"))
+    action = AddAction(
+        path="cluster_id=b/part-0.parquet",
+        size=(folder / "part-0.parquet").stat().st_size,
+        partition_values={"cluster_id": "b"},
+        modification_time=int(time.time() * 1000),
+        data_change=True,
+        stats=None,
+    )
+    table.create_write_transaction([action], mode="append", schema=table.schema(), partition_by=["cluster_id"])
+    assert store.rows_per_partition("t", "cluster_id") is None
+
+
 def test_deltars_refuses_tables_with_deletion_vectors(spark: SparkSession, warehouse: Path) -> None:
     import pyarrow as pa
     from deltalake import write_deltalake
