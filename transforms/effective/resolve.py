@@ -28,7 +28,9 @@ re-planned the groups three times and ran 387 adaptive stages).
 ``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses
 its registered metadata.version's release (``BROKERS.kafka_release``), mapped to the newest catalog release not
 newer than it. ``kafka_release`` in the output names the catalog release applied (NULL for rows without
-defaults: overrides, client entities).
+defaults: overrides, client entities). A caller that knows every broker runs at least some release (the audit: the
+target's, ``audit_scope.with_release_at_least``) passes it as ``oldest_release``, and the 3.6-3.9 timestamp fallbacks
+are not planned when no broker can apply them (``timestamps.fallback_planned``).
 """
 
 from __future__ import annotations
@@ -167,10 +169,10 @@ def _topic_views(layers: _Layers, frames: CatalogFrames, partial_df: DataFrame, 
     """What each broker gives topics as their defaults (``to_topic_node_views``)."""
 
     def views_df() -> DataFrame:
-        views_df = to_topic_node_views(
+        node_views_df = to_topic_node_views(
             layers.broker_layers, layers.nodes, frames.config_keys_df, frames.synonyms_df, partial_static_df=partial_df
         )
-        return with_view_timestamp_fallback(views_df) if layers.timestamp_fallback else views_df
+        return with_view_timestamp_fallback(node_views_df) if layers.timestamp_fallback else node_views_df
 
     return keep("topic_views", views_df)
 
