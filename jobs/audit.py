@@ -40,7 +40,7 @@ from schemas import gold, silver
 from schemas.changes import changes_from_remediations, dump_changes
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.errors import InputError, StorageError, UsageError
-from schemas.kafka_catalog import release_rank
+from schemas.kafka_catalog import applied_rank, release_rank
 from schemas.kafka_vocabulary import ResourceType
 from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
@@ -693,10 +693,10 @@ def _summarize(
 
 
 def catalog_release(release: str) -> str:
-    """The newest catalog release not newer than ``release`` (the MV table knows releases the catalog may not)."""
-    ranks = sorted((release_rank(r.release), r.release) for r in conf_loader.kafka_catalog().releases)
-    eligible = [name for rank, name in ranks if rank <= release_rank(release)]
-    return eligible[-1] if eligible else ranks[0][1]
+    """The newest catalog release not newer than ``release`` (the MV table knows releases the catalog may not), the
+    oldest when ``release`` predates them all (``applied_rank``)."""
+    by_rank = {release_rank(r.release): r.release for r in conf_loader.kafka_catalog().releases}
+    return by_rank[applied_rank(by_rank, release_rank(release))]
 
 
 def _only_clusters(df: DataFrame, clusters: Sequence[str]) -> DataFrame:

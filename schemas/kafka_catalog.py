@@ -12,7 +12,7 @@ with its source in Kafka.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -58,6 +58,17 @@ def release_rank(release: str) -> int:
     if match is None:
         raise ConfigError(f"not a Kafka release: {release!r} (expected e.g. 4.2 or 4.2.1)")
     return int(match.group(1)) * 1000 + int(match.group(2))
+
+
+def applied_rank(catalog_ranks: Collection[int], rank: int) -> int:
+    """The rank of the catalog release a broker running the release of ``rank`` applies: the newest one not newer
+    than it, else the catalog's oldest (a broker older than every catalog release). The rule of
+    ``transforms.effective.common.with_catalog_release``, for decisions made in the driver.
+
+    Raises:
+        ValueError: when ``catalog_ranks`` is empty.
+    """
+    return max((r for r in catalog_ranks if r <= rank), default=min(catalog_ranks))
 
 
 def normalize_release(version: str) -> str:

@@ -32,7 +32,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from schemas.effective import RESOLVED_FIELDS
-from schemas.kafka_catalog import release_rank
+from schemas.kafka_catalog import applied_rank, release_rank
 from schemas.kafka_vocabulary import ResourceType
 from transforms.effective.common import cluster_release, resolved
 from transforms.releases import release_rank_column
@@ -54,7 +54,7 @@ def fallback_planned(release_ranks: Sequence[int], *, kafka_version: str | None,
     """Whether some broker may apply a 3.6-3.9 catalog release, so the fallbacks below have to be planned.
 
     A broker takes the newest catalog release (``release_ranks``) not newer than the release it runs, or the
-    oldest one when none is (``common.with_catalog_release``); ``kafka_version``, when given, is the release of
+    oldest one when none is (``schemas.kafka_catalog.applied_rank``); ``kafka_version``, when given, is the release of
     every broker. That choice never decreases as the release grows, so when every broker runs at least
     ``oldest_release`` (e.g. an audit's target release: ``audit_scope.with_release_at_least``), no broker applies
     a release older than the one chosen for it. Not planned only when that release is newer than 3.9 (or, with
@@ -66,8 +66,7 @@ def fallback_planned(release_ranks: Sequence[int], *, kafka_version: str | None,
     wanted = kafka_version or oldest_release
     if wanted is None or not release_ranks:
         return True
-    rank = release_rank(wanted)
-    applied = max((r for r in release_ranks if r <= rank), default=min(release_ranks))
+    applied = applied_rank(release_ranks, release_rank(wanted))
     if kafka_version:
         return FALLBACK_FROM_RANK <= applied <= FALLBACK_TO_RANK
     return applied <= FALLBACK_TO_RANK
