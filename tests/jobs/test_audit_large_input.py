@@ -1,0 +1,69 @@
+"""An audit planned as for a large input (local checkpoints, the effective configurations held as columns) gives what
+the small-input plan gives, and leaves nothing in the session's cache.
+
+Every other end-to-end test reads a small input, whose frames are local relations (``jobs.stages``); the benchmark's
+sizes S to L are the only other runs of the large-input plan. Here the e2e cluster (tests/data/e2e/cluster.jsonl) is
+audited both ways at 4.4-IV1 with the hand-written catalogs of ``test_audit_e2e``, the large one with its data-quality
+stage on (Great Expectations reads the held effective configurations too).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from jobs import audit
+from jobs.cli import main as cli_main
+from jobs.storage import open_store
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "e2e"
+RUN_COLUMNS = {"run_id", "run_ts"}
+
+
+def _settings(warehouse: Path, *, dq: bool) -> audit.AuditSettings:
+    return audit.AuditSettings(
+        target_mv="4.4-IV1",
+        warehouse=str(warehouse),
+        constraints=(str(DATA / "base-rules.yaml"), str(DATA / "segment-rule.yaml")),
+        no_default_constraints=True,
+        dq=dq,
+    )
+
+
+def _rows(spark: SparkSession, warehouse: Path, table: str, run_id: str | None = None) -> list[tuple[str, ...]]:
+    df = open_store(spark, str(warehouse)).read(table)
+    if run_id is not None:
+        df = df.filter(F.col("run_id") == run_id)
+    columns = [c for c in df.columns if c not in RUN_COLUMNS]
+    return sorted(tuple(map(str, r)) for r in df.select(*columns).collect())
+
+
+@pytest.mark.slow
+def test_the_large_input_plan_gives_the_small_input_results_and_releases_its_cache(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    warehouse = tmp_path / "warehouse"
+    ingest = ["ingest", "--input", str(DATA / "cluster.jsonl"), "--cluster-id", "e2e", "--warehouse", str(warehouse)]
+    assert cli_main([*ingest, "-q"]) == 0
+    cache = spark._jsparkSession.sharedState().cacheManager()  # type: ignore[attr-defined]
+    assert cache.isEmpty()
+
+    small = audit.run(spark, _settings(warehouse, dq=False))
+    small_effective = _rows(spark, warehouse, "effective_configs")  # replaced by the next audit
+    monkeypatch.setattr(audit, "local_rows_for", lambda records: 0)  # every frame held as for a large input
+    large = audit.run(spark, _settings(warehouse, dq=True))
+
+    assert cache.isEmpty()  # the held effective configurations were released
+    assert large.summary.dq is not None and large.summary.dq["failed_critical"] == 0
+    assert small_effective and _rows(spark, warehouse, "effective_configs") == small_effective
+    for table in ("violations", "findings", "violations_by_level", "highest_safe_levels"):
+        assert _rows(spark, warehouse, table, large.run_id) == _rows(spark, warehouse, table, small.run_id), table
+    assert large.violations and len(large.violations) == len(small.violations)
+    assert (large.summary.verdict, large.summary.highest_safe_mv, large.summary.findings_total) == (
+        small.summary.verdict,
+        small.summary.highest_safe_mv,
+        small.summary.findings_total,
+    )
