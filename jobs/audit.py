@@ -33,16 +33,7 @@ from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
-from jobs.stages import (
-    Checkpoints,
-    by_cluster,
-    held_columns,
-    local_rows_for,
-    one_job,
-    row_count,
-    small_plans,
-    truncated,
-)
+from jobs.stages import Checkpoints, by_cluster, local_rows_for, one_job, row_count, small_plans, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
@@ -295,7 +286,7 @@ class _Resolved:
     upgrade_effects: DataFrame  # UPGRADE_EFFECTS without run columns
     frames: CatalogFrames
     records_read: int
-    effective_df: DataFrame  # held for the later stages (held_columns): the job releases it when it is done
+    effective_df: DataFrame
     auditable_df: DataFrame
     resolution: Checkpoints  # the resolution's intermediates (nodes, broker layers), shared with its findings
 
@@ -328,55 +319,52 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
     # in one partition without broadcasts or adaptive stages: an action is one Spark job (jobs.stages)
     with small_plans(spark, when=scope.local_rows > 0):
         resolved = _replay_and_resolve(spark, store, settings, scope, target=target, mv_table=mv_table)
-        try:
-            dq = None
-            if settings.dq:
-                dq = quality.check_silver(
-                    spark, store, resolved.state, run_id=run_id, run_ts=run_ts, command=settings.command
-                )
-            evaluated = _evaluate(
+        dq = None
+        if settings.dq:
+            dq = quality.check_silver(
+                spark, store, resolved.state, run_id=run_id, run_ts=run_ts, command=settings.command
+            )
+        evaluated = _evaluate(
+            spark,
+            store,
+            settings,
+            scope,
+            resolved,
+            compiled,
+            target=target,
+            mv_table=mv_table,
+            run_id=run_id,
+            run_ts=run_ts,
+        )
+        violations, summary, audit_row = _summarize(
+            store,
+            settings,
+            scope,
+            resolved,
+            evaluated,
+            compiled=compiled,
+            constraint_files=constraint_files,
+            target=target,
+            run_id=run_id,
+            run_ts=run_ts,
+            started=started,
+        )
+        audit_run_df = local_frame(spark, [audit_row], gold.AUDIT_RUNS)
+        if dq is not None:
+            dq += quality.check_gold(
                 spark,
                 store,
-                settings,
-                scope,
-                resolved,
-                compiled,
-                target=target,
-                mv_table=mv_table,
+                effective_df=resolved.effective_df,
                 run_id=run_id,
                 run_ts=run_ts,
+                command=settings.command,
+                audit_run_df=audit_run_df,
             )
-            violations, summary, audit_row = _summarize(
-                store,
-                settings,
-                scope,
-                resolved,
-                evaluated,
-                compiled=compiled,
-                constraint_files=constraint_files,
-                target=target,
-                run_id=run_id,
-                run_ts=run_ts,
-                started=started,
-            )
-            audit_run_df = local_frame(spark, [audit_row], gold.AUDIT_RUNS)
-            if dq is not None:
-                dq += quality.check_gold(
-                    spark,
-                    store,
-                    effective_df=resolved.effective_df,
-                    run_id=run_id,
-                    run_ts=run_ts,
-                    command=settings.command,
-                    audit_run_df=audit_run_df,
-                )
-                summary.dq = dq.to_json()
-            # Written last: a run killed before this line has no audit_runs row (its verdict never counted), and its
-            # bronze rows stay pending for the data-quality checks of the next run (jobs.quality.check_bronze).
-            store.ensure("audit_runs", gold.AUDIT_RUNS)
-            store.append("audit_runs", audit_run_df)
-        finally:
-            resolved.effective_df.unpersist()  # held in the session's cache (held_columns)
+            summary.dq = dq.to_json()
+        # Written last: a run killed before this line has no audit_runs row (its verdict never counted), and its
+        # bronze rows stay pending for the data-quality checks of the next run (jobs.quality.check_bronze).
+        store.ensure("audit_runs", gold.AUDIT_RUNS)
+        store.append("audit_runs", audit_run_df)
     return AuditResult(
         run_id=run_id,
         run_ts=run_ts,
@@ -492,19 +480,14 @@ def _replay_and_resolve(
         brokers=with_release_at_least(state.brokers, release=target.release),
         dynamic_configs=apply_upgrade_effects(state.dynamic_configs, effects_df),
     )
-    # one set of held frames for the resolution of at_target: the findings stage reuses its nodes and layers. The
-    # effective configurations are held as one frame of columns (held_columns: every later stage scans them); at
-    # scale their TOPIC rows (5.09 of benchmark L's 5.75 M rows) are held there only, not also as a checkpoint
-    resolution = Checkpoints(local_rows=scope.local_rows, leave=() if scope.local_rows > 0 else {"topic_rows"})
+    # one set of held frames for the resolution of at_target: the findings stage reuses its nodes and layers
+    resolution = Checkpoints(local_rows=scope.local_rows)
     with stage(spark, "resolving effective configurations"):
-        # the union of the resolution's rows per resource type, held once (computed with the write below)
+        # a union of the resolution's kept rows per resource type: read as it is, not copied again
         # every broker runs the target's release at least (with_release_at_least): older releases' rules are not
         # planned
-        effective_df = held_columns(
-            resolve_effective_configs(
-                at_target, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
-            ),
-            local_rows=scope.local_rows,
+        effective_df = resolve_effective_configs(
+            at_target, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
         )
         _replace(store, "effective_configs", effective_df, clusters, local_rows=scope.local_rows)
     return _Resolved(

@@ -24,15 +24,6 @@ effective-config plan ran the 1 GiB driver out of memory while being planned (al
 The checkpoint is declared lazily (``eager=False``); with adaptive query execution Spark runs the frame's
 shuffle stages when a plan over it is first planned, and its final stage with the first action that reads it. A
 local relation is computed when it is held (one job for its final stage).
-
-A large frame that many later stages scan, each for a few of its columns (an audit's effective configurations:
-written, counted, evaluated and checked), is held a third way, in Spark's in-memory columnar cache
-(``held_columns``): compressed column batches, of which a scan decodes only the columns it reads. A checkpoint
-keeps whole rows, serialized, and every scan deserializes each row whole. Measured on benchmark L's 5.75 M
-effective rows in one process, two rounds: a full scan 3.3-5.4 s from a checkpoint against 1.3 s from the cache, the
-distinct entities 3.5-7.9 s against 2.4-3.7 s, a count 1.6-2.4 s against 0.3-0.5 s, while building the cache cost
-4-8 s more than the checkpoint. The cache is the session's, not the frame's: the job that holds a frame this way
-releases it (``DataFrame.unpersist``) when it is done.
 """
 
 from __future__ import annotations
@@ -55,7 +46,6 @@ __all__ = [
     "SMALL_INPUT_RECORDS",
     "SMALL_INPUT_SETTINGS",
     "Checkpoints",
-    "held_columns",
     "held_locally",
     "held_rows",
     "interpreted",
@@ -202,16 +192,6 @@ def truncated(df: DataFrame, *, local_rows: int = 0) -> DataFrame:
     return df.localCheckpoint(eager=False, storageLevel=StorageLevel.MEMORY_AND_DISK)
 
 
-def held_columns(df: DataFrame, *, local_rows: int = 0) -> DataFrame:
-    """``df`` held for many later scans that each read a few of its columns (see the module docstring): a large
-    input's frame (``local_rows`` 0) in Spark's in-memory columnar cache, computed with the first action that reads
-    it; a small input's frame as it is (its parts are local relations already: ``truncated``).
-
-    The cache belongs to the session: release the frame with ``unpersist()`` once no later stage reads it.
-    """
-    return df if local_rows > 0 else df.persist(StorageLevel.MEMORY_AND_DISK)
-
-
 def by_cluster(df: DataFrame, *, local_rows: int) -> DataFrame:
     """``df`` gathered by cluster for a write partitioned by ``cluster_id``: a large input's frame
     (``local_rows`` 0) is shuffled on ``cluster_id``, so each writer task holds whole clusters and writes one file
@@ -231,16 +211,11 @@ class Checkpoints:
     Args:
         only: the names to hold (others are returned as planned); None = every name.
         local_rows: as for ``truncated`` (0: local checkpoints only).
-        leave: names returned as planned although ``only`` would hold them: a frame the caller holds within a
-            larger one (``held_columns``), so its rows are not held twice.
     """
 
-    def __init__(
-        self, only: Collection[str] | None = None, *, local_rows: int = 0, leave: Collection[str] = ()
-    ) -> None:
+    def __init__(self, only: Collection[str] | None = None, *, local_rows: int = 0) -> None:
         """Nothing kept yet."""
         self._only = None if only is None else frozenset(only)
-        self._leave = frozenset(leave)
         self._local_rows = local_rows
         self.kept: dict[str, DataFrame] = {}
 
@@ -248,7 +223,7 @@ class Checkpoints:
         """The held frame of ``plan``; the one kept before under ``name``, if any (``plan`` is then not built)."""
         if name in self.kept:
             return self.kept[name]
-        if (self._only is not None and name not in self._only) or name in self._leave:
+        if self._only is not None and name not in self._only:
             return planned(plan)
         self.kept[name] = truncated(planned(plan), local_rows=self._local_rows)
         return self.kept[name]

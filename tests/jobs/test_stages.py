@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructField, StructType, TimestampType
@@ -22,7 +21,6 @@ from jobs.stages import (
     SMALL_INPUT_SETTINGS,
     Checkpoints,
     by_cluster,
-    held_columns,
     held_locally,
     held_rows,
     interpreted,
@@ -92,31 +90,6 @@ def test_checkpoints_hold_each_name_once_with_their_limit(spark: SparkSession) -
     only = Checkpoints(only={"rows"}, local_rows=10)
     planned = spark.createDataFrame(ROWS, SCHEMA)
     assert only("other", planned) is planned
-
-
-def test_a_name_left_is_returned_as_planned_and_not_kept(spark: SparkSession) -> None:
-    keep = Checkpoints(leave={"rows"})
-    planned = spark.createDataFrame(ROWS, SCHEMA)
-    assert keep("rows", planned) is planned
-    assert "rows" not in keep.kept
-    assert _leaf(keep("other", planned)) == "LogicalRDD"  # every other name is held as before
-    assert Checkpoints(only={"rows"}, leave={"rows"})("rows", planned) is planned
-
-
-def test_a_large_inputs_frame_is_held_as_columns_until_released(spark: SparkSession) -> None:
-    planned = spark.createDataFrame(ROWS, SCHEMA).where(F.col("id") > 0)
-    held = held_columns(planned)
-    try:
-        assert held.storageLevel == StorageLevel.MEMORY_AND_DISK
-        plan = held._jdf.queryExecution().optimizedPlan().toString()
-        assert "InMemoryRelation" in plan
-        assert sorted(held.collect()) == sorted(planned.collect())
-    finally:
-        held.unpersist(blocking=True)
-    assert held.storageLevel == StorageLevel.NONE
-    # a small input's frame is left as it is (its parts are local relations already)
-    small = held_columns(planned, local_rows=LOCAL_ROWS)
-    assert small is planned and small.storageLevel == StorageLevel.NONE
 
 
 def test_a_plan_given_as_a_function_is_built_only_when_its_name_is_not_held(spark: SparkSession) -> None:
