@@ -322,7 +322,13 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
         dq = None
         if settings.dq:
             dq = quality.check_silver(
-                spark, store, resolved.state, run_id=run_id, run_ts=run_ts, command=settings.command
+                spark,
+                store,
+                resolved.state,
+                clusters=scope.clusters,
+                run_id=run_id,
+                run_ts=run_ts,
+                command=settings.command,
             )
         evaluated = _evaluate(
             spark,
@@ -355,6 +361,7 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
                 spark,
                 store,
                 effective_df=resolved.effective_df,
+                clusters=scope.clusters,
                 run_id=run_id,
                 run_ts=run_ts,
                 command=settings.command,

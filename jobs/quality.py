@@ -42,7 +42,7 @@ log = logging.getLogger("kraft_audit")
 
 DQ_TABLE = "dq_results"
 
-__all__ = ["DQ_TABLE", "DqCounts", "check", "check_bronze", "check_gold", "check_silver", "prefetch"]
+__all__ = ["DQ_TABLE", "DqCounts", "check", "check_bronze", "check_gold", "check_silver", "prefetch", "written_rows"]
 
 
 @dataclass
@@ -97,10 +97,12 @@ def check(
     run_ts: datetime | None = None,
     raise_on_critical: bool = True,
     scope: Mapping[str, Any] | None = None,
+    known_rows: Mapping[str, int] | None = None,
 ) -> DqCounts:
     """Validate ``frames`` (table name -> DataFrame) with their suites; see the module docstring.
 
-    ``scope`` is recorded in every result row's ``details`` (bronze: the ingest ids checked).
+    ``scope`` is recorded in every result row's ``details`` (bronze: the ingest ids checked). ``known_rows``: the
+    row counts of some frames, when the caller knows them (GX then runs no Spark job to count them).
 
     Raises:
         DataQualityError: a critical expectation failed (raised after ``dq_results`` and the Data Docs are
@@ -117,7 +119,8 @@ def check(
         runner = GxRunner.for_warehouse(store.warehouse)
         with one_job(spark):  # each of GX's one-row aggregates
             for table, df in frames.items():
-                results.extend(runner.validate(suites[table], df, run_id=run_id, run_ts=run_ts))
+                known = (known_rows or {}).get(table)
+                results.extend(runner.validate(suites[table], df, run_id=run_id, run_ts=run_ts, known_rows=known))
         docs = runner.build_docs()
         _append_results(
             spark, store, results, stage=stage, run_id=run_id, run_ts=run_ts, command=command, scope=scope or {}
@@ -238,11 +241,21 @@ def checked_ingests(store: DeltaStore) -> set[str]:
 
 
 def check_silver(
-    spark: SparkSession, store: DeltaStore, state: Any, *, run_id: str, run_ts: datetime, command: str
+    spark: SparkSession,
+    store: DeltaStore,
+    state: Any,
+    *,
+    clusters: Sequence[str],
+    run_id: str,
+    run_ts: datetime,
+    command: str,
 ) -> DqCounts:
-    """After replay: the silver state tables as written (``state`` holds them read back for the run's clusters)."""
-    frames = {name: getattr(state, name) for name in stage_tables("silver")}
-    return check(spark, store, "silver", frames, run_id=run_id, run_ts=run_ts, command=command)
+    """After replay: the silver state tables as written for the run's ``clusters`` (``state`` holds the frames the
+    run wrote; their row counts are read from the tables' logs)."""
+    tables = stage_tables("silver")
+    frames = {name: getattr(state, name) for name in tables}
+    known = written_rows(store, tables, clusters)
+    return check(spark, store, "silver", frames, run_id=run_id, run_ts=run_ts, command=command, known_rows=known)
 
 
 def check_gold(
@@ -250,6 +263,7 @@ def check_gold(
     store: DeltaStore,
     *,
     effective_df: DataFrame,
+    clusters: Sequence[str],
     run_id: str,
     run_ts: datetime,
     command: str,
@@ -259,14 +273,28 @@ def check_gold(
     effects, and its ``audit_runs`` row before it is written (the row is written last, after these checks).
 
     ``effective_df`` is the frame the run wrote as its clusters' ``effective_configs`` (the audit holds it): it is
-    checked as it is, not read back from the table (at L, 5.8 M rows decoded from Parquet again).
+    checked as it is, not read back from the table (at L, 5.8 M rows decoded from Parquet again); its row count is
+    read from the table's log for the run's ``clusters``.
     """
     frames = {"effective_configs": effective_df.select(*EFFECTIVE_CONFIGS.names)}
     frames.update(
         {name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings", "upgrade_effects")}
     )
     frames["audit_runs"] = audit_run_df
-    return check(spark, store, "gold", frames, run_id=run_id, run_ts=run_ts, command=command)
+    known = written_rows(store, ["effective_configs"], clusters)
+    return check(spark, store, "gold", frames, run_id=run_id, run_ts=run_ts, command=command, known_rows=known)
+
+
+def written_rows(store: DeltaStore, tables: Sequence[str], clusters: Sequence[str]) -> dict[str, int]:
+    """The rows of ``clusters`` in each of ``tables``, partitioned by ``cluster_id``, read from the tables' logs
+    (``rows_per_partition``: no Spark job); a table whose log cannot tell is left out. Right for a table whose
+    clusters' partitions a run has just replaced with the frame it checks."""
+    known: dict[str, int] = {}
+    for table in tables:
+        per_cluster = store.rows_per_partition(table, "cluster_id") if store.exists(table) else None
+        if per_cluster is not None:
+            known[table] = sum(per_cluster.get(cluster, 0) for cluster in clusters)
+    return known
 
 
 def combined(before: DqCounts | None, after: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -22,7 +22,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -113,8 +113,9 @@ class CheckResult:
 
 
 @contextmanager
-def held_row_counts() -> Iterator[None]:
-    """Inside, GX counts the rows of a frame the driver holds (a local relation) without a Spark job.
+def held_row_counts(known: int | None = None) -> Iterator[None]:
+    """Inside, GX counts the rows of a frame the driver holds (a local relation), or whose rows the caller knows
+    (``known``: e.g. from the log of the table the frame was just written to), without a Spark job.
 
     Every column expectation depends on the table's row count: GX computes it in an aggregate of its own, a wave
     before the row conditions and their unexpected counts (``ValidationGraph._resolve``, and the dependencies of
@@ -123,7 +124,8 @@ def held_row_counts() -> Iterator[None]:
     answered from the plan (``jobs.stages.held_rows``) and every other bundle, or a frame that is not held, goes
     to GX's own ``SparkDFExecutionEngine.resolve_metric_bundle``. Scoped, not global: a GX user elsewhere in the
     process (the benchmark's peer) runs GX as shipped. ``tests/jobs/test_quality.py`` counts the jobs of one table
-    and compares the outcome with GX's as shipped, so a GX release that changes either is noticed.
+    and compares the outcome with GX's as shipped, so a GX release that changes either is noticed. ``known`` answers
+    only a count of the whole table (a domain without a row condition or filter).
     """
     from great_expectations.execution_engine import SparkDFExecutionEngine
 
@@ -136,7 +138,10 @@ def held_row_counts() -> Iterator[None]:
             metric = computed.metric_configuration
             if metric.metric_name != "table.row_count":
                 return shipped(engine, bundle)
-            rows = held_rows(engine.get_domain_records(domain_kwargs=computed.compute_domain_kwargs or {}))
+            domain = computed.compute_domain_kwargs or {}
+            rows = held_rows(engine.get_domain_records(domain_kwargs=domain))
+            if rows is None and known is not None and _whole_table(domain):
+                rows = known
             if rows is None:
                 return shipped(engine, bundle)
             counts[metric.id] = rows
@@ -147,6 +152,11 @@ def held_row_counts() -> Iterator[None]:
         yield
     finally:
         SparkDFExecutionEngine.resolve_metric_bundle = shipped  # type: ignore[method-assign]
+
+
+def _whole_table(domain: Mapping[str, Any]) -> bool:
+    """Whether GX's domain is the batch's every row: no row condition, no filter of its own."""
+    return not domain.get("row_condition") and not domain.get("filter_conditions")
 
 
 @contextmanager
@@ -225,8 +235,11 @@ class GxRunner:
                 cls._by_warehouse[warehouse] = cls(docs_dir)
         return cls._by_warehouse[warehouse]
 
-    def validate(self, table_suite: TableSuite, df: DataFrame, *, run_id: str, run_ts: datetime) -> list[CheckResult]:
-        """Validate one table (see the module docstring); the result is kept for the Data Docs."""
+    def validate(
+        self, table_suite: TableSuite, df: DataFrame, *, run_id: str, run_ts: datetime, known_rows: int | None = None
+    ) -> list[CheckResult]:
+        """Validate one table (see the module docstring); the result is kept for the Data Docs. ``known_rows``: the
+        rows of ``df`` when the caller knows them (``held_row_counts``)."""
         from great_expectations.core.run_identifier import RunIdentifier
         from great_expectations.data_context.types.resource_identifiers import (
             ExpectationSuiteIdentifier,
@@ -236,11 +249,11 @@ class GxRunner:
         specs = {spec.check_id: spec for spec in table_suite.expectations}
         suite = self._suite(table_suite, list(specs.values()))
         batch = self._batch(table_suite.table, table_suite.prepare(df))
-        with held_row_counts():
+        with held_row_counts(known_rows):
             result = batch.validate(suite, result_format="BOOLEAN_ONLY")
         failed = [specs[_check_id(r)] for r in result.results if not r.success]
         if failed:
-            self._add_details(result, table_suite, batch, failed)
+            self._add_details(result, table_suite, batch, failed, known_rows)
         for r in result.results:
             if r.success and not r.result and specs[_check_id(r)].is_row_level:
                 # What BOOLEAN_ONLY leaves out but a strict pass implies (Data Docs would say "unknown %")
@@ -293,7 +306,14 @@ class GxRunner:
         )
         return definition.get_batch(batch_parameters={"dataframe": df})
 
-    def _add_details(self, result: Any, table_suite: TableSuite, batch: Any, failed: Sequence[Expectation]) -> None:
+    def _add_details(
+        self,
+        result: Any,
+        table_suite: TableSuite,
+        batch: Any,
+        failed: Sequence[Expectation],
+        known_rows: int | None,
+    ) -> None:
         import great_expectations as gx
 
         suite = gx.ExpectationSuite(name=f"{table_suite.stage}.{table_suite.table}.failures")
@@ -303,7 +323,7 @@ class GxRunner:
         keys = [k for k in table_suite.row_keys if k in table_suite.schema.names]
         if keys:
             result_format["unexpected_index_column_names"] = keys
-        with held_row_counts():
+        with held_row_counts(known_rows):
             detailed = {_check_id(r): r for r in batch.validate(suite, result_format=result_format).results}
         result.results = [detailed.get(_check_id(r), r) for r in result.results]
 

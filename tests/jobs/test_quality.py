@@ -297,28 +297,42 @@ def test_the_row_count_of_a_held_frame_costs_no_job_and_gx_judges_it_as_shipped(
     spark: SparkSession, good: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """GX counts a table's rows in an aggregate of its own before the unexpected counts: two jobs. A frame a small
-    run holds is a local relation, whose rows the plan knows (``held_row_counts``): one job; GX's outcome."""
+    run holds is a local relation, whose rows the plan knows (``held_row_counts``): one job; GX's outcome. So is a
+    frame whose rows the caller knows (a large run's frame, counted in the log of the table it was written to)."""
     store = open_store(spark, str(good["warehouse"]))
     suite = all_suites()["ingested_files"]
     read = store.read("ingested_files")
     failing_read = read.withColumn("records", F.lit(-1).cast("long"))  # a critical failure: the detailed pass runs
     held, failing_held = truncated(read, local_rows=1000), truncated(failing_read, local_rows=1000)
     assert held_rows(held) == read.count() > 0 and held_rows(read) is None
+    rows = read.count()
+    cases = [(held, None), (failing_held, None), (read, None), (failing_read, None), (read, rows), (failing_read, rows)]
 
-    def judged(runner: quality_gx.GxRunner, df: DataFrame) -> tuple[list[tuple[Any, ...]], int]:
+    def judged(runner: quality_gx.GxRunner, df: DataFrame, known: int | None) -> tuple[list[tuple[Any, ...]], int]:
         with one_job(spark), counting(spark) as jobs:  # as quality.check runs it
-            found = runner.validate(suite, df, run_id="r-held", run_ts=datetime.now(UTC))
+            found = runner.validate(suite, df, run_id="r-held", run_ts=datetime.now(UTC), known_rows=known)
         outcome = [(r.spec.check_id, r.success, r.element_count, r.unexpected_count, r.details) for r in found]
         return outcome, jobs.total
 
     ours = quality_gx.GxRunner(str(tmp_path / "ours"))
-    mine = [judged(ours, df) for df in (held, failing_held, read, failing_read)]
+    mine = [judged(ours, df, known) for df, known in cases]
     monkeypatch.setattr(quality_gx, "held_row_counts", contextlib.nullcontext)
     shipped = quality_gx.GxRunner(str(tmp_path / "shipped"))
-    theirs = [judged(shipped, df) for df in (held, failing_held, read, failing_read)]
-    assert [jobs for _, jobs in mine[::2]] == [1, 2] and [jobs for _, jobs in theirs[::2]] == [2, 2]
+    theirs = [judged(shipped, df, known) for df, known in cases]
+    assert [jobs for _, jobs in mine[::2]] == [1, 2, 1] and [jobs for _, jobs in theirs[::2]] == [2, 2, 2]
     assert all(r[1] for r in mine[0][0]) and not all(r[1] for r in mine[1][0])
     assert [outcome for outcome, _ in mine] == [outcome for outcome, _ in theirs]
+    assert {r[2] for outcome, _ in mine for r in outcome if r[2] is not None} == {rows}
+
+
+def test_the_rows_written_for_some_clusters_are_read_from_the_log(spark: SparkSession, tmp_path: Path) -> None:
+    store = open_store(spark, str(tmp_path / "warehouse"), backend="deltars")
+    df = spark.createDataFrame([("a", 1), ("a", 2), ("b", 3), ("c", 4)], "cluster_id string, n long")
+    store.ensure("t", df.schema, ["cluster_id"])
+    store.append("t", df)
+    assert quality.written_rows(store, ["t", "missing"], ["a", "b", "z"]) == {"t": 3}
+    store.replace_partitions("t", df.filter(F.col("n") == 1), {"cluster_id": ["a"]})
+    assert quality.written_rows(store, ["t"], ["a"]) == {"t": 1}
 
 
 def test_great_expectations_imports_where_main_has_no_file() -> None:
