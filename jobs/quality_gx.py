@@ -5,11 +5,11 @@ per warehouse and process keeps the context, so the Data Docs of a pipeline's st
 
 Validation is two-pass. The first pass is ``BOOLEAN_ONLY``: GX then computes a table's row count and, in one
 bundled aggregate, the unexpected counts of all its single-column expectations (``BASIC`` would also plan one
-``limit`` query per expectation for failing values); the row count of a frame the driver holds comes from its plan
-(``held_row_counts``). Failing expectations alone are validated again as
-``SUMMARY``, for their counts, a few failing values and the keys of failing rows (``TableSuite.row_keys``, never
-value columns). Each pass reads the frame as it is given: GX does not cache it (``persist=False``), the caller
-holds what is expensive to compute.
+``limit`` query per expectation for failing values); the row count of a frame the driver holds comes from its plan,
+and that of a frame the caller has just written from the table's log (``held_row_counts``). Failing expectations
+alone are validated again as ``SUMMARY``, for their counts, a few failing values and the keys of failing rows
+(``TableSuite.row_keys``, never value columns). Each pass reads the frame as it is given: GX does not cache it
+(``persist=False``), the caller holds what is expensive to compute.
 """
 
 from __future__ import annotations
