@@ -30,7 +30,6 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
-from jobs.concurrent_writes import ConcurrentWrites
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
@@ -442,22 +441,6 @@ def _replay_and_resolve(
     mv_table: MetadataVersionTable,
 ) -> _Resolved:
     """Replay into the silver tables, then resolve the effective configuration at the target's release (gold)."""
-    # the silver tables are written beside the resolution (each a Spark task of mostly fixed cost) and have landed
-    # before the effective configurations are written
-    with ConcurrentWrites() as writes:
-        return _replay_and_resolve_writing(spark, store, settings, scope, writes, target=target, mv_table=mv_table)
-
-
-def _replay_and_resolve_writing(
-    spark: SparkSession,
-    store: DeltaStore,
-    settings: AuditSettings,
-    scope: _Scope,
-    writes: ConcurrentWrites,
-    *,
-    target: MetadataVersion,
-    mv_table: MetadataVersionTable,
-) -> _Resolved:
     from transforms.effective import resolve_effective_configs
     from transforms.replay.state import replay_state
 
@@ -486,7 +469,7 @@ def _replay_and_resolve_writing(
         )
         for name in STATE_TABLES:
             if name in silver_frames:
-                writes.submit(_replace, store, name, silver_frames[name], clusters, local_rows=scope.local_rows)
+                _replace(store, name, silver_frames[name], clusters, local_rows=scope.local_rows)
         state = dataclasses.replace(replayed, **silver_frames)
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
@@ -513,7 +496,6 @@ def _replay_and_resolve_writing(
         effective_df = resolve_effective_configs(
             at_target, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
         )
-        writes.wait()  # the silver tables land before the gold table
         _replace(store, "effective_configs", effective_df, clusters, local_rows=scope.local_rows)
     return _Resolved(
         state=state,
