@@ -10,9 +10,10 @@ Pipeline call sites: ``check_bronze`` after an ingest (``run``, ``gate``), ``che
 tables are written and ``check_gold`` after the run's results are written (``audit``, ``run``, ``gate``);
 ``--no-dq`` skips them. ``kraft-audit dq`` (``jobs.dq``) checks a whole warehouse.
 
-Cost: each table is read twice by GX (a row count, then one aggregate with every unexpected count), once when the
-run holds it as a local relation (its row count comes from the plan: ``quality_gx.held_row_counts``); cross-row
-rules are precomputed as flag columns, so a large bronze table is not scanned per expectation.
+Cost: each table is read twice by GX (a row count, then one aggregate with every unexpected count), once when its
+row count is known without a job: from the plan of a frame the run holds as a local relation, or from the log of the
+table the run has just written the frame to (``written_rows``; both through ``quality_gx.held_row_counts``);
+cross-row rules are precomputed as flag columns, so a large bronze table is not scanned per expectation.
 """
 
 from __future__ import annotations
