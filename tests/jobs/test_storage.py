@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import time
 from pathlib import Path
 from typing import Any
@@ -112,14 +111,15 @@ def test_partition_values_come_from_the_log_not_from_paths(spark: SparkSession, 
     assert_three_readers_agree(store, "t", data)
 
 
-def test_rows_the_driver_holds_are_written_like_spark_writes_them(spark: SparkSession, store: DeltaStore) -> None:
-    # a small audit's held frames (local relations) are written by pyarrow on deltars, others by Spark's writer
-    odd = ["001", "a b/c", "x=y%z", "ünï"]
+def test_each_write_path_gives_the_layout_spark_writes(spark: SparkSession, store: DeltaStore, tmp_path: Path) -> None:
+    # deltars writes a small audit's held frames (local relations) with pyarrow in the driver, other frames with
+    # pyarrow in Spark's tasks (jobs.storage.task_files); both give the partition directories Spark's writer gives
+    odd = ["001", "a b/c", "x=y%z", "ünï", "q:r#s?t*u"]
     data = [r for c in odd for r in rows(c, range(2))]
     held = held_locally(frame(spark, data), 100)
     assert held is not None
     jobs_of: dict[str, int] = {}
-    for table, df in (("held", held), ("spark", frame(spark, data))):
+    for table, df in (("held", held), ("tasks", frame(spark, data))):
         store.ensure(table, SCHEMA, ["cluster_id"])
         with counting(spark) as jobs:
             store.append(table, df)
@@ -130,20 +130,38 @@ def test_rows_the_driver_holds_are_written_like_spark_writes_them(spark: SparkSe
         from deltalake import DeltaTable
 
         def partitions(table: str) -> list[tuple[str, int]]:
+            # the rows each partition's files hold, from the log (a task writes one file per partition it holds)
             files = pa.table(DeltaTable(store.path(table)).get_add_actions(flatten=True)).to_pylist()
-            return sorted((f["partition.cluster_id"], f["num_records"]) for f in files)
+            counted: dict[str, int] = {}
+            for f in files:
+                counted[f["partition.cluster_id"]] = counted.get(f["partition.cluster_id"], 0) + f["num_records"]
+            return sorted(counted.items())
 
-        assert partitions("held") == partitions("spark") == [(c, 2) for c in sorted(odd)]
-        assert jobs_of["held"] == 0 < jobs_of["spark"]  # a local relation's rows are collected without a job
-        # the held rows took pyarrow's path (its file names), the others Spark's
-        names = {t: {p.name for p in Path(store.path(t)).rglob("*.parquet")} for t in ("held", "spark")}
-        assert names["held"] and names["spark"], names
-        assert all(re.fullmatch(r"part-[0-9a-f]{32}-\d+\.parquet", n) for n in names["held"]), names
-        assert all(n.endswith(".snappy.parquet") for n in names["spark"]), names
+        assert partitions("held") == partitions("tasks") == [(c, 2) for c in sorted(odd)]
+        assert jobs_of["held"] == 0 < jobs_of["tasks"]  # a local relation's rows are collected without a job
+        frame(spark, data).write.partitionBy("cluster_id").parquet(str(tmp_path / "spark"))
+        by_spark = {p.name for p in (tmp_path / "spark").iterdir() if p.is_dir()}
+        assert len(by_spark) == len(odd)
+        for table in ("held", "tasks"):
+            written = {p.parent.name for p in Path(store.path(table)).rglob("*.parquet")}
+            assert written == by_spark, table
     empty = held_locally(frame(spark, []), 100)
     assert empty is not None
     store.replace_partitions("held", empty, {"cluster_id": ["001"]})
     assert_three_readers_agree(store, "held", data[2:])
+    store.replace_partitions("tasks", frame(spark, []), {"cluster_id": ["001"]})
+    assert_three_readers_agree(store, "tasks", data[2:])
+
+
+def test_a_table_partitioned_by_a_number_is_written_by_sparks_writer(spark: SparkSession, store: DeltaStore) -> None:
+    # jobs.storage.task_files names string partitions only; any other type keeps Spark's writer and its names
+    data = rows("a", range(4))
+    store.ensure("by_level", SCHEMA, ["level"])
+    store.append("by_level", frame(spark, data))
+    assert_three_readers_agree(store, "by_level", data)
+    if store.backend == "deltars":
+        names = {p.name for p in Path(store.path("by_level")).rglob("*.parquet")}
+        assert names and all(n.endswith(".snappy.parquet") for n in names), names
 
 
 def test_many_partitions_read_in_one_scan_with_values_from_the_log(spark: SparkSession, store: DeltaStore) -> None:
