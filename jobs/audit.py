@@ -289,6 +289,7 @@ class _Resolved:
     effective_df: DataFrame
     auditable_df: DataFrame
     resolution: Checkpoints  # the resolution's intermediates (nodes, broker layers), shared with its findings
+    written: dict[str, int]  # the version each silver and gold state table's write committed
 
 
 @dataclass(frozen=True)
@@ -326,6 +327,7 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
                 store,
                 resolved.state,
                 clusters=scope.clusters,
+                versions=resolved.written,
                 run_id=run_id,
                 run_ts=run_ts,
                 command=settings.command,
@@ -361,6 +363,7 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
                 spark,
                 store,
                 effective_df=resolved.effective_df,
+                effective_version=resolved.written["effective_configs"],
                 clusters=scope.clusters,
                 run_id=run_id,
                 run_ts=run_ts,
@@ -467,9 +470,11 @@ def _replay_and_resolve(
         silver_frames["topics"] = truncated(
             to_unique_topic_names(replayed.topics).select(*silver.TOPICS.names), local_rows=scope.local_rows
         )
-        for name in STATE_TABLES:
-            if name in silver_frames:
-                _replace(store, name, silver_frames[name], clusters, local_rows=scope.local_rows)
+        written = {
+            name: _replace(store, name, silver_frames[name], clusters, local_rows=scope.local_rows)
+            for name in STATE_TABLES
+            if name in silver_frames
+        }
         state = dataclasses.replace(replayed, **silver_frames)
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
@@ -496,7 +501,9 @@ def _replay_and_resolve(
         effective_df = resolve_effective_configs(
             at_target, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
         )
-        _replace(store, "effective_configs", effective_df, clusters, local_rows=scope.local_rows)
+        written["effective_configs"] = _replace(
+            store, "effective_configs", effective_df, clusters, local_rows=scope.local_rows
+        )
     return _Resolved(
         state=state,
         at_target=at_target,
@@ -506,6 +513,7 @@ def _replay_and_resolve(
         effective_df=effective_df,
         auditable_df=filter_auditable(effective_df, target_keys_df=target_keys_df),
         resolution=resolution,
+        written=written,
     )
 
 
@@ -710,10 +718,10 @@ def _only_clusters(df: DataFrame, clusters: Sequence[str]) -> DataFrame:
     return df.filter(F.col("cluster_id").isin(list(clusters))) if clusters else df
 
 
-def _replace(store: DeltaStore, table: str, df: DataFrame, clusters: list[str], *, local_rows: int) -> None:
+def _replace(store: DeltaStore, table: str, df: DataFrame, clusters: list[str], *, local_rows: int) -> int:
     schema = STATE_TABLES[table]
     store.ensure(table, schema, ["cluster_id"])
-    store.replace_partitions(
+    return store.replace_partitions(
         table, by_cluster(df.select(*schema.names), local_rows=local_rows), {"cluster_id": clusters}
     )
 

@@ -247,15 +247,16 @@ def check_silver(
     state: Any,
     *,
     clusters: Sequence[str],
+    versions: Mapping[str, int],
     run_id: str,
     run_ts: datetime,
     command: str,
 ) -> DqCounts:
     """After replay: the silver state tables as written for the run's ``clusters`` (``state`` holds the frames the
-    run wrote; their row counts are read from the tables' logs)."""
+    run wrote; their row counts are read from the logs of the versions the writes committed, ``versions``)."""
     tables = stage_tables("silver")
     frames = {name: getattr(state, name) for name in tables}
-    known = written_rows(store, tables, clusters)
+    known = written_rows(store, tables, clusters, versions)
     return check(spark, store, "silver", frames, run_id=run_id, run_ts=run_ts, command=command, known_rows=known)
 
 
@@ -264,6 +265,7 @@ def check_gold(
     store: DeltaStore,
     *,
     effective_df: DataFrame,
+    effective_version: int,
     clusters: Sequence[str],
     run_id: str,
     run_ts: datetime,
@@ -275,24 +277,29 @@ def check_gold(
 
     ``effective_df`` is the frame the run wrote as its clusters' ``effective_configs`` (the audit holds it): it is
     checked as it is, not read back from the table (at L, 5.8 M rows decoded from Parquet again); its row count is
-    read from the table's log for the run's ``clusters``.
+    read from the log of the version its write committed (``effective_version``) for the run's ``clusters``.
     """
     frames = {"effective_configs": effective_df.select(*EFFECTIVE_CONFIGS.names)}
     frames.update(
         {name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings", "upgrade_effects")}
     )
     frames["audit_runs"] = audit_run_df
-    known = written_rows(store, ["effective_configs"], clusters)
+    known = written_rows(store, ["effective_configs"], clusters, {"effective_configs": effective_version})
     return check(spark, store, "gold", frames, run_id=run_id, run_ts=run_ts, command=command, known_rows=known)
 
 
-def written_rows(store: DeltaStore, tables: Sequence[str], clusters: Sequence[str]) -> dict[str, int]:
-    """The rows of ``clusters`` in each of ``tables``, partitioned by ``cluster_id``, read from the tables' logs
-    (``rows_per_partition``: no Spark job); a table whose log cannot tell is left out. Right for a table whose
-    clusters' partitions a run has just replaced with the frame it checks."""
+def written_rows(
+    store: DeltaStore, tables: Sequence[str], clusters: Sequence[str], versions: Mapping[str, int]
+) -> dict[str, int]:
+    """The rows of ``clusters`` in each of ``tables``, partitioned by ``cluster_id``, at the version the run's
+    write of it committed (``versions``), read from the tables' logs (``rows_per_partition``: no Spark job): what
+    the run wrote, whatever another writer committed since. A table with no version given, or whose log cannot
+    tell, is left out (its rows are counted by the checks)."""
     known: dict[str, int] = {}
     for table in tables:
-        per_cluster = store.rows_per_partition(table, "cluster_id") if store.exists(table) else None
+        if table not in versions:
+            continue
+        per_cluster = store.rows_per_partition(table, "cluster_id", version=versions[table])
         if per_cluster is not None:
             known[table] = sum(per_cluster.get(cluster, 0) for cluster in clusters)
     return known

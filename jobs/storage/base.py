@@ -52,7 +52,7 @@ class DeltaStore(ABC):
 
     @abstractmethod
     def append(self, table: str, df: DataFrame, *, read_version: int | None = None) -> int:
-        """Add the rows of ``df``; returns the new table version.
+        """Add the rows of ``df``; returns the table version this write committed.
 
         With ``read_version`` the commit is made only if the table is still at that version (the rows were decided
         from it); otherwise ConcurrentCommitError is raised and nothing is committed.
@@ -60,7 +60,7 @@ class DeltaStore(ABC):
 
     @abstractmethod
     def overwrite(self, table: str, df: DataFrame) -> int:
-        """Replace the whole content with ``df``; returns the new table version."""
+        """Replace the whole content with ``df``; returns the table version this write committed."""
 
     @abstractmethod
     def replace_partitions(
@@ -93,8 +93,9 @@ class DeltaStore(ABC):
     def version(self, table: str) -> int:
         """The latest table version."""
 
-    def rows_per_partition(self, table: str, column: str) -> dict[str, int] | None:
-        """The latest snapshot's row count per value of the partition ``column`` (values with no row left out),
+    def rows_per_partition(self, table: str, column: str, *, version: int | None = None) -> dict[str, int] | None:
+        """The row count per value of the partition ``column`` (values with no row left out) in the latest snapshot,
+        or the one at ``version`` (a write's own commit: what it wrote, whatever another writer committed since),
         read from the table's log alone: no data file is opened and no Spark job runs. None when the log cannot
         tell (a file without a row count, rows whose value is NULL) or the backend does not read logs itself; the
         caller then counts the rows."""

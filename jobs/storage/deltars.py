@@ -37,6 +37,8 @@ from schemas.errors import StorageError, UnsupportedTableError
 from transforms.local_frames import local_frame
 
 HIVE_NULL = task_files.HIVE_NULL
+# The commit info key naming the write a commit made (its staging folder), to find the version it committed
+WRITE_ID = "kraftAuditWriteId"
 # Up to this many partitions a read is one scan per partition with the values as literals (no join); beyond it,
 # one scan of all files with the values joined on by file name, so a 100-cluster table is not a 100-scan union.
 UNION_LIMIT = 4
@@ -69,8 +71,8 @@ class DeltaRsStore(DeltaStore):
     def version(self, table: str) -> int:
         return self._table(table).version()
 
-    def rows_per_partition(self, table: str, column: str) -> dict[str, int] | None:
-        dt = self._table(table)  # a table this backend reads has no deletion vectors (_check_readable)
+    def rows_per_partition(self, table: str, column: str, *, version: int | None = None) -> dict[str, int] | None:
+        dt = self._table(table, version=version)  # a table this backend reads has no deletion vectors (_check_readable)
         if column not in dt.metadata().partition_columns:
             raise StorageError(f"{column} is not a partition column of {table}")
         actions = dt.get_add_actions(flatten=True)
@@ -197,7 +199,9 @@ class DeltaRsStore(DeltaStore):
                 schema=Schema.from_json(schema.json()),
                 partition_by=partition_by or None,
                 partition_filters=filters,
-                commit_properties=_commit_props(_operation(mode, where), strict=read_version is not None),
+                commit_properties=_commit_props(
+                    _operation(mode, where), strict=read_version is not None, write_id=staging
+                ),
             )
         except CommitFailedError as error:
             _remove_quietly(fs, f"{root}/{staging}")
@@ -210,7 +214,7 @@ class DeltaRsStore(DeltaStore):
             # Nothing was committed: the staged files are invisible to readers; remove them.
             _remove_quietly(fs, f"{root}/{staging}")
             raise
-        return DeltaTable(self.path(table)).version()
+        return _committed_version(self.path(table), staging, based_on=dt.version())
 
     # -- reads --------------------------------------------------------------------------------------------------
     def read(self, table: str, *, version: int | None = None, timestamp: datetime | None = None) -> DataFrame:
@@ -420,12 +424,22 @@ def _operation(mode: str, where: PartitionPredicate | None) -> str:
     return "WRITE " + mode.upper()
 
 
-def _commit_props(operation: str, *, strict: bool = False) -> CommitProperties:
+def _commit_props(operation: str, *, strict: bool = False, write_id: str | None = None) -> CommitProperties:
     # strict: no retry at a later version (delta-rs retries a blind append past concurrent commits by default).
-    return CommitProperties(
-        custom_metadata={"engine": "kraft-audit/deltars", "kraftAuditOperation": operation},
-        max_commit_retries=0 if strict else None,
-    )
+    metadata = {"engine": "kraft-audit/deltars", "kraftAuditOperation": operation}
+    if write_id is not None:
+        metadata[WRITE_ID] = write_id
+    return CommitProperties(custom_metadata=metadata, max_commit_retries=0 if strict else None)
+
+
+def _committed_version(path: str, write_id: str, *, based_on: int) -> int:
+    """The version of the commit carrying ``write_id`` (delta-rs does not return it, and a commit retried past
+    another writer's lands later than ``based_on`` + 1); found among the commits after ``based_on``."""
+    latest = DeltaTable(path)
+    for entry in latest.history(max(latest.version() - based_on, 1)):
+        if entry.get(WRITE_ID) == write_id:
+            return int(entry["version"])
+    raise StorageError(f"{path}: the commit of write {write_id} is not among the versions after {based_on}")
 
 
 def _remove_quietly(fs: pafs.FileSystem, path: str) -> None:

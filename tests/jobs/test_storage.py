@@ -325,6 +325,41 @@ def test_rows_per_partition_are_read_from_the_log(spark: SparkSession, warehouse
         store.rows_per_partition("t", "name")
 
 
+def test_a_write_returns_the_version_it_committed_when_another_writer_committed_after_it(
+    spark: SparkSession, warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    store = open_store(spark, str(warehouse), backend="deltars")
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    assert store.append("t", frame(spark, rows("a", range(3)))) == 1
+    commit = DeltaTable.create_write_transaction
+    other = pa.Table.from_pylist(
+        [dict(zip(SCHEMA.names, r, strict=True)) for r in rows("a", range(100, 104))],
+        schema=pa.schema(
+            [
+                ("cluster_id", pa.string()),
+                ("offset", pa.int64()),
+                ("name", pa.string()),
+                ("level", pa.int32()),
+                ("ts", pa.timestamp("us", tz="UTC")),
+            ]
+        ),
+    )
+
+    def then_another_writer(self: DeltaTable, *args: Any, **kwargs: Any) -> None:
+        commit(self, *args, **kwargs)
+        write_deltalake(str(warehouse / "t"), other, mode="append", partition_by=["cluster_id"])
+
+    monkeypatch.setattr(DeltaTable, "create_write_transaction", then_another_writer)
+    version = store.replace_partitions("t", frame(spark, rows("a", range(10, 12))), {"cluster_id": ["a"]})
+    monkeypatch.undo()
+    assert (version, store.version("t")) == (2, 3)
+    assert store.rows_per_partition("t", "cluster_id", version=version) == {"a": 2}
+    assert store.rows_per_partition("t", "cluster_id") == {"a": 6}
+
+
 def test_rows_per_partition_are_unknown_when_a_file_has_no_row_count(spark: SparkSession, warehouse: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
