@@ -1,9 +1,11 @@
 """Delta table I/O behind one small interface, with two backends.
 
-``deltars`` (the embedded default): Spark's native parquet writer (pyarrow for rows the driver holds) into a
-staging folder inside the table, then one atomic delta-rs commit; reads list the snapshot's files and partition
-values through delta-rs and scan them with Spark's native parquet reader. ``native``: Spark's own
-``format("delta")`` when the Delta Lake jars are on the classpath (a cluster, ``--packages``).
+``deltars`` (the embedded default): parquet files written with pyarrow by the frame's own Spark tasks
+(``task_files``; by the driver for rows it holds, by Spark's parquet writer for a table partitioned by a column
+that is not a string) into a staging folder inside the table, then one atomic delta-rs commit; reads list the
+snapshot's files and partition values through delta-rs and scan them with Spark's native parquet reader.
+``native``: Spark's own ``format("delta")`` when the Delta Lake jars are on the classpath (a cluster,
+``--packages``).
 ``DELTA_BACKEND=native|deltars`` chooses; unset means auto-detect.
 """
 

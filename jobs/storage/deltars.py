@@ -1,5 +1,5 @@
-"""The ``deltars`` backend: Spark's parquet writer (pyarrow's for rows the driver holds), one delta-rs commit per
-write, delta-rs file listing on read."""
+"""The ``deltars`` backend: parquet files written with pyarrow by Spark's tasks (``task_files``; by the driver for
+rows it holds), one delta-rs commit per write, delta-rs file listing on read."""
 
 from __future__ import annotations
 
@@ -48,8 +48,9 @@ SUPPORTED_READER_FEATURES = frozenset({"timestampNtz", "v2Checkpoint", "vacuumPr
 
 
 class DeltaRsStore(DeltaStore):
-    """Delta tables written by Spark's native parquet writer (pyarrow for rows the driver holds) and committed
-    atomically by delta-rs."""
+    """Delta tables written with pyarrow by Spark's tasks or, for rows it holds, the driver (``task_files``; Spark's
+    parquet writer for a partition column that is not a string), committed atomically by delta-rs. Each write
+    returns the version of its own commit."""
 
     backend = "deltars"
 
@@ -214,7 +215,7 @@ class DeltaRsStore(DeltaStore):
             # Nothing was committed: the staged files are invisible to readers; remove them.
             _remove_quietly(fs, f"{root}/{staging}")
             raise
-        return _committed_version(self.path(table), staging, based_on=dt.version())
+        return _committed_version(fs, root, staging, based_on=dt.version())
 
     # -- reads --------------------------------------------------------------------------------------------------
     def read(self, table: str, *, version: int | None = None, timestamp: datetime | None = None) -> DataFrame:
@@ -432,14 +433,23 @@ def _commit_props(operation: str, *, strict: bool = False, write_id: str | None 
     return CommitProperties(custom_metadata=metadata, max_commit_retries=0 if strict else None)
 
 
-def _committed_version(path: str, write_id: str, *, based_on: int) -> int:
+def _committed_version(fs: pafs.FileSystem, root: str, write_id: str, *, based_on: int) -> int:
     """The version of the commit carrying ``write_id`` (delta-rs does not return it, and a commit retried past
-    another writer's lands later than ``based_on`` + 1); found among the commits after ``based_on``."""
-    latest = DeltaTable(path)
-    for entry in latest.history(max(latest.version() - based_on, 1)):
-        if entry.get(WRITE_ID) == write_id:
-            return int(entry["version"])
-    raise StorageError(f"{path}: the commit of write {write_id} is not among the versions after {based_on}")
+    another writer's lands later than ``based_on`` + 1): the commit files after ``based_on`` are read in turn, only
+    their commit info (no snapshot is loaded)."""
+    version = based_on + 1
+    while True:
+        try:
+            with fs.open_input_stream(f"{root}/_delta_log/{version:020d}.json") as stream:
+                lines = stream.read().decode("utf-8").splitlines()
+        except FileNotFoundError:
+            break
+        for line in lines:
+            info = json.loads(line).get("commitInfo") if '"commitInfo"' in line else None
+            if info is not None and info.get(WRITE_ID) == write_id:
+                return version
+        version += 1
+    raise StorageError(f"{root}: the commit of write {write_id} is not among the versions after {based_on}")
 
 
 def _remove_quietly(fs: pafs.FileSystem, path: str) -> None:
