@@ -3,9 +3,9 @@ written reaches the driver.
 
 Why not Spark's parquet writer: the tables here are partitioned by cluster, and a table of a large audit is a few
 rows per cluster (silver state, violations, findings), gathered into one task that writes one file per cluster.
-Spark's writer opens each file with its commit protocol and output stream: 1.0-2.4 s a table of 100 clusters (the
-benchmark's L), against 0.1-0.2 s here; the effective configurations (5.75 M rows, 100 files) 12.4-12.9 s against
-11.2-11.4 s. Measured in one process on the L warehouse, three rounds each (README, Performance).
+Spark's writer opens each file through its output committer: 0.8-2.1 s a table of 100 clusters (the benchmark's L),
+against 0.1-0.8 s here; the effective configurations (5.75 M rows, 100 files) 12.4-15.3 s against 11.2-14.5 s.
+Measured in one process on the L warehouse, three rounds each (README, Performance).
 
 Layout: as Spark's writer gives it, one directory level per partition column (``col=<value>``, the value escaped
 as Spark's ``ExternalCatalogUtils.escapePathName`` does, ``__HIVE_DEFAULT_PARTITION__`` for NULL or empty), the
@@ -111,7 +111,7 @@ def write_table(table: pa.Table, uri: str, partition_by: Sequence[str]) -> list[
         for c in columns:
             column = table.column(c)
             table = table.set_column(table.schema.get_field_index(c), c, pc.if_else(pc.equal(column, ""), None, column))
-        table = table.sort_by([(c, "ascending") for c in columns], null_placement="at_start")
+        table = table.sort_by([(c, "ascending") for c in columns])  # NULLs together (at the end)
     task = _TaskWriter(uri, columns, ROW_GROUP_ROWS)
     return [
         WrittenFile(row["path"], tuple(row["values"]), row["rows"], row["size"])
