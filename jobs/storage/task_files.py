@@ -18,6 +18,7 @@ and is retried leaves its first attempt's files behind, in no list: the caller c
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -129,8 +130,6 @@ class _TaskWriter:
         self.row_group_rows = row_group_rows
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import uuid
-
         fs, root = pafs.FileSystem.from_uri(self.uri)
         written: list[dict[str, object]] = []
         open_file: _OpenFile | None = None
