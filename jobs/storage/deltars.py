@@ -179,11 +179,13 @@ class DeltaRsStore(DeltaStore):
         fs, root = pafs.FileSystem.from_uri(self.path(table))
         try:
             staged_df = aligned(df, schema)
+            by_tasks = False
             if task_files.supported(staged_df, partition_by):
                 if _held_in_driver(staged_df):
                     written = _write_arrow(staged_df, staging_uri, partition_by)
                 else:
                     written = task_files.write_files(staged_df, staging_uri, partition_by)
+                    by_tasks = True
                 actions = _written_actions(written, staging, partition_by)
             else:
                 writer = staged_df.write.mode("errorifexists")
@@ -215,6 +217,8 @@ class DeltaRsStore(DeltaStore):
             # Nothing was committed: the staged files are invisible to readers; remove them.
             _remove_quietly(fs, f"{root}/{staging}")
             raise
+        if by_tasks:
+            _remove_uncommitted(fs, root, staging, actions)
         return _committed_version(fs, root, staging, based_on=dt.version())
 
     # -- reads --------------------------------------------------------------------------------------------------
@@ -450,6 +454,18 @@ def _committed_version(fs: pafs.FileSystem, root: str, write_id: str, *, based_o
                 return version
         version += 1
     raise StorageError(f"{root}: the commit of write {write_id} is not among the versions after {based_on}")
+
+
+def _remove_uncommitted(fs: pafs.FileSystem, root: str, staging: str, actions: Sequence[AddAction]) -> None:
+    """Remove the files of ``staging`` that the commit does not name: those of a task attempt that failed and was
+    retried (``task_files`` lists only the files of the attempts that succeeded). Readers never see them; Spark's
+    own writer would have removed them through its output committer."""
+    committed = {action.path for action in actions}
+    selector = pafs.FileSelector(f"{root}/{staging}", recursive=True, allow_not_found=True)
+    for info in fs.get_file_info(selector):
+        if info.type == pafs.FileType.File and info.path[len(root) + 1 :] not in committed:
+            with contextlib.suppress(OSError):
+                fs.delete_file(info.path)
 
 
 def _remove_quietly(fs: pafs.FileSystem, path: str) -> None:

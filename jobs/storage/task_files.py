@@ -12,7 +12,8 @@ as Spark's ``ExternalCatalogUtils.escapePathName`` does, ``__HIVE_DEFAULT_PARTIT
 partition columns left out of the files. Each task sorts its rows by the partition columns first, as Spark's writer
 does, and writes one file per partition value it holds, in row groups of at most ``ROW_GROUP_ROWS`` rows (a task
 buffers about that many rows). Only string partition columns are supported (``supported``); a task that fails
-and is retried leaves its first attempt's files behind, in no list: the caller commits the files listed.
+and is retried leaves its first attempt's files behind, in no list: the caller commits the files listed and removes
+the others (``deltars``).
 """
 
 from __future__ import annotations

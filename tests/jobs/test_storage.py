@@ -153,6 +153,30 @@ def test_each_write_path_gives_the_layout_spark_writes(spark: SparkSession, stor
     assert_three_readers_agree(store, "tasks", data[2:])
 
 
+def test_files_of_a_failed_task_attempt_are_removed_after_the_commit(
+    spark: SparkSession, warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a retried task's first attempt leaves files in the staging folder that no commit names (task_files lists the
+    # files of the attempts that succeeded): planted here, they are gone after the write and the rows are the same
+    from jobs.storage import deltars
+
+    store = open_store(spark, str(warehouse), backend="deltars")
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    write_files = deltars.task_files.write_files
+
+    def with_a_failed_attempt(df: DataFrame, uri: str, partition_by: Any, **kwargs: Any) -> Any:
+        written = write_files(df, uri, partition_by, **kwargs)
+        stray = Path(uri) / "cluster_id=a" / "part-from-a-failed-attempt.parquet"
+        stray.parent.mkdir(parents=True, exist_ok=True)
+        stray.write_bytes(b"partial")
+        return written
+
+    monkeypatch.setattr(deltars.task_files, "write_files", with_a_failed_attempt)
+    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(2))))
+    assert not list(Path(store.path("t")).rglob("part-from-a-failed-attempt.parquet"))
+    assert_three_readers_agree(store, "t", rows("a", range(3)) + rows("b", range(2)))
+
+
 def test_a_table_partitioned_by_a_number_is_written_by_sparks_writer(spark: SparkSession, store: DeltaStore) -> None:
     # jobs.storage.task_files names string partitions only; any other type keeps Spark's writer and its names
     data = rows("a", range(4))
