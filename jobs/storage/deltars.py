@@ -120,10 +120,7 @@ class DeltaRsStore(DeltaStore):
         fs, root = pafs.FileSystem.from_uri(self.path(table))
         now_ms = int(time.time() * 1000)
         inverse: list[AddAction | RemoveAction] = []
-        with fs.open_input_stream(f"{root}/_delta_log/{version:020d}.json") as stream:
-            lines = stream.read().decode("utf-8").splitlines()
-        for line in lines:
-            action = json.loads(line) if line.strip() else {}
+        for action in _commit_actions(fs, root, version):
             if "add" in action:
                 added = action["add"]
                 inverse.append(
@@ -437,6 +434,13 @@ def _commit_props(operation: str, *, strict: bool = False, write_id: str | None 
     return CommitProperties(custom_metadata=metadata, max_commit_retries=0 if strict else None)
 
 
+def _commit_actions(fs: pafs.FileSystem, root: str, version: int) -> list[dict[str, Any]]:
+    """The actions of one commit file of the table at ``root`` (FileNotFoundError when there is no such version)."""
+    with fs.open_input_stream(f"{root}/_delta_log/{version:020d}.json") as stream:
+        lines = stream.read().decode("utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
 def _committed_version(fs: pafs.FileSystem, root: str, write_id: str, *, based_on: int) -> int:
     """The version of the commit carrying ``write_id`` (delta-rs does not return it, and a commit retried past
     another writer's lands later than ``based_on`` + 1): the commit files after ``based_on`` are read in turn, only
@@ -444,14 +448,11 @@ def _committed_version(fs: pafs.FileSystem, root: str, write_id: str, *, based_o
     version = based_on + 1
     while True:
         try:
-            with fs.open_input_stream(f"{root}/_delta_log/{version:020d}.json") as stream:
-                lines = stream.read().decode("utf-8").splitlines()
+            actions = _commit_actions(fs, root, version)
         except FileNotFoundError:
             break
-        for line in lines:
-            info = json.loads(line).get("commitInfo") if '"commitInfo"' in line else None
-            if info is not None and info.get(WRITE_ID) == write_id:
-                return version
+        if any(action.get("commitInfo", {}).get(WRITE_ID) == write_id for action in actions):
+            return version
         version += 1
     raise StorageError(f"{root}: the commit of write {write_id} is not among the versions after {based_on}")
 
