@@ -1,8 +1,9 @@
-"""Decode whole input files on the executors (``mapInArrow``), redacting as they are decoded.
+"""Decode whole input files, redacting as they are decoded: on the executors (``decode_files``, ``mapInArrow``) or,
+for an input small enough to hold in one process, where the caller runs (``decoded_table``, no Spark).
 
-Input: a DataFrame with ``path`` and ``content`` (Spark's ``binaryFile`` source). Output: DECODED_ROWS — one row
-per decoded record and one per quarantined region or line. The per-file Python work runs once per file inside
-``mapInArrow``; nothing is decoded on the driver and no row-level UDF is involved.
+Input: a DataFrame with ``path`` and ``content`` (Spark's ``binaryFile`` source), or ``(path, content)`` pairs.
+Output: DECODED_ROWS — one row per decoded record and one per quarantined region or line. Both run the same
+per-file Python (``decoded_batches``) once per file; no row-level UDF is involved.
 
 Hostile input never takes a file or the run down: decoders check the bronze ranges per record, a record that
 still cannot be redacted or encoded becomes a quarantine row on its own, rows are flushed every ``_FLUSH_ROWS``
@@ -13,7 +14,7 @@ hold into a quarantine row that says which column (``_storable``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,24 +76,51 @@ def decode_files(
     Files whose path is not in ``descriptors`` produce one QUARANTINE row each (they were not expected). Decoders
     never raise on bad bytes; an unexpected decoder error becomes a QUARANTINE row for the whole file.
     """
-    arrow_schema = to_arrow_schema(DECODED_ROWS, timezone="UTC")
 
     def decode_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        pending: list[Row] = []
-        for batch in batches:
-            paths = batch.column("path").to_pylist()
-            contents = batch.column("content")
-            for i, path in enumerate(paths):
-                content = contents[i].as_py() or b""
-                for row in decode_rows(path, content, descriptors, rules, redaction_key):
-                    pending.append(row)
-                    if len(pending) >= _FLUSH_ROWS:
-                        yield to_batch(pending, arrow_schema)
-                        pending = []
-        if pending:
-            yield to_batch(pending, arrow_schema)
+        files = (
+            (path, batch.column("content")[i].as_py() or b"")
+            for batch in batches
+            for i, path in enumerate(batch.column("path").to_pylist())
+        )
+        yield from decoded_batches(files, descriptors=descriptors, rules=rules, redaction_key=redaction_key)
 
     return files_df.select("path", "content").mapInArrow(decode_batches, DECODED_ROWS)
+
+
+def decoded_table(
+    files: Iterable[tuple[str, bytes]],
+    *,
+    descriptors: Mapping[str, FileDescriptor],
+    rules: SensitivityRules,
+    redaction_key: bytes,
+) -> pa.Table:
+    """The DECODED_ROWS of ``files`` (``(path, content)`` pairs, paths as ``descriptors`` name them) as one Arrow
+    table, decoded where it is called: the same rows ``decode_files`` gives for the same files, without Spark. For
+    inputs small enough to hold in one process (the caller decides)."""
+    arrow_schema = to_arrow_schema(DECODED_ROWS, timezone="UTC")
+    batches = decoded_batches(files, descriptors=descriptors, rules=rules, redaction_key=redaction_key)
+    return pa.Table.from_batches(list(batches), schema=arrow_schema)
+
+
+def decoded_batches(
+    files: Iterable[tuple[str, bytes]],
+    *,
+    descriptors: Mapping[str, FileDescriptor],
+    rules: SensitivityRules,
+    redaction_key: bytes,
+) -> Iterator[pa.RecordBatch]:
+    """Arrow batches of DECODED_ROWS for ``files``, at most ``_FLUSH_ROWS`` rows each (also within a file)."""
+    arrow_schema = to_arrow_schema(DECODED_ROWS, timezone="UTC")
+    pending: list[Row] = []
+    for path, content in files:
+        for row in decode_rows(path, content, descriptors, rules, redaction_key):
+            pending.append(row)
+            if len(pending) >= _FLUSH_ROWS:
+                yield to_batch(pending, arrow_schema)
+                pending = []
+    if pending:
+        yield to_batch(pending, arrow_schema)
 
 
 def decode_rows(

@@ -18,7 +18,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
-__all__ = ["local_frame"]
+__all__ = ["arrow_frame", "local_frame"]
 
 
 def local_frame(spark: SparkSession, rows: Sequence[Sequence[Any]], schema: StructType | str) -> DataFrame:
@@ -28,7 +28,13 @@ def local_frame(spark: SparkSession, rows: Sequence[Sequence[Any]], schema: Stru
     arrow_schema = to_arrow_schema(struct, timezone="UTC")
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in struct.fields]
     arrays = [pa.array(list(values), type=field.type) for values, field in zip(columns, arrow_schema, strict=True)]
-    return spark.createDataFrame(pa.Table.from_arrays(arrays, schema=arrow_schema), schema=struct)
+    return arrow_frame(spark, pa.Table.from_arrays(arrays, schema=arrow_schema), struct)
+
+
+def arrow_frame(spark: SparkSession, table: pa.Table, schema: StructType) -> DataFrame:
+    """``table`` (in the Arrow form of ``schema``, as ``to_arrow_schema`` gives it) as a frame whose plan is a local
+    relation with exactly ``schema``."""
+    return spark.createDataFrame(table, schema=schema)
 
 
 def _parsed(ddl: str) -> StructType:

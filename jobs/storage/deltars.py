@@ -320,6 +320,11 @@ def _files_by_partition(dt: DeltaTable, partition_by: list[str]) -> dict[tuple[A
     return groups
 
 
+# A local relation of at most this many rows is collected and converted in Python; a larger one through a Spark job
+# (``_rows_as_arrow``). Measured crossover about 1,500 rows of decoded records.
+_COLLECTED_ROWS = 1_000
+
+
 def _held_in_driver(df: DataFrame) -> bool:
     """Whether ``df`` reads only rows the driver holds already (every leaf of its plan a local relation: a small
     audit's held frames, ``jobs.stages``), so its rows need no Spark write job. Read from the analysed plan, so a
@@ -332,14 +337,19 @@ def _rows_as_arrow(df: DataFrame) -> pa.Table | None:
     """The rows of ``df`` (whose plan reads only local relations) as Arrow; None when there are none.
 
     When the optimiser folded the whole plan into one local relation (projections and filters of held rows, or a
-    frame proven empty), its rows are collected without a Spark job (a local relation is collected on the driver)
-    and converted in Python: a gate writes about fifteen such frames, each a job of its own through ``toArrow``.
-    Otherwise (a union, a join or an aggregate over held rows) ``toArrow`` runs the plan."""
+    frame proven empty) of at most ``_COLLECTED_ROWS`` rows, its rows are collected without a Spark job (a local
+    relation is collected on the driver) and converted in Python: a gate writes about fifteen such frames, each a
+    job of its own through ``toArrow``. Otherwise (more rows, or a union, a join or an aggregate over held rows)
+    ``toArrow`` runs the plan: a job, but the JVM converts the rows (47,000 decoded records: 0.12 s against 0.40 s
+    collected; 100 rows: 0.06 s against 0.02 s)."""
     plan = df._jdf.queryExecution().optimizedPlan()
     if str(plan.nodeName()) != "LocalRelation":
         return df.toArrow()
-    if plan.data().isEmpty():
+    rows = plan.data().size()
+    if rows == 0:
         return None
+    if rows > _COLLECTED_ROWS:
+        return df.toArrow()
     return LocalDataToArrowConversion.convert(df.collect(), df.schema, False)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -11,9 +12,11 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
+from benchmarks.jobcount import counting
 from jobs import ingest as ingest_job
 from jobs import synth
 from jobs.cli import main as cli_main
+from jobs.discover import InputFile
 from jobs.ingest import IngestSettings, run
 from jobs.storage import open_store
 from schemas.record_types import CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES
@@ -322,3 +325,52 @@ def test_each_cluster_lands_in_one_bronze_file_with_the_same_rows_either_way(
     ingest(spark, tmp_path / "wh2", fleet)  # the session's default path: the same rows
     again = open_store(spark, str(tmp_path / "wh2")).read("metadata_records")
     assert {(r["source_file"], r["offset"], r["record_type"]) for r in again.collect()} == by_file
+
+
+def test_a_small_input_read_and_decoded_by_the_driver_lands_the_rows_the_executors_land(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every input kind, a corrupt batch, a bad text line and an unrecognised file: the same bronze rows whether the
+    driver or the executors decode them, and no Spark job hashes or decodes the driver's."""
+    cluster, _props = planted_inputs(tmp_path)
+    config = (4, 0, {"resourceType": 2, "resourceName": "t", "name": "retention.ms", "value": "1000"})
+    good = encode_log_segment([config] * 3, records_per_batch=1)
+    (cluster / "__cluster_metadata-0" / "00000000000000000100.log").write_bytes(good[:40] + b"\xff" + good[41:])
+    (cluster / "notes.txt").write_text("just some notes\n")
+
+    with counting(spark) as jobs:
+        driver = ingest(spark, tmp_path / "driver", cluster)
+    # no job hashes or decodes; the one job left writes the quarantine, a union with the unrecognised file's row
+    assert jobs.by_description == {"writing bronze tables": 1}
+    monkeypatch.setattr(ingest_job, "SMALL_INPUT_BYTES", 0)  # every input over the line: read by the executors
+    executors = ingest(spark, tmp_path / "executors", cluster)
+
+    def rows(warehouse: Path, table: str) -> list[tuple[object, ...]]:
+        df = open_store(spark, str(warehouse)).read(table).drop("ingest_id", "ingested_at")
+        return sorted((tuple(r) for r in df.collect()), key=repr)
+
+    for table in ("metadata_records", "quarantine", "ingested_files"):
+        assert rows(tmp_path / "driver", table) == rows(tmp_path / "executors", table), table
+    quarantined = rows(tmp_path / "driver", "quarantine")
+    # the corrupt batch, the broken dump line, the broken JSON line and the unrecognised file
+    assert len(quarantined) == driver.quarantined == executors.quarantined == 4  # type: ignore[attr-defined]
+    assert driver.records == executors.records > 0  # type: ignore[attr-defined]
+    assert driver.records_by_type == executors.records_by_type  # type: ignore[attr-defined]
+
+
+def test_the_driver_reads_only_regular_files_within_the_limit(tmp_path: Path) -> None:
+    """``_read_files`` hands the files to the executors (None) rather than block on a FIFO or hold too much."""
+    segment = tmp_path / SEGMENT
+    segment.write_bytes(b"x" * 100)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def item(path: Path) -> InputFile:
+        return InputFile(
+            path=str(path), cluster_id="c", input_kind="LOG_SEGMENT", size_bytes=100, snapshot_end_offset=None
+        )
+
+    assert ingest_job._read_files([item(segment)], 100) == {str(segment): b"x" * 100}
+    assert ingest_job._read_files([item(segment)], 99) is None
+    assert ingest_job._read_files([item(segment), item(fifo)], 1000) is None  # returns at once
+    assert ingest_job._read_files([item(tmp_path / "gone")], 1000) is None
