@@ -9,15 +9,12 @@ replayed once and every silver frame reads the held rows).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.fs as pafs
-import pyarrow.parquet as pq
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import (
@@ -32,7 +29,6 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from schemas.bronze import METADATA_RECORDS
 from schemas.replay import FEATURES_DDL, NAME_VALUE_DDL
 from transforms.replay.json_reading import Spec, type_spec
 from transforms.replay.machine import OUTPUTS, PASS_INPUT, replay_cluster
@@ -150,54 +146,6 @@ def replay_pass(records_df: DataFrame, *, as_of_offset: int | None, as_of_time: 
         .groupBy("cluster_id")
         .applyInArrow(_replayer(as_of_offset, _micros(as_of_time)), PASS_ROWS)
     )
-
-
-def replay_pass_of_files(
-    spark: SparkSession,
-    cluster_files: Mapping[str, Sequence[str]],
-    *,
-    as_of_offset: int | None,
-    as_of_time: datetime | None,
-) -> DataFrame:
-    """``PASS_ROWS`` of the bronze ``METADATA_RECORDS`` held in each cluster's Parquet files (``cluster_files``:
-    cluster id -> absolute file URIs, every record of the cluster and no other; ``DeltaStore.partition_files``).
-
-    The same rows as ``replay_pass`` over those records, without moving them through Spark: one task per cluster
-    reads the cluster's files with pyarrow (the columns the pass reads) and replays them. ``replay_pass`` shuffles
-    every record with its payload to group them by cluster (the benchmark's L: 1.8 M records).
-    """
-    clusters = sorted(cluster_files.items())
-    replay = _replayer(as_of_offset, _micros(as_of_time))
-
-    def replay_clusters(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for index in batch.column("id").to_pylist():
-                cluster_id, files = clusters[index]
-                yield from replay(_cluster_records(cluster_id, files)).to_batches()
-
-    return spark.range(0, len(clusters), 1, max(1, len(clusters))).mapInArrow(replay_clusters, PASS_ROWS)
-
-
-# The Parquet columns the pass reads (``timestamp_us`` comes from ``timestamp``) and their Arrow types.
-_FILE_COLUMNS: Final = tuple("timestamp" if name == "timestamp_us" else name for name in PASS_INPUT)
-_FILE_SCHEMA: Final = to_arrow_schema(StructType([METADATA_RECORDS[name] for name in _FILE_COLUMNS]), timezone="UTC")
-
-
-def _cluster_records(cluster_id: str, files: Sequence[str]) -> pa.Table:
-    """The pass's input columns of one cluster's files, as ``replay_pass`` selects them from the table."""
-    parts = []
-    for uri in files:
-        filesystem, path = pafs.FileSystem.from_uri(uri)
-        found = set(pq.read_schema(path, filesystem=filesystem).names)
-        table = pq.read_table(path, columns=[c for c in _FILE_COLUMNS if c in found], filesystem=filesystem)
-        for field in _FILE_SCHEMA:  # a file written before a column was added: NULL, as Spark reads it
-            if field.name not in found:
-                table = table.append_column(field, pa.nulls(table.num_rows, field.type))
-        parts.append(table.select(list(_FILE_COLUMNS)).cast(_FILE_SCHEMA))
-    records = pa.concat_tables(parts) if parts else _FILE_SCHEMA.empty_table()
-    micros = pc.cast(records.column("timestamp").cast(pa.timestamp("us", tz="UTC")), pa.int64())
-    records = records.set_column(records.schema.get_field_index("timestamp"), "timestamp_us", micros)
-    return records.append_column("cluster_id", pa.array([cluster_id] * records.num_rows, pa.string()))
 
 
 def output(pass_df: DataFrame, name: str) -> DataFrame:
