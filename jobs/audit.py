@@ -275,6 +275,8 @@ class _Scope:
     clusters: list[str]
     quarantined: int
     local_rows: int  # frames up to this many rows are held as local relations (jobs.stages; 0 for large inputs)
+    # the Parquet files holding records_df's rows, by cluster, when the store's log tells (replay then reads them)
+    record_files: dict[str, list[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -389,7 +391,11 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
     """The bronze records and static configs of the clusters this audit covers."""
     if not store.exists("metadata_records"):
         raise InputError(f"nothing ingested in {settings.warehouse}: run `kraft-audit ingest` first")
-    records_df = _only_clusters(store.read("metadata_records"), settings.cluster_ids)
+    version = store.version("metadata_records")
+    records_df = _only_clusters(store.read("metadata_records", version=version), settings.cluster_ids)
+    record_files = store.partition_files("metadata_records", "cluster_id", version=version)
+    if record_files is not None and settings.cluster_ids:
+        record_files = {c: files for c, files in record_files.items() if c in set(settings.cluster_ids)}
     static_df = _only_clusters(store.read("static_configs"), settings.cluster_ids)
     per_cluster = _rows_per_cluster(store, records_df, settings.cluster_ids)
     clusters = sorted(c for c, (records, _) in per_cluster.items() if records > 0)
@@ -403,6 +409,7 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         clusters=clusters,
         quarantined=quarantined,
         local_rows=local_rows_for(records),
+        record_files=record_files,
     )
 
 
@@ -459,6 +466,7 @@ def _replay_and_resolve(
             as_of_offset=settings.as_of_offset,
             as_of_time=settings.as_of_time,
             keep=Checkpoints(local_rows=scope.local_rows),
+            record_files=scope.record_files,
         )
         records_read = sum(row["records"] for row in replayed.replay_counts.collect())
         # what the silver tables hold, in their columns: one row per topic name (also kept: read by every stage)

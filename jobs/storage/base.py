@@ -101,6 +101,14 @@ class DeltaStore(ABC):
         caller then counts the rows."""
         return None
 
+    def partition_files(self, table: str, column: str, *, version: int | None = None) -> dict[str, list[str]] | None:
+        """The absolute URIs of the Parquet files that hold each value of the partition ``column`` (values with no
+        file left out) in the latest snapshot or the one at ``version``, read from the table's log alone: what a
+        reader that opens the files itself (with pyarrow, in a Spark task) needs. Every file holds the table's columns
+        but the partition columns (or fewer, if written before a column was added). None when the backend does not
+        read logs itself, or a file holds rows whose value is NULL; the caller then reads the table with Spark."""
+        return None
+
     def ensure(self, table: str, schema: StructType, partition_by: Sequence[str] = ()) -> None:
         """Create the table if missing; otherwise check it has this schema and partitioning."""
         if not self.exists(table):

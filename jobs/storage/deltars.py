@@ -92,6 +92,19 @@ class DeltaRsStore(DeltaStore):
                 counts[str(value)] = counts.get(str(value), 0) + int(rows)
         return counts
 
+    def partition_files(self, table: str, column: str, *, version: int | None = None) -> dict[str, list[str]] | None:
+        dt = self._table(table, version=version)  # a table this backend reads has no deletion vectors (_check_readable)
+        partition_by = list(dt.metadata().partition_columns)
+        if partition_by != [column]:
+            raise StorageError(f"{table} is not partitioned by {column} alone")
+        base = self.path(table)
+        groups: dict[str, list[str]] = {}
+        for (value,), files in _files_by_partition(dt, partition_by).items():
+            if value is None:
+                return None
+            groups.setdefault(str(value), []).extend(f"{base}/{f}" for f in files)
+        return groups
+
     def _create(self, table: str, schema: StructType, partition_by: Sequence[str]) -> None:
         create_table_with_add_actions(
             self.path(table),

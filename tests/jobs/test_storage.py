@@ -349,6 +349,34 @@ def test_rows_per_partition_are_read_from_the_log(spark: SparkSession, warehouse
         store.rows_per_partition("t", "name")
 
 
+def test_partition_files_name_the_live_files_of_each_value_at_a_version(spark: SparkSession, warehouse: Path) -> None:
+    """The files a reader opens itself: exactly the rows of each partition value, replaced files left out."""
+    import pyarrow.parquet as pq
+
+    store = open_store(spark, str(warehouse), backend="deltars")
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    assert store.partition_files("t", "cluster_id") == {}
+    first = store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(5))))
+    store.append("t", frame(spark, rows("a", range(10, 12))))
+    store.replace_partitions("t", frame(spark, rows("b", range(20, 21))), {"cluster_id": ["b"]})
+
+    def offsets(files: list[str]) -> list[int]:
+        return sorted(o for f in files for o in pq.read_table(f).column("offset").to_pylist())
+
+    files = store.partition_files("t", "cluster_id")
+    assert files is not None and set(files) == {"a", "b"}
+    assert offsets(files["a"]) == [0, 1, 2, 10, 11]
+    assert offsets(files["b"]) == [20]
+    then = store.partition_files("t", "cluster_id", version=first)
+    assert then is not None and offsets(then["b"]) == [0, 1, 2, 3, 4] and offsets(then["a"]) == [0, 1, 2]
+    nullable = StructType([StructField("cluster_id", StringType(), True), StructField("offset", LongType(), False)])
+    store.ensure("u", nullable, ["cluster_id"])
+    store.append("u", spark.createDataFrame([("a", 1), (None, 2)], nullable))
+    assert store.partition_files("u", "cluster_id") is None  # a NULL value's rows: Spark reads them
+    with pytest.raises(StorageError, match="not partitioned by name"):
+        store.partition_files("t", "name")
+
+
 def test_a_write_returns_the_version_it_committed_when_another_writer_committed_after_it(
     spark: SparkSession, warehouse: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
