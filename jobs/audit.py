@@ -395,7 +395,8 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
     records_df = _only_clusters(store.read("metadata_records", version=version), settings.cluster_ids)
     record_files = store.partition_files("metadata_records", "cluster_id", version=version)
     if record_files is not None and settings.cluster_ids:
-        record_files = {c: files for c, files in record_files.items() if c in set(settings.cluster_ids)}
+        wanted = set(settings.cluster_ids)
+        record_files = {c: files for c, files in record_files.items() if c in wanted}
     static_df = _only_clusters(store.read("static_configs"), settings.cluster_ids)
     per_cluster = _rows_per_cluster(store, records_df, settings.cluster_ids)
     clusters = sorted(c for c, (records, _) in per_cluster.items() if records > 0)

@@ -596,7 +596,6 @@ def _ingest_static_configs(
     result: IngestResult,
     now: datetime,
 ) -> None:
-
     clusters = sorted({f.cluster_id for f in discovery.files})
     if settings.cluster_id:
         cluster = settings.cluster_id

@@ -214,8 +214,9 @@ def _cluster_records(cluster_id: str, files: Sequence[str]) -> pa.Table:
     parts = []
     for uri in files:
         filesystem, path = pafs.FileSystem.from_uri(uri)
-        found = set(pq.read_schema(path, filesystem=filesystem).names)
-        table = pq.read_table(path, columns=[c for c in _FILE_COLUMNS if c in found], filesystem=filesystem)
+        with pq.ParquetFile(path, filesystem=filesystem) as parquet:  # the footer read once, for schema and read
+            found = set(parquet.schema_arrow.names)
+            table = parquet.read(columns=[c for c in _FILE_COLUMNS if c in found])
         for field in _FILE_SCHEMA:  # a file written before a column was added: NULL, as Spark reads it
             if field.name not in found:
                 table = table.append_column(field, pa.nulls(table.num_rows, field.type))
