@@ -227,3 +227,15 @@ def test_a_large_input_is_written_one_file_per_cluster_and_a_small_one_is_left_a
 
     assert files_written(mixed_df, "mixed") == 12
     assert files_written(clustered_df, "clustered") == 3
+
+
+def test_a_checkpointed_frame_is_computed_when_held_and_keeps_no_lineage(spark: SparkSession) -> None:
+    # why: tests/jobs/test_held_lineage.py and the module docstring of jobs.stages
+    planned = spark.range(0, 1000, numPartitions=3).groupBy((F.col("id") % 7).alias("k")).count()
+    with counting(spark) as jobs:
+        held = truncated(planned, local_rows=0)
+    assert jobs.total >= 1  # computed here, not by the first plan that reads it
+    leaf = held._jdf.queryExecution().analyzed().collectLeaves().apply(0)
+    assert str(leaf.getClass().getSimpleName()) == "LogicalRDD"
+    assert leaf.rdd().isCheckpointed()
+    assert sorted(held.collect()) == sorted(planned.collect())
