@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import functions as F
 from pyspark.testing import assertSchemaEqual
 
 from jobs.lookups import held_catalog_frames
@@ -908,3 +909,32 @@ def test_plans_over_a_held_resolution_build_none_of_its_kept_frames_again(inputs
         keep=resolution,
     )
     assert resolution.built == [*resolved, "fallback_topic_rows", "fallback_group_rows"]
+
+
+# --- the resolution's plan -------------------------------------------------------------------------------------
+
+# The held part of each resource type's rows (resolve_effective_configs) and the one type it holds.
+PART_TYPES = {
+    "broker_rows": "BROKER",
+    "controller_broker_rows": "BROKER",
+    "controller_topic_rows": "CONTROLLER_TOPIC",
+    "topic_rows": "TOPIC",
+    "group_rows": "GROUP",
+    "client_metrics_rows": "CLIENT_METRICS",
+    "client_rows": "CLIENT",
+}
+
+
+def test_a_filter_on_the_resource_type_plans_only_the_parts_of_that_type(inputs: Inputs) -> None:
+    # held as a large input holds them (local checkpoints), the parts carry their type only row by row
+    resolution = Checkpoints()
+    effective_df = resolve_effective_configs(inputs.state, inputs.frames, keep=resolution)
+    for name, resource_type in PART_TYPES.items():  # what naming each part's type as a literal rests on
+        stored = {r.resource_type for r in resolution.kept[name].select("resource_type").distinct().collect()}
+        assert stored <= {resource_type}, name
+    wanted = effective_df.where(F.col("resource_type").isin("BROKER", "GROUP"))
+    leaves = wanted._jdf.queryExecution().optimizedPlan().collectLeaves()
+    scanned = [str(leaves.apply(i).nodeName()) for i in range(leaves.size())]
+    assert scanned == ["LogicalRDD"] * 3  # broker_rows, controller_broker_rows, group_rows
+    every_row = effective_df.collect()
+    assert sorted(wanted.collect()) == sorted(r for r in every_row if r.resource_type in ("BROKER", "GROUP"))
