@@ -4,10 +4,10 @@ Spark logs "Failed to update accumulator ... attempted to access non-existent ac
 reach the driver after it has garbage collected their accumulators. A lazily checkpointed frame causes it: its
 lineage is dropped when the first job reading it ends (``RDD.doCheckpoint``), while a query started before may still
 run tasks that carry the frame's plan. The race is made certain here: a slow reader starts first, a quick reader ends
-first, the driver collects garbage, then the slow reader's task reports. The lazy checkpoint shows the errors (so the
-check can see them), the held frame none. Each in a process of its own: the errors are in the JVM's log, on its
-standard error, and the race shows only in a fresh session (run a second time in the same one, the lazy checkpoint
-showed none).
+first, the driver collects garbage, then the slow reader's task reports (each step waits for the one before, not for a
+clock). The lazy checkpoint shows the errors (so the check can see them), the held frame none. Each in a process of
+its own: the errors are in the JVM's log, on its standard error, and a race timed by sleeps showed them only in a
+fresh session.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.system
 REPO = Path(__file__).resolve().parents[2]
 ERROR = "Failed to update accumulator"
 RACE = """
-import sys, threading, time
+import os, sys, threading, time
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
 from jobs.session import build_session
@@ -32,21 +32,30 @@ from jobs.stages import truncated
 
 spark = build_session(master="local[2]")
 spark.conf.set("spark.sql.adaptive.enabled", "false")
+tracker = spark.sparkContext.statusTracker()
+done_flag = os.path.abspath("reported-" + sys.argv[1])  # the slow reader's task ends once this file exists
+
+def wait_for(condition):
+    deadline = time.monotonic() + 120
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 def slow(batches):
     yield from batches
-    time.sleep(3)
+    wait_for(lambda: os.path.exists(done_flag))
 
 def race(hold):
     frame = hold(spark.range(0, 1000, numPartitions=1).where("id % 3 <> 1").withColumn("v", F.col("id") * 2))
     reader = threading.Thread(target=lambda: frame.mapInArrow(slow, frame.schema).count())
     reader.start()  # its task carries the frame's plan unless the frame is checkpointed already
-    time.sleep(1.5)
+    wait_for(lambda: len(tracker.getActiveJobsIds()) > 0)
+    time.sleep(0.5)  # the job's tasks are serialized when it is submitted, before it shows as active
     frame.count()  # ends first: a lazy checkpoint drops its lineage here
     del frame
     for _ in range(3):
         spark.sparkContext._jvm.System.gc()
         time.sleep(0.2)
+    open(done_flag, "w").close()
     reader.join()
 
 if sys.argv[1] == "lazy":
