@@ -398,7 +398,7 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         wanted = set(settings.cluster_ids)
         record_files = {c: files for c, files in record_files.items() if c in wanted}
     static_df = _only_clusters(store.read("static_configs"), settings.cluster_ids)
-    per_cluster = _rows_per_cluster(store, records_df, settings.cluster_ids)
+    per_cluster = _rows_per_cluster(store, records_df, settings.cluster_ids, records_version=version)
     clusters = sorted(c for c, (records, _) in per_cluster.items() if records > 0)
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
@@ -415,12 +415,13 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
 
 
 def _rows_per_cluster(
-    store: DeltaStore, records_df: DataFrame, cluster_ids: Sequence[str]
+    store: DeltaStore, records_df: DataFrame, cluster_ids: Sequence[str], *, records_version: int | None = None
 ) -> dict[str, tuple[int, int]]:
     """``(records, quarantined rows)`` per cluster of the scope (``cluster_ids``; none: every cluster). Read from the
-    two tables' logs when they know their row counts (no Spark job: at L a scan of 1.8 M records took 7-8 s);
-    otherwise one aggregate over both tables."""
-    records = store.rows_per_partition("metadata_records", "cluster_id")
+    two tables' logs when they know their row counts (no Spark job: at L a scan of 1.8 M records took 7-8 s), the
+    records at ``records_version`` (the one ``records_df`` reads; None: the latest); otherwise one aggregate over
+    both tables."""
+    records = store.rows_per_partition("metadata_records", "cluster_id", version=records_version)
     quarantined = store.rows_per_partition("quarantine", "cluster_id")
     if records is not None and quarantined is not None:
         wanted = set(cluster_ids)

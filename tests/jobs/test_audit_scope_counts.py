@@ -53,5 +53,5 @@ def test_the_logs_and_the_aggregate_count_the_same(
         from_logs = _rows_per_cluster(store, records_df, cluster_ids)
     assert from_logs == expected
     assert jobs.total == 0
-    monkeypatch.setattr(type(store), "rows_per_partition", lambda self, table, column: None)
+    monkeypatch.setattr(type(store), "rows_per_partition", lambda self, table, column, version=None: None)
     assert _rows_per_cluster(store, records_df, cluster_ids) == expected

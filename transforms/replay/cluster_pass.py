@@ -224,7 +224,7 @@ def _cluster_records(cluster_id: str, files: Sequence[str]) -> pa.Table:
     records = pa.concat_tables(parts) if parts else _FILE_SCHEMA.empty_table()
     micros = pc.cast(records.column("timestamp").cast(pa.timestamp("us", tz="UTC")), pa.int64())
     records = records.set_column(records.schema.get_field_index("timestamp"), "timestamp_us", micros)
-    return records.append_column("cluster_id", pa.array([cluster_id] * records.num_rows, pa.string()))
+    return records.append_column("cluster_id", pa.repeat(pa.scalar(cluster_id, pa.string()), records.num_rows))
 
 
 def output(pass_df: DataFrame, name: str) -> DataFrame:
