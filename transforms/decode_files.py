@@ -13,6 +13,7 @@ hold into a quarantine row that says which column (``_storable``).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from transforms.bounds import (
     is_utf8_encodable,
     storable_text,
 )
+from transforms.cycle_collection import cycle_collection_paused
 from transforms.redact import SensitivityRules, keyed_hash_bytes, redact_record, redact_text
 from transforms.text.lines import split_lines
 
@@ -112,15 +114,14 @@ def decoded_batches(
 ) -> Iterator[pa.RecordBatch]:
     """Arrow batches of DECODED_ROWS for ``files``, at most ``_FLUSH_ROWS`` rows each (also within a file)."""
     arrow_schema = to_arrow_schema(DECODED_ROWS, timezone="UTC")
-    pending: list[Row] = []
-    for path, content in files:
-        for row in decode_rows(path, content, descriptors, rules, redaction_key):
-            pending.append(row)
-            if len(pending) >= _FLUSH_ROWS:
-                yield to_batch(pending, arrow_schema)
-                pending = []
-    if pending:
-        yield to_batch(pending, arrow_schema)
+    rows = (row for path, content in files for row in decode_rows(path, content, descriptors, rules, redaction_key))
+    while True:
+        with cycle_collection_paused():  # a batch's rows are many small acyclic objects (transforms.cycle_collection)
+            pending = list(itertools.islice(rows, _FLUSH_ROWS))
+            batch = to_batch(pending, arrow_schema) if pending else None
+        if batch is None:
+            return
+        yield batch
 
 
 def decode_rows(

@@ -34,6 +34,7 @@ from pyspark.sql.types import (
 
 from schemas.bronze import METADATA_RECORDS
 from schemas.replay import FEATURES_DDL, NAME_VALUE_DDL
+from transforms.cycle_collection import cycle_collection_paused
 from transforms.replay.json_reading import Spec, type_spec
 from transforms.replay.machine import OUTPUTS, PASS_INPUT, replay_cluster
 from transforms.timestamps import as_utc
@@ -112,6 +113,10 @@ def _replayer(as_of_offset: int | None, as_of_time_us: int | None) -> Callable[[
     arrow_schema = to_arrow_schema(PASS_ROWS, timezone="UTC")
 
     def replay(records: pa.Table) -> pa.Table:
+        with cycle_collection_paused():
+            return _replayed(records)
+
+    def _replayed(records: pa.Table) -> pa.Table:
         columns = {name: records.column(name).to_pylist() for name in PASS_INPUT}
         cluster_id = records.column("cluster_id")[0].as_py()
         outputs = replay_cluster(columns, as_of_offset=as_of_offset, as_of_time_us=as_of_time_us)
