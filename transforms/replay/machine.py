@@ -18,7 +18,7 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_IDS
 from schemas.replay import PAYLOAD_DDL
@@ -205,9 +205,9 @@ def choose_bounds(
     return chosen
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    """One position of the stream: its kept copy and what replay decided."""
+class _Entry(NamedTuple):
+    """One position of the stream: its kept copy and what replay decided (a tuple: a stream holds one per applied
+    record, and a tuple is built in a third of a frozen dataclass's time)."""
 
     from_snapshot: bool
     file_offset: int
