@@ -3,7 +3,9 @@
 Extract: discover files, hash them, skip files already ingested with the same content. Transform: decode the new
 files, redacting as it goes. An input of at most ``SMALL_INPUT_BYTES`` (a gate's, a test's) is read, hashed and
 decoded by the driver (``decoded_table``): no Spark job, about 0.3 s against 0.8 s for 3,262 records. A larger one
-is hashed (``sha2`` over ``binaryFile``) and decoded (``decode_files``) on the executors. Both run the same decoder.
+is hashed by the driver too, streamed, a thread per core (up to ``DRIVER_HASH_BYTES``; beyond it, or when a file
+cannot be read there, by ``sha2`` over ``binaryFile`` on the executors), and decoded (``decode_files``) on the
+executors. Both run the same decoder.
 Load: append to ``metadata_records`` / ``quarantine`` / ``ingested_files`` — or, when a file already ingested has
 changed (an active segment that grew), replace its clusters' partitions so its old rows go away in the same
 commit. Re-ingesting the same inputs is a no-op.
@@ -20,10 +22,10 @@ import sys
 import uuid
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
 from pyspark import StorageLevel
@@ -41,7 +43,7 @@ from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
 from schemas import bronze
 from schemas.errors import InputError, StorageError, UsageError
 from schemas.kafka_vocabulary import ResourceType
-from transforms.decode_files import FileDescriptor, decode_files, decoded_table
+from transforms.decode_files import FileDescriptor, decode_files, decoded_table, local_path
 from transforms.local_frames import arrow_frame, local_frame
 from transforms.redact import SensitivityRules, redact_text, redact_value, safe_config_name
 from transforms.text.properties import parse_server_properties
@@ -49,6 +51,9 @@ from transforms.text.properties import parse_server_properties
 log = logging.getLogger("kraft_audit")
 
 FILE_OPEN_COST = 64 << 10
+# Inputs up to this size are hashed by the driver (``_hash_in_driver``); larger ones by the executors.
+DRIVER_HASH_BYTES = 1 << 30
+_HASH_CHUNK_BYTES = 1 << 20
 READ_PARTITIONS_PER_CORE = 2
 TABLES = {
     "metadata_records": (bronze.METADATA_RECORDS, bronze.METADATA_RECORDS_PARTITIONS),
@@ -237,7 +242,11 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
     # executors. Files that cannot be read here as regular files, or grew past the limit, go to the executors.
     contents = _read_files(inputs_known, SMALL_INPUT_BYTES) if _size(inputs_known) <= SMALL_INPUT_BYTES else None
     with stage(spark, f"hashing {len(discovery.files)} input files"):
-        hashes = _hashes(contents) if contents is not None else _hash_files(spark, inputs_known)
+        if contents is not None:
+            hashes = _hashes(contents)
+        else:
+            in_driver = _hash_in_driver(inputs_known) if _size(inputs_known) <= DRIVER_HASH_BYTES else None
+            hashes = in_driver if in_driver is not None else _hash_files(spark, inputs_known)
     files_version = store.version("ingested_files")
     previous = _previous_hashes(store, files_version)
     todo: list[tuple[InputFile, str]] = []
@@ -245,7 +254,7 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
     for item in discovery.files:
         if not item.input_kind:
             continue
-        digest = hashes[item.path][1]
+        digest = hashes[item.path]
         before = previous.get((item.cluster_id, item.path))
         if before == digest:
             result.files_unchanged += 1
@@ -269,7 +278,6 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
             store,
             todo,
             unrecognised,
-            hashes,
             changed,
             result,
             now,
@@ -281,14 +289,45 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
     return result
 
 
-def _hash_files(spark: SparkSession, files: Sequence[InputFile]) -> dict[str, tuple[str, str]]:
-    """local path -> (path as Spark reports it, sha256 hex), computed on the executors."""
+def _hash_files(spark: SparkSession, files: Sequence[InputFile]) -> dict[str, str]:
+    """local path -> sha256 hex, computed on the executors."""
     if not files:
         return {}
     rows = (
         _binary_files(spark, [f.path for f in files]).select("path", F.sha2("content", 256).alias("sha256")).collect()
     )
-    return {_local_path(r["path"]): (r["path"], r["sha256"]) for r in rows}
+    return {local_path(r["path"]): r["sha256"] for r in rows}
+
+
+def _hash_in_driver(files: Sequence[InputFile]) -> dict[str, str] | None:
+    """local path -> sha256 hex, each file streamed through ``hashlib`` by the driver, a thread per core (the hash
+    and the reads release the GIL); None when a file is no longer a regular file or cannot be read (the executors
+    then hash the input, as before). What it saves: the executors' hashing job, a read of every byte into the JVM
+    (benchmark M, 60 files of 10.4 MB: about 0.5 s of a 2.2 s ingest)."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        digests = list(pool.map(_file_digest, [item.path for item in files]))
+    if any(digest is None for digest in digests):
+        return None
+    return {item.path: digest for item, digest in zip(files, digests, strict=True) if digest is not None}
+
+
+def _file_digest(path: str) -> str | None:
+    """The sha256 hex of one regular file, or None. Opened non-blocking and checked with ``fstat``, like discovery:
+    a FIFO is never waited on."""
+    digest = hashlib.sha256()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            while chunk := handle.read(_HASH_CHUNK_BYTES):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
 
 
 def _size(files: Sequence[InputFile]) -> int:
@@ -320,10 +359,9 @@ def _read_files(files: Sequence[InputFile], limit: int) -> dict[str, bytes] | No
     return contents
 
 
-def _hashes(contents: dict[str, bytes]) -> dict[str, tuple[str, str]]:
-    """local path -> (the same path, sha256 hex) of files the driver read: what ``_hash_files`` gives, keyed for
-    ``decoded_table``."""
-    return {path: (path, hashlib.sha256(data).hexdigest()) for path, data in contents.items()}
+def _hashes(contents: dict[str, bytes]) -> dict[str, str]:
+    """local path -> sha256 hex of files the driver read: what ``_hash_files`` gives."""
+    return {path: hashlib.sha256(data).hexdigest() for path, data in contents.items()}
 
 
 def _binary_files(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
@@ -334,11 +372,6 @@ def _binary_files(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
 
 def _escape_glob(path: str) -> str:
     return "".join("\\" + ch if ch in "{}[]*?\\" else ch for ch in path)
-
-
-def _local_path(spark_path: str) -> str:
-    parsed = urlparse(spark_path)
-    return unquote(parsed.path) if parsed.scheme in ("file", "") else spark_path
 
 
 def _previous_hashes(store: DeltaStore, version: int) -> dict[tuple[str, str], str]:
@@ -357,7 +390,6 @@ def _ingest_files(
     store: DeltaStore,
     todo: list[tuple[InputFile, str]],
     unrecognised: list[InputFile],
-    hashes: dict[str, tuple[str, str]],
     changed: set[tuple[str, str]],
     result: IngestResult,
     now: datetime,
@@ -369,8 +401,8 @@ def _ingest_files(
     bronze tables."""
     rules = conf_loader.sensitivity_rules()
     descriptors = {
-        hashes[item.path][0]: FileDescriptor(
-            path=hashes[item.path][0],
+        item.path: FileDescriptor(
+            path=item.path,
             source_file=item.path,
             cluster_id=item.cluster_id,
             input_kind=item.input_kind or "UNKNOWN",

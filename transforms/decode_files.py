@@ -18,6 +18,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -58,7 +59,7 @@ _TIMESTAMP_US_MIN, _TIMESTAMP_US_MAX = TIMESTAMP_MS_MIN * 1000, TIMESTAMP_MS_MAX
 class FileDescriptor:
     """What the driver knows about one input file before it is decoded."""
 
-    path: str  # the path exactly as the binaryFile source reports it
+    path: str  # the file's local path (``local_path`` of the path the binaryFile source reports)
     source_file: str  # the path shown to users
     cluster_id: str
     input_kind: str
@@ -75,19 +76,26 @@ def decode_files(
 ) -> DataFrame:
     """Decode every file of ``files_df`` (columns ``path``, ``content``) into DECODED_ROWS.
 
-    Files whose path is not in ``descriptors`` produce one QUARANTINE row each (they were not expected). Decoders
-    never raise on bad bytes; an unexpected decoder error becomes a QUARANTINE row for the whole file.
+    ``descriptors`` are keyed by each file's local path (``local_path``). Files whose path is not in
+    ``descriptors`` produce one QUARANTINE row each (they were not expected). Decoders never raise on bad bytes; an
+    unexpected decoder error becomes a QUARANTINE row for the whole file.
     """
 
     def decode_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         files = (
-            (path, batch.column("content")[i].as_py() or b"")
+            (local_path(path), batch.column("content")[i].as_py() or b"")
             for batch in batches
             for i, path in enumerate(batch.column("path").to_pylist())
         )
         yield from decoded_batches(files, descriptors=descriptors, rules=rules, redaction_key=redaction_key)
 
     return files_df.select("path", "content").mapInArrow(decode_batches, DECODED_ROWS)
+
+
+def local_path(spark_path: str) -> str:
+    """The local path of a path Spark's file sources report (``file:/a%20b`` -> ``/a b``); other schemes as given."""
+    parsed = urlparse(spark_path)
+    return unquote(parsed.path) if parsed.scheme in ("file", "") else spark_path
 
 
 def decoded_table(

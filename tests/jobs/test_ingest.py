@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -374,3 +375,49 @@ def test_the_driver_reads_only_regular_files_within_the_limit(tmp_path: Path) ->
     assert ingest_job._read_files([item(segment)], 99) is None
     assert ingest_job._read_files([item(segment), item(fifo)], 1000) is None  # returns at once
     assert ingest_job._read_files([item(tmp_path / "gone")], 1000) is None
+
+
+def test_an_input_over_the_small_line_is_hashed_by_the_driver_and_lands_the_rows_the_executors_hashing_lands(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above ``SMALL_INPUT_BYTES`` the executors decode, but the driver hashes (no hashing job) unless the input is
+    over ``DRIVER_HASH_BYTES``; the hashes are each file's sha256, and the bronze tables come out the same."""
+    cluster, _props = planted_inputs(tmp_path)
+    monkeypatch.setattr(ingest_job, "SMALL_INPUT_BYTES", 0)  # every input over the line: decoded by the executors
+    with counting(spark) as jobs:
+        ingest(spark, tmp_path / "driver", cluster)
+    assert not any(d.startswith("hashing") for d in jobs.by_description)
+    assert any(d.startswith("decoding") for d in jobs.by_description)
+    monkeypatch.setattr(ingest_job, "DRIVER_HASH_BYTES", 0)  # and over this line: hashed by the executors too
+    with counting(spark) as jobs:
+        ingest(spark, tmp_path / "executors", cluster)
+    assert any(d.startswith("hashing") for d in jobs.by_description)
+
+    def rows(warehouse: Path, table: str) -> list[tuple[object, ...]]:
+        df = open_store(spark, str(warehouse)).read(table).drop("ingest_id", "ingested_at")
+        return sorted((tuple(r) for r in df.collect()), key=repr)
+
+    for table in ("metadata_records", "quarantine", "ingested_files"):
+        assert rows(tmp_path / "driver", table) == rows(tmp_path / "executors", table), table
+    landed = open_store(spark, str(tmp_path / "driver")).read("ingested_files").collect()
+    assert len(landed) >= 3
+    for row in landed:
+        assert row["file_sha256"] == hashlib.sha256(Path(row["source_file"]).read_bytes()).hexdigest()
+
+
+def test_the_driver_hashes_only_regular_files(tmp_path: Path) -> None:
+    """``_hash_in_driver`` hands the input to the executors (None) rather than block on a FIFO or skip a file."""
+    segment = tmp_path / SEGMENT
+    segment.write_bytes(b"kraft" * 300_000)  # more than one read chunk
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def item(path: Path) -> InputFile:
+        return InputFile(
+            path=str(path), cluster_id="c", input_kind="LOG_SEGMENT", size_bytes=100, snapshot_end_offset=None
+        )
+
+    expected = hashlib.sha256(b"kraft" * 300_000).hexdigest()
+    assert ingest_job._hash_in_driver([item(segment)]) == {str(segment): expected}
+    assert ingest_job._hash_in_driver([item(segment), item(fifo)]) is None  # returns at once
+    assert ingest_job._hash_in_driver([item(tmp_path / "gone")]) is None
