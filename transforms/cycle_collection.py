@@ -3,7 +3,7 @@
 The per-cluster replay and the per-file decoder build hundreds of thousands of tuples, lists and dicts that live
 until their batch is returned. Each allocation burst makes the cycle collector scan every tracked object again,
 though none of them is part of a cycle: reference counting frees them all. With the collector paused, one
-cluster of the benchmark's L (18,000 records) replays in about 85 ms instead of 135 ms (README, Performance).
+cluster of the benchmark's L (18,000 records) replays in 75-85 ms instead of 121-131 ms (README, Performance).
 Garbage cycles made meanwhile, if any, are collected once the collector runs again.
 """
 
