@@ -121,7 +121,7 @@ def _replayer(as_of_offset: int | None, as_of_time_us: int | None) -> Callable[[
         cluster_id = records.column("cluster_id")[0].as_py()
         outputs = replay_cluster(columns, as_of_offset=as_of_offset, as_of_time_us=as_of_time_us)
         total = sum(len(rows) for rows in outputs.values())
-        arrays: list[pa.Array] = [pa.array([cluster_id] * total, pa.string())]
+        arrays: list[pa.Array] = [pa.repeat(pa.scalar(cluster_id, pa.string()), total)]
         before = 0
         for name in OUTPUTS:
             field_type = arrow_schema.field(name).type
