@@ -11,9 +11,9 @@ catalog scaling (100 / 1,000 / 5,000 constraints on the same data).
   and write the violations to Delta.
 
 Both start from the same Delta table and both end in a Delta commit, so neither can be pruned away and the
-difference is the evaluation itself. Both run the way the audit runs on the same input: a small input (``jobs.stages``:
-at most ``SMALL_INPUT_RECORDS`` bronze records) holds its frames as local relations and runs without generated code,
-in one partition (``small_plans``).
+difference is the evaluation itself. Both run the way the audit runs on the same input (``jobs.stages.plans_for``): a
+small input (at most ``SMALL_INPUT_RECORDS`` bronze records) holds its frames as local relations and runs without
+generated code, in one partition; a mid-size input (at most ``INTERPRETED_RECORDS``) runs without generated code.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pyspark.sql import functions as F
 
 from benchmarks.measure import DriverMemory, Step, measure
 from jobs import audit, conf_loader, lookups
-from jobs.stages import Checkpoints, local_rows_for, small_input, small_plans
+from jobs.stages import Checkpoints, local_rows_for, plans_for
 from jobs.storage import DeltaStore, open_store
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.metadata_version import MetadataVersion
@@ -56,8 +56,8 @@ class EvalInputs:
     records: int  # the audited warehouse's bronze records: small inputs run as the audit runs them (module docstring)
 
     def as_audited(self, spark: SparkSession) -> AbstractContextManager[None]:
-        """The session's settings for these inputs, as the audit chooses them (``jobs.stages.small_plans``)."""
-        return small_plans(spark, when=small_input(self.records))
+        """The session's settings for these inputs, as the audit chooses them (``jobs.stages.plans_for``)."""
+        return plans_for(spark, self.records)
 
     def keep(self) -> Checkpoints:
         """A new ``Keep`` holding frames as the audit holds them for these inputs."""

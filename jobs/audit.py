@@ -33,7 +33,7 @@ from jobs import conf_loader, lifecycle, lookups, quality, upgrade_effects
 from jobs.output_files import write_output
 from jobs.progress import stage, step
 from jobs.session import build_session
-from jobs.stages import Checkpoints, by_cluster, local_rows_for, one_job, row_count, small_plans, truncated
+from jobs.stages import Checkpoints, by_cluster, local_rows_for, one_job, plans_for, row_count, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
 from schemas import gold, silver
@@ -274,6 +274,7 @@ class _Scope:
     static_df: DataFrame
     clusters: list[str]
     quarantined: int
+    records: int  # the bronze records of the clusters audited
     local_rows: int  # frames up to this many rows are held as local relations (jobs.stages; 0 for large inputs)
     # the Parquet files holding records_df's rows, by cluster, when the store's log tells (replay then reads them)
     record_files: dict[str, list[str]] | None = None
@@ -319,8 +320,9 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
 
     scope = _extract(store, settings)
     # a small input runs without generated code (compiling it would cost more than running it) and plans each query
-    # in one partition without broadcasts or adaptive stages: an action is one Spark job (jobs.stages)
-    with small_plans(spark, when=scope.local_rows > 0):
+    # in one partition without broadcasts or adaptive stages: an action is one Spark job; a mid-size input runs
+    # without generated code too (jobs.stages.plans_for)
+    with plans_for(spark, scope.records):
         resolved = _replay_and_resolve(spark, store, settings, scope, target=target, mv_table=mv_table)
         dq = None
         if settings.dq:
@@ -409,6 +411,7 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         static_df=static_df,
         clusters=clusters,
         quarantined=quarantined,
+        records=records,
         local_rows=local_rows_for(records),
         record_files=record_files,
     )

@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 
 from jobs import audit, ingest, quality
 from jobs.session import build_session
-from jobs.stages import interpreted, small_input
+from jobs.stages import interpreted, interpreted_input
 from jobs.storage import open_store
 
 
@@ -56,7 +56,7 @@ def run(
     bronze_dq = None
     if settings.audit.dq:
         store = open_store(spark, settings.ingest.warehouse, settings.ingest.delta_backend)
-        with interpreted(spark, when=small_input(ingested.records)):  # as the audit decides (jobs.stages)
+        with interpreted(spark, when=interpreted_input(ingested.records)):  # as the audit decides (jobs.stages)
             bronze_dq = quality.check_bronze(
                 spark,
                 store,

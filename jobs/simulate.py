@@ -30,7 +30,7 @@ from jobs import audit, conf_loader, lookups
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
 from jobs.session import build_session
-from jobs.stages import Checkpoints, local_rows_for, small_plans
+from jobs.stages import Checkpoints, local_rows_for, plans_for
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.errors import ConfigError, InputError
@@ -171,7 +171,8 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     def at_target(s: ReplayResult) -> ReplayResult:
         return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
 
-    with small_plans(spark, when=local_rows > 0):  # a small input: no generated code, one partition (jobs.stages)
+    # a small input: no generated code, one partition; a mid-size one: no generated code (jobs.stages.plans_for)
+    with plans_for(spark, int(applied)):
         layers = apply_changes(
             state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
         )

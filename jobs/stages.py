@@ -48,6 +48,7 @@ from transforms.checkpoints import Plan, planned
 
 __all__ = [
     "INTERPRETED",
+    "INTERPRETED_RECORDS",
     "LOCAL_ROWS",
     "ONE_JOB",
     "SINGLE_PARTITION",
@@ -58,8 +59,10 @@ __all__ = [
     "held_locally",
     "held_rows",
     "interpreted",
+    "interpreted_input",
     "local_rows_for",
     "one_job",
+    "plans_for",
     "row_count",
     "session_settings",
     "small_input",
@@ -98,6 +101,15 @@ def local_rows_for(records: int) -> int:
 # what counts. Results do not depend on it: Spark's interpreted and generated evaluation are the same semantics
 # (the test suite's integration tier runs interpreted throughout).
 INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
+# A mid-size input (more than SMALL_INPUT_RECORDS, at most INTERPRETED_RECORDS) is evaluated without generated code
+# too, but keeps adaptive execution and its partitions. Each of an audit's few hundred distinct queries is compiled
+# once per process and its generated classes start in the JVM's interpreter, so below some size the compiling costs
+# more than the generated code saves. Measured (audits without the data-quality stage, one per process, the two ways
+# in turn, copies of one warehouse; README, Performance): benchmark M (134,829 records) 60.3-61.3 s generated,
+# 48.2-51.4 s interpreted; the first 12 clusters of benchmark L (219,062 records) 64.1-70.6 s against 52.1-60.4 s;
+# its first 25 (456,271 records) 77.7-80.7 s against 72.8-78.4 s; all of L (1.8 M records) 120.5-121.7 s against
+# 141.2-142.7 s.
+INTERPRETED_RECORDS = 300_000
 # And how a small input's queries are planned: one shuffle partition, sort-merge joins instead of broadcasts, no
 # adaptive execution. Each broadcast is a Spark job of its own and so is each adaptive query stage; without them an
 # action is one job. The e2e gate (25 records, fourth in one test-settings session, the suite's JIT): 345 -> 67 Spark
@@ -140,6 +152,20 @@ def _apply(conf: RuntimeConfig, settings: Mapping[str, str | None]) -> None:
             conf.unset(key)
         else:
             conf.set(key, value)
+
+
+def interpreted_input(records: int) -> bool:
+    """Whether an input of ``records`` bronze records is evaluated without generated code (``INTERPRETED_RECORDS``;
+    a small input is too)."""
+    return records <= INTERPRETED_RECORDS
+
+
+def plans_for(spark: SparkSession, records: int) -> AbstractContextManager[None]:
+    """``session_settings`` for the queries over ``records`` bronze records: ``SMALL_INPUT_SETTINGS`` for a small
+    input, ``INTERPRETED`` for a mid-size one (``interpreted_input``), else nothing."""
+    if small_input(records):
+        return session_settings(spark, SMALL_INPUT_SETTINGS)
+    return interpreted(spark, when=interpreted_input(records))
 
 
 def interpreted(spark: SparkSession, *, when: bool = True) -> AbstractContextManager[None]:

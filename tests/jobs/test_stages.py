@@ -15,6 +15,7 @@ from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructFi
 from benchmarks.jobcount import counting
 from jobs.stages import (
     INTERPRETED,
+    INTERPRETED_RECORDS,
     LOCAL_ROWS,
     SMALL_INPUT_BYTES,
     SMALL_INPUT_RECORDS,
@@ -24,8 +25,10 @@ from jobs.stages import (
     held_locally,
     held_rows,
     interpreted,
+    interpreted_input,
     local_rows_for,
     one_job,
+    plans_for,
     row_count,
     session_settings,
     small_input,
@@ -161,6 +164,29 @@ def test_holding_a_frame_of_several_partitions_is_one_job_with_small_plans(spark
         held = held_locally(frame.select("*", F.rand().alias("r")), 100)  # rand: not folded while planning
     assert held is not None and held.count() == 26
     assert jobs.total == 1  # without trying every partition at once: one job for the first, one for the rest
+
+
+@pytest.mark.parametrize(
+    ("records", "expected"),
+    [
+        (SMALL_INPUT_RECORDS, SMALL_INPUT_SETTINGS),  # small: no generated code, one partition
+        (SMALL_INPUT_RECORDS + 1, INTERPRETED),  # mid-size: no generated code, the session's own partitions
+        (INTERPRETED_RECORDS, INTERPRETED),
+        (INTERPRETED_RECORDS + 1, {}),  # large: generated code and the session's planning
+    ],
+)
+def test_the_plans_of_an_input_follow_its_size_and_the_session_gets_its_settings_back(
+    spark: SparkSession, records: int, expected: dict[str, str]
+) -> None:
+    conf = spark.conf
+    keys = list(SMALL_INPUT_SETTINGS)
+    with session_settings(spark, dict.fromkeys(keys, None)):  # every one unset: what plans_for sets is all there is
+        with plans_for(spark, records):
+            assert {key: conf.get(key, None) for key in keys} == {key: expected.get(key) for key in keys}
+            assert spark.range(4).selectExpr("sum(id * 2) AS s").collect()[0]["s"] == 12
+        assert {key: conf.get(key, None) for key in keys} == dict.fromkeys(keys)
+    assert SMALL_INPUT_RECORDS < INTERPRETED_RECORDS
+    assert interpreted_input(INTERPRETED_RECORDS) and not interpreted_input(INTERPRETED_RECORDS + 1)
 
 
 def test_a_small_input_is_judged_by_records_and_an_ingest_by_bytes() -> None:
