@@ -241,13 +241,10 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
     inputs_known = [f for f in discovery.files if f.input_kind]
     # A small input is read, hashed and decoded by the driver (no Spark job; the same decoder), a larger one on the
     # executors. Files that cannot be read here as regular files, or grew past the limit, go to the executors.
-    contents = _read_files(inputs_known, SMALL_INPUT_BYTES) if _size(inputs_known) <= SMALL_INPUT_BYTES else None
+    size = _size(inputs_known)
+    contents = _read_files(inputs_known, SMALL_INPUT_BYTES) if size <= SMALL_INPUT_BYTES else None
     with stage(spark, f"hashing {len(discovery.files)} input files"):
-        if contents is not None:
-            hashes = _hashes(contents)
-        else:
-            in_driver = _hash_in_driver(inputs_known) if _size(inputs_known) <= DRIVER_HASH_BYTES else None
-            hashes = in_driver if in_driver is not None else _hash_files(spark, inputs_known)
+        hashes = _input_hashes(spark, inputs_known, contents, size)
     files_version = store.version("ingested_files")
     previous = _previous_hashes(store, files_version)
     todo: list[tuple[InputFile, str]] = []
@@ -288,6 +285,17 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
     if static_args:
         _ingest_static_configs(spark, store, static_args, discovery, settings, result, now)
     return result
+
+
+def _input_hashes(
+    spark: SparkSession, files: Sequence[InputFile], contents: dict[str, bytes] | None, size: int
+) -> dict[str, str]:
+    """local path -> sha256 hex of ``files`` (``size`` bytes in all): of the bytes the driver read (``contents``, a
+    small input), else streamed by the driver (up to ``DRIVER_HASH_BYTES``), else on the executors."""
+    if contents is not None:
+        return _hashes(contents)
+    hashed = _hash_in_driver(files) if size <= DRIVER_HASH_BYTES else None
+    return hashed if hashed is not None else _hash_files(spark, files)
 
 
 def _hash_files(spark: SparkSession, files: Sequence[InputFile]) -> dict[str, str]:
