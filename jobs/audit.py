@@ -605,7 +605,13 @@ def _evaluate(
             )
         by_level_df = truncated(
             violations_by_level(
-                auditable_df, topics_df, cluster_df, compiled, mv_table=mv_table, failures_df=failures_df
+                auditable_df,
+                topics_df,
+                cluster_df,
+                compiled,
+                mv_table=mv_table,
+                failures_df=failures_df,
+                clusters=scope.clusters,  # not read from the effective rows: an audit knows its clusters
             ).select(*VIOLATIONS_BY_LEVEL.names),
             local_rows=local_rows,
         )

@@ -462,6 +462,35 @@ def test_every_level_at_once_gives_the_highest_safe_mv(
     assert safe == {"c1": (27, None, None), "c2": (None, 33, "4.4-IV2")}
 
 
+def test_every_level_reports_the_clusters_it_is_given(
+    spark: Any,
+    compile_yaml: Callable[..., CompiledCatalog],
+    fleet: tuple[Any, Any],
+    cluster_df_of: Any,
+    effective_df_of: Callable[..., Any],
+    mv_table: MetadataVersionTable,
+) -> None:
+    # an audit passes its scope: rows for exactly those clusters, whatever the effective rows hold (c2 is left out,
+    # c3 has no row anywhere and gets zeros at every level)
+    effective_df, topics_df = fleet
+    clean_df = effective_df_of({"cluster_id": "c2", "config_name": "log.segment.bytes", "value": "4194304"})
+    rules = compile_yaml(SEGMENT_RULES)
+    by_level_df = violations_by_level(
+        effective_df.unionByName(clean_df),
+        topics_df,
+        cluster_df_of(27),
+        rules,
+        mv_table=mv_table,
+        clusters=["c3", "c1"],
+    )
+    assertSchemaEqual(by_level_df.schema, VIOLATIONS_BY_LEVEL, ignoreNullable=True)
+    levels = {(r.cluster_id, r.level): (r.errors, r.warnings, r.is_safe) for r in by_level_df.collect()}
+    assert len(levels) == 2 * 33
+    assert {cluster for cluster, _ in levels} == {"c1", "c3"}
+    assert levels[("c1", 32)] == (1 + 3, 2, False)  # as when the clusters come from the tables (the test above)
+    assert all(levels[("c3", level)] == (0, 0, True) for level in range(1, 34))
+
+
 def test_highest_safe_mv_stops_below_the_first_failing_registration(
     spark: Any,
     compile_yaml: Callable[..., CompiledCatalog],
