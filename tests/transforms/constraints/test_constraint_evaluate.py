@@ -435,21 +435,36 @@ constraints:
     ]
 
 
-def test_every_level_at_once_gives_the_highest_safe_mv(
-    spark: Any,
+@pytest.fixture
+def fleet_by_level(
     compile_yaml: Callable[..., CompiledCatalog],
     fleet: tuple[Any, Any],
     cluster_df_of: Any,
     effective_df_of: Callable[..., Any],
     mv_table: MetadataVersionTable,
-) -> None:
-    effective_df, topics_df = fleet
-    clean_df = effective_df_of({"cluster_id": "c2", "config_name": "log.segment.bytes", "value": "4194304"})
-    rules = compile_yaml(SEGMENT_RULES)
-    by_level_df = violations_by_level(
-        effective_df.unionByName(clean_df), topics_df, cluster_df_of(27), rules, mv_table=mv_table
-    )
-    assertSchemaEqual(by_level_df.schema, VIOLATIONS_BY_LEVEL, ignoreNullable=True)
+) -> Callable[..., Any]:
+    """``violations_by_level`` of the SEGMENT_RULES over the fleet (c1, current level 27) and a clean c2 row, with
+    the keyword arguments given."""
+
+    def by_level(**kwargs: Any) -> Any:
+        effective_df, topics_df = fleet
+        clean_df = effective_df_of({"cluster_id": "c2", "config_name": "log.segment.bytes", "value": "4194304"})
+        by_level_df = violations_by_level(
+            effective_df.unionByName(clean_df),
+            topics_df,
+            cluster_df_of(27),
+            compile_yaml(SEGMENT_RULES),
+            mv_table=mv_table,
+            **kwargs,
+        )
+        assertSchemaEqual(by_level_df.schema, VIOLATIONS_BY_LEVEL, ignoreNullable=True)
+        return by_level_df
+
+    return by_level
+
+
+def test_every_level_at_once_gives_the_highest_safe_mv(fleet_by_level: Callable[..., Any], cluster_df_of: Any) -> None:
+    by_level_df = fleet_by_level()
     levels = {(r.cluster_id, r.level): (r.errors, r.warnings, r.is_safe) for r in by_level_df.collect()}
     assert len(levels) == 2 * 33
     # group-session (error, base) fails everywhere in c1; retention-2d is a warning on both brokers
@@ -462,28 +477,10 @@ def test_every_level_at_once_gives_the_highest_safe_mv(
     assert safe == {"c1": (27, None, None), "c2": (None, 33, "4.4-IV2")}
 
 
-def test_every_level_reports_the_clusters_it_is_given(
-    spark: Any,
-    compile_yaml: Callable[..., CompiledCatalog],
-    fleet: tuple[Any, Any],
-    cluster_df_of: Any,
-    effective_df_of: Callable[..., Any],
-    mv_table: MetadataVersionTable,
-) -> None:
+def test_every_level_reports_the_clusters_it_is_given(fleet_by_level: Callable[..., Any]) -> None:
     # an audit passes its scope: rows for exactly those clusters, whatever the effective rows hold (c2 is left out,
     # c3 has no row anywhere and gets zeros at every level)
-    effective_df, topics_df = fleet
-    clean_df = effective_df_of({"cluster_id": "c2", "config_name": "log.segment.bytes", "value": "4194304"})
-    rules = compile_yaml(SEGMENT_RULES)
-    by_level_df = violations_by_level(
-        effective_df.unionByName(clean_df),
-        topics_df,
-        cluster_df_of(27),
-        rules,
-        mv_table=mv_table,
-        clusters=["c3", "c1"],
-    )
-    assertSchemaEqual(by_level_df.schema, VIOLATIONS_BY_LEVEL, ignoreNullable=True)
+    by_level_df = fleet_by_level(clusters=["c3", "c1"])
     levels = {(r.cluster_id, r.level): (r.errors, r.warnings, r.is_safe) for r in by_level_df.collect()}
     assert len(levels) == 2 * 33
     assert {cluster for cluster, _ in levels} == {"c1", "c3"}
