@@ -275,9 +275,13 @@ class _Scope:
     clusters: list[str]
     quarantined: int
     records: int  # the bronze records of the clusters audited
-    local_rows: int  # frames up to this many rows are held as local relations (jobs.stages; 0 for large inputs)
     # the Parquet files holding records_df's rows, by cluster, when the store's log tells (replay then reads them)
     record_files: dict[str, list[str]] | None = None
+
+    @property
+    def local_rows(self) -> int:
+        """Frames up to this many rows are held as local relations (jobs.stages; 0 for a large input)."""
+        return local_rows_for(self.records)
 
 
 @dataclass(frozen=True)
@@ -412,7 +416,6 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         clusters=clusters,
         quarantined=quarantined,
         records=records,
-        local_rows=local_rows_for(records),
         record_files=record_files,
     )
 

@@ -165,14 +165,15 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))
     # every changed layer and every shared resolution intermediate is computed once (jobs.stages): held as local
     # relations when the audited state came from a small input (the records its replay applied)
-    (applied,) = state.cluster_state.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
-    local_rows = local_rows_for(int(applied))
+    (applied_sum,) = state.cluster_state.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
+    applied = int(applied_sum)
+    local_rows = local_rows_for(applied)
 
     def at_target(s: ReplayResult) -> ReplayResult:
         return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
 
     # a small input: no generated code, one partition; a mid-size one: no generated code (jobs.stages.plans_for)
-    with plans_for(spark, int(applied)):
+    with plans_for(spark, applied):
         layers = apply_changes(
             state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
         )
