@@ -52,6 +52,7 @@ from pyspark.sql.types import (
 
 from schemas.errors import ConfigError, validation_problems
 from schemas.kafka_vocabulary import AlterConfigOpType, ResourceType
+from schemas.yaml_text import load_user_yaml
 
 Layer = Literal["dynamic", "static"]
 
@@ -199,12 +200,8 @@ def parse_changes(data: Any, source: str) -> ChangeSet:
 
 
 def load_changes_text(text: str, source: str) -> ChangeSet:
-    """Parse and validate the text of a changes file (``yaml.safe_load`` + :func:`parse_changes`)."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{source}: not valid YAML: {exc}") from None
-    return parse_changes(data, source)
+    """Parse and validate the text of a changes file (:func:`load_user_yaml` + :func:`parse_changes`)."""
+    return parse_changes(load_user_yaml(text, source), source)
 
 
 def static_change_note(resource_name: str) -> str:

@@ -39,11 +39,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from schemas.errors import ConfigError, validation_problems
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from schemas.yaml_text import load_user_yaml
 
 # the YAML spelling of a ResourceType (its `kind`); a Literal so pydantic lists the choices in its messages
 # (`controller_topic`: a topic's keys as the active controller enforces them, docs/contract.md §4.8)
@@ -273,7 +273,7 @@ def parse_catalog(data: Any, source: str) -> ConstraintCatalog:
     """Validate already-parsed catalog YAML.
 
     Args:
-        data: what ``yaml.safe_load`` returned (a mapping with a ``constraints`` list; None means empty).
+        data: what :func:`load_user_yaml` returned (a mapping with a ``constraints`` list; None means empty).
         source: the file name, used in every error message.
 
     Raises:
@@ -302,16 +302,12 @@ def parse_catalog(data: Any, source: str) -> ConstraintCatalog:
 
 
 def load_catalog_text(text: str, source: str) -> ConstraintCatalog:
-    """Parse and validate the text of one catalog file (``yaml.safe_load`` + :func:`parse_catalog`).
+    """Parse and validate the text of one catalog file (:func:`load_user_yaml` + :func:`parse_catalog`).
 
     Raises:
-        ConfigError: the YAML does not parse, or :func:`parse_catalog` rejects it.
+        ConfigError: the YAML does not parse or exceeds a limit of user YAML, or :func:`parse_catalog` rejects it.
     """
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{source}: not valid YAML: {exc}") from None
-    return parse_catalog(data, source)
+    return parse_catalog(load_user_yaml(text, source), source)
 
 
 def ensure_unique_ids(catalogs: Iterable[ConstraintCatalog]) -> None:

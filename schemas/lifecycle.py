@@ -32,7 +32,6 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any, Final
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 from pyspark.sql.types import (
     BooleanType,
@@ -46,6 +45,7 @@ from pyspark.sql.types import (
 
 from schemas.errors import ConfigError, validation_problems
 from schemas.kafka_vocabulary import RESOURCE_TYPES
+from schemas.yaml_text import load_user_yaml
 
 STATUS_VALUES: Final = ("open", "resolved", "reopened")
 STATUS_OPEN: Final = "open"
@@ -259,24 +259,10 @@ def parse_waivers(data: Any, source: str) -> WaiverFile:
     return WaiverFile(source=source, waivers=tuple(parsed))
 
 
-class _DatesAsTextLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that leaves timestamps as text: PyYAML raises on ``2025-02-30`` while loading, before
-    the waiver (and its id) is known; the ``expires`` validator parses the text instead."""
-
-
-_DatesAsTextLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
 def load_waivers_text(text: str, source: str) -> WaiverFile:
-    """Parse and validate the text of a waivers file (safe YAML, dates kept as text, + :func:`parse_waivers`)."""
-    try:
-        data = yaml.load(text, Loader=_DatesAsTextLoader)  # a SafeLoader subclass: no arbitrary objects
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{source}: not valid YAML: {exc}") from None
-    return parse_waivers(data, source)
+    """Parse and validate the text of a waivers file (:func:`load_user_yaml` with dates kept as text: the
+    ``expires`` validator parses them and names the waiver, + :func:`parse_waivers`)."""
+    return parse_waivers(load_user_yaml(text, source, dates_as_text=True), source)
 
 
 def merge_waiver_files(files: list[WaiverFile]) -> tuple[Waiver, ...]:
