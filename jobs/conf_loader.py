@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import functools
+import os
+import stat
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
 from pydantic import ValidationError
@@ -17,6 +19,7 @@ from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES
 from schemas.lifecycle import Waiver, load_waivers_text, merge_waiver_files
 from schemas.metadata_version import MetadataVersionTable
+from schemas.yaml_text import MAX_USER_YAML_BYTES
 from transforms.constraints.functions import precheck_functions
 from transforms.redact import SensitivityRules
 
@@ -134,7 +137,7 @@ def kafka_catalog() -> KafkaCatalog:
 def constraint_catalog(path: str) -> ConstraintCatalog:
     """A user constraint catalog file (``--constraints``), validated; errors name the file and constraint."""
     file = Path(path)
-    text = read_user_text(file, what="constraint catalog")
+    text = read_user_text(file, what="constraint catalog", option="--constraints")
     catalog = load_catalog_text(text, str(file))
     for constraint in catalog.constraints:
         # Cheap and before Spark starts; validate_with_spark repeats it exactly on Spark's parse tree.
@@ -143,25 +146,101 @@ def constraint_catalog(path: str) -> ConstraintCatalog:
     return catalog
 
 
-def read_user_text(file: Path, *, what: str) -> str:
-    """A user file's text (UTF-8); every way it can be unreadable is a ConfigError naming it (exit 2)."""
+# A real server.properties is a few KiB (Kafka's own sample is 6 KiB); 1 MiB is far beyond any, and keeps a
+# hostile file from costing the ingest many times its size in parsed properties.
+MAX_STATIC_CONFIG_BYTES: Final = 1024 * 1024
+_KINDS: Final = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a non-regular file is (for the message), None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def _size_text(size: int) -> str:
+    return f"{size // (1024 * 1024)} MiB" if size % (1024 * 1024) == 0 else f"{size:,} bytes"
+
+
+def _open_regular(file: Path, *, where: str, what: str) -> int:
+    """A read-only, non-blocking descriptor of a regular file; anything else is a ConfigError."""
     try:
-        return file.read_text(encoding="utf-8")
+        kind = _not_regular(os.stat(file).st_mode)
+        if kind is None:
+            fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            kind = _not_regular(os.fstat(fd).st_mode)  # replaced between the stat and the open
+            if kind is not None:
+                os.close(fd)
     except FileNotFoundError as error:
-        raise ConfigError(f"{file}: {what} not found") from error
-    except IsADirectoryError as error:
-        raise ConfigError(f"{file}: is a directory, not a {what} file") from error
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"{file}: {what} is not UTF-8 text (byte {error.start})") from error
+        raise ConfigError(f"{where}: {what} not found") from error
     except OSError as error:
-        raise ConfigError(f"{file}: cannot read the {what}: {error.strerror or error}") from error
+        raise ConfigError(f"{where}: cannot read the {what}: {error.strerror or error}") from error
+    if kind is not None:
+        raise ConfigError(f"{where}: is {kind}, not a {what} file")
+    return fd
+
+
+def read_user_bytes(file: Path, *, what: str, option: str, limit: int) -> bytes:
+    """A user file's bytes, at most ``limit``; every way it cannot be read is a ConfigError naming it (exit 2).
+
+    Only regular files are read: a FIFO would block the run until some writer appears, ``/dev/zero`` or
+    ``/dev/urandom`` never end, and opening some devices has side effects, so the file's kind is checked
+    before it is opened. It is opened non-blocking (a FIFO put in its place meanwhile cannot hang the open),
+    checked again on the open descriptor, and read up to ``limit + 1`` bytes, so a file that grows while it is
+    read is refused too rather than read whole.
+
+    Raises:
+        ConfigError: ``"<option> <file>: <problem>"``: missing, not a regular file, unreadable, or over ``limit``.
+    """
+    where = f"{option} {file}"
+    fd = _open_regular(file, where=where, what=what)
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1024 * 1024, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise ConfigError(f"{where}: cannot read the {what}: {error.strerror or error}") from error
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise ConfigError(f"{where}: larger than {_size_text(limit)}, the limit of a {what}")
+    return b"".join(chunks)
+
+
+def read_user_text(file: Path, *, what: str, option: str, limit: int = MAX_USER_YAML_BYTES) -> str:
+    """A user file's text (UTF-8), read by :func:`read_user_bytes`; not UTF-8 is a ConfigError too (exit 2)."""
+    raw = read_user_bytes(file, what=what, option=option, limit=limit)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{option} {file}: {what} is not UTF-8 text (byte {error.start})") from error
+
+
+def read_static_config(path: str) -> bytes:
+    """A ``--static-config`` server.properties file's bytes (a regular file of at most 1 MiB)."""
+    return read_user_bytes(
+        Path(path), what="server.properties", option="--static-config", limit=MAX_STATIC_CONFIG_BYTES
+    )
 
 
 def waivers(paths: list[str] | tuple[str, ...]) -> tuple[Waiver, ...]:
     """The waivers of every ``--waivers`` file, validated; errors name the file and the waiver id."""
     files = []
     for path in paths:
-        files.append(load_waivers_text(read_user_text(Path(path), what="waivers file"), path))
+        text = read_user_text(Path(path), what="waivers file", option="--waivers")
+        files.append(load_waivers_text(text, path))
     return merge_waiver_files(files)
 
 

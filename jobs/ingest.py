@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import BinaryIO
 
 import pyarrow as pa
@@ -661,7 +660,7 @@ def _ingest_static_configs(
     quarantine_rows: list[tuple[object, ...]] = []
     nodes: list[int] = []
     for node, path in static_args:
-        raw = Path(path).read_bytes()
+        raw = conf_loader.read_static_config(path)  # a regular file, at most 1 MiB
         props, problems = parse_server_properties(raw.decode("utf-8", errors="replace"))
         node_id = node
         if node_id is None:

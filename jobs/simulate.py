@@ -33,7 +33,7 @@ from jobs.session import build_session
 from jobs.stages import Checkpoints, local_rows_for, plans_for
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
-from schemas.errors import ConfigError, InputError
+from schemas.errors import InputError
 from schemas.kafka_vocabulary import RESOURCE_TYPES
 from transforms.audit_scope import filter_auditable, with_release_at_least
 from transforms.constraints.evaluate import evaluate_constraints
@@ -69,10 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_changes(path: str) -> ChangeSet:
     """The changes file, validated (errors name the file and the entry)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError as error:
-        raise ConfigError(f"{path}: changes file not found") from error
+    text = conf_loader.read_user_text(Path(path), what="changes file", option="--changes")
     return load_changes_text(text, path)
 
 

@@ -50,6 +50,9 @@ _TIMESTAMP_TAG: Final = "tag:yaml.org,2002:timestamp"
 class _LimitError(yaml.MarkedYAMLError):
     """A user file beyond one of the limits above (a ``YAMLError`` so every caller's handler catches it)."""
 
+    def __init__(self, problem: str, mark: Any) -> None:
+        super().__init__(problem=problem, problem_mark=mark)
+
 
 class _BoundedLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` with a nesting depth, an alias expansion budget and a scalar size limit.
@@ -65,35 +68,32 @@ class _BoundedLoader(yaml.SafeLoader):
         self._alias_nodes = 0
         self._sizes: dict[int, int] = {}  # id(node) -> nodes it stands for, aliases expanded (nodes stay alive)
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent):
             node = super().compose_node(parent, index)  # an undefined alias is PyYAML's ComposerError
             size = self._sizes.get(id(node))
             if size is None:
-                raise _LimitError(None, None, "an alias refers to a node that contains it", event.start_mark)
+                raise _LimitError("an alias refers to a node that contains it", event.start_mark)
             self._alias_nodes += size
             if self._alias_nodes > MAX_ALIAS_NODES:
-                raise _LimitError(
-                    None, None, f"aliases expand to more than {MAX_ALIAS_NODES:,} nodes", event.start_mark
-                )
+                raise _LimitError(f"aliases expand to more than {MAX_ALIAS_NODES:,} nodes", event.start_mark)
             return node
         if self._depth >= MAX_DEPTH:
-            raise _LimitError(None, None, f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
+            raise _LimitError(f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
         self._depth += 1
         try:
             node = super().compose_node(parent, index)
         finally:
             self._depth -= 1
-        self._sizes[id(node)] = 1 + sum(self._sizes.get(id(child), 1) for child in _children(node))
+        if node is not None:
+            self._sizes[id(node)] = 1 + sum(self._sizes.get(id(child), 1) for child in _children(node))
         return node
 
-    def compose_scalar_node(self, anchor: str | None) -> ScalarNode:
+    def compose_scalar_node(self, anchor: Any) -> ScalarNode:  # the stubs type anchor as a dict; it is str | None
         event = self.peek_event()
         if len(event.value) > MAX_SCALAR_CHARS:
             raise _LimitError(
-                None,
-                None,
                 f"a value of {len(event.value):,} characters (at most {MAX_SCALAR_CHARS:,})",
                 event.start_mark,
             )
@@ -103,7 +103,7 @@ class _BoundedLoader(yaml.SafeLoader):
     def construct_bounded_int(self, node: ScalarNode) -> int:
         if len(node.value) > MAX_INT_CHARS:
             raise _LimitError(
-                None, None, f"an integer of {len(node.value):,} characters (at most {MAX_INT_CHARS})", node.start_mark
+                f"an integer of {len(node.value):,} characters (at most {MAX_INT_CHARS})", node.start_mark
             )
         value: int = self.construct_yaml_int(node)
         return value
@@ -112,7 +112,7 @@ class _BoundedLoader(yaml.SafeLoader):
         try:
             return self.construct_yaml_timestamp(node)
         except ValueError as error:  # 2025-02-30 matches the timestamp pattern; datetime refuses it
-            raise _LimitError(None, None, f"not a date: {error}", node.start_mark) from None
+            raise _LimitError(f"not a date: {error}", node.start_mark) from None
 
 
 _BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_bounded_int)
