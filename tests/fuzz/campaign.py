@@ -73,7 +73,7 @@ def _rows(kind: str, content: bytes) -> list[Row]:
 
 
 def _join(lines: list[str], rng: random.Random) -> bytes:
-    newline = rng.choice(["\n", "\r\n"])
+    newline = rng.choice(["\n", "\r\n", "\r"])  # a lone CR ends lines too (issue 58)
     return (newline.join(lines) + rng.choice(["", newline])).encode("utf-8", "surrogatepass")
 
 

@@ -17,7 +17,6 @@ HOSTILE_TOKENS = (
     "\x0b",
     "\x0c",
     "\x1c",
-    "\r",
     "\x00",
     "\ufeff",
     "9223372036854775808",
@@ -105,7 +104,7 @@ TEXT_EDITS: tuple[Callable[[str, random.Random], str], ...] = (_insert, _insert,
 def mutate_lines(lines: list[str], expected: list[object], rng: random.Random, *, edits: int) -> None:
     """Edit ``edits`` random lines in place; an edited line's expectation becomes None (no record promised).
 
-    Edits never insert ``\\n``, so every other line keeps its number and its expectation.
+    Edits never insert a line end (``\\n`` or ``\\r``), so every other line keeps its number and its expectation.
     """
     for _ in range(edits):
         if not lines:
@@ -114,7 +113,7 @@ def mutate_lines(lines: list[str], expected: list[object], rng: random.Random, *
         if rng.random() < 0.1:
             lines[index] = rng.choice(HOSTILE_LINES)
         else:
-            lines[index] = rng.choice(TEXT_EDITS)(lines[index], rng).replace("\n", "")
+            lines[index] = rng.choice(TEXT_EDITS)(lines[index], rng).replace("\n", "").replace("\r", "")
         expected[index] = None
 
 

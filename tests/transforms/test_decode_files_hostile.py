@@ -189,12 +189,51 @@ def test_a_line_separator_inside_a_json_string_does_not_split_the_line(separator
     assert json.loads(rows[1]["payload"])["name"] == f"a{separator}b"
 
 
-@pytest.mark.parametrize("separator", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\r"], ids=repr)
+@pytest.mark.parametrize("separator", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e"], ids=repr)
 def test_a_raw_control_character_quarantines_its_one_line_and_shifts_no_line_number(separator: str) -> None:
     # JSON forbids raw control characters in strings: the line is invalid, but it is one line.
     rows = decode("JSON_LINES", topic_lines(separator))
 
     assert [(r["row_kind"], r["line_number"]) for r in rows] == [("RECORD", 1), ("QUARANTINE", 2), ("RECORD", 3)]
+
+
+def test_a_raw_lone_cr_inside_a_json_string_is_a_line_end_and_both_halves_are_quarantined() -> None:
+    # A lone CR ends a line (issue 58): the broken record's halves are two quarantined lines, the next record is
+    # on line 4 as an editor counts it.
+    rows = decode("JSON_LINES", topic_lines("\r"))
+
+    assert [(r["row_kind"], r["line_number"]) for r in rows] == [
+        ("RECORD", 1),
+        ("QUARANTINE", 2),
+        ("QUARANTINE", 3),
+        ("RECORD", 4),
+    ]
+    assert all(r["reason"] for r in quarantined(rows))
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"], ids=["CR", "CRLF", "LF"])
+@pytest.mark.parametrize("kind", ["JSON_LINES", "DUMP_LOG_TEXT"])
+def test_a_text_file_with_any_line_end_keeps_every_record_on_its_line(kind: str, newline: str) -> None:
+    if kind == "JSON_LINES":
+        lines = [json_line(offset=o) for o in (7, 8, 9)]
+    else:
+        lines = [DUMP_RECORD.format(offset=o, ts=0, version=0) for o in (7, 8, 9)]
+    lines.insert(1, "")  # a blank line counts as a line
+    rows = decode(kind, (newline.join(lines) + newline).encode())
+
+    assert quarantined(rows) == []
+    assert [(r["offset"], r["line_number"]) for r in rows] == [(7, 1), (8, 3), (9, 4)]
+
+
+def test_a_cr_only_file_with_a_bad_line_quarantines_that_line_alone() -> None:
+    lines = [json_line(offset=1), "{not json", json_line(offset=3)]
+    rows = decode("JSON_LINES", "\r".join(lines).encode())
+
+    assert [(r["row_kind"], r["line_number"], r["offset"]) for r in rows] == [
+        ("RECORD", 1, 1),
+        ("QUARANTINE", 2, None),
+        ("RECORD", 3, 3),
+    ]
 
 
 def test_a_line_separator_inside_a_dump_log_payload_does_not_split_the_line() -> None:

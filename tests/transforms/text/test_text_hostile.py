@@ -1,6 +1,6 @@
 """Hostile text input, decoder by decoder: lines that used to take quadratic time parse in time linear in their
 length; deep nesting, lone surrogates and out-of-range numbers quarantine one line; reasons quote no value;
-lines split at ``\\n`` only; detection and properties follow the same rules."""
+lines split at ``\\n``, ``\\r\\n`` and a lone ``\\r`` only; detection and properties follow the same rules."""
 
 from __future__ import annotations
 
@@ -150,14 +150,32 @@ def test_a_snapshot_name_whose_offset_exceeds_64_bits_announces_no_offset() -> N
     ("text", "lines"),
     [
         ("a\u2028b\nc", ["a\u2028b", "c"]),
-        ("a\x85b\r\nc\n", ["a\x85b\r", "c"]),
-        ("a\rb", ["a\rb"]),
+        ("a\x85b\r\nc\n", ["a\x85b", "c"]),
+        ("a\rb", ["a", "b"]),
+        ("a\rb\r", ["a", "b"]),
+        ("a\r\rb", ["a", "", "b"]),
+        ("a\r\r\nb", ["a", "", "b"]),
+        ("a\n\rb", ["a", "", "b"]),
+        ("a\x0bb\x0cc\u2029d", ["a\x0bb\x0cc\u2029d"]),
         ("", []),
         ("\n", [""]),
+        ("\r", [""]),
     ],
-    ids=["u2028", "u0085-crlf", "lone-cr", "empty", "one-blank-line"],
+    ids=[
+        "u2028",
+        "u0085-crlf",
+        "lone-cr",
+        "cr-terminated",
+        "two-lone-crs",
+        "lone-cr-then-crlf",
+        "lf-then-lone-cr",
+        "vt-ff-u2029",
+        "empty",
+        "one-blank-line",
+        "one-blank-cr-line",
+    ],
 )
-def test_split_lines_splits_at_newline_only(text: str, lines: list[str]) -> None:
+def test_split_lines_splits_at_lf_crlf_and_lone_cr_only(text: str, lines: list[str]) -> None:
     assert split_lines(text) == lines
 
 
@@ -175,3 +193,8 @@ def test_a_properties_value_with_a_lone_surrogate_quarantines_its_line_only() ->
         (2, "PROPERTIES_LONE_SURROGATE", "ssl.key.password")
     ]
     assert SECRET not in quarantined[0].reason
+
+
+def test_detection_finds_a_dump_log_line_in_a_cr_only_head() -> None:
+    head = b"$ kafka-dump-log.sh --files x.log\rDumping /x/00000000000000000000.log\rLog starting offset: 0\r"
+    assert detect_input_kind("export.txt", head) == "DUMP_LOG_TEXT"
