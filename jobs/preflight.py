@@ -7,11 +7,11 @@ otherwise), nor start Spark only to learn that ``--master`` is not a master URL 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from jobs.output_files import output_problem
 from schemas.errors import UsageError
 
 __all__ = ["OUTPUT_OPTIONS", "check_args", "check_master", "check_output_file", "check_warehouse"]
@@ -69,24 +69,15 @@ def check_warehouse(location: str) -> None:
 
 
 def check_output_file(option: str, location: str) -> None:
-    """A file the command will write: not a directory, and its directory exists or can be made, writable.
+    """A file the command will write: ``jobs.output_files.output_problem`` says whether it can be, before the run.
 
-    The commands create missing parent directories (``mkdir -p``), so the check looks for the nearest existing
-    ancestor. Nothing is created: the check has no side effect, so a run that fails later leaves nothing behind.
+    A new path or a regular file is replaced atomically; its directory exists or can be made (the commands create
+    missing parent directories) and is writable. A character device or a named pipe is written into, never
+    replaced; a directory, socket, block device or anything on /proc or /sys is refused. Nothing is created or
+    opened: the check has no side effect, so a run that fails later leaves nothing behind.
     """
-    path = Path(location).absolute()
-    if path.is_dir():
-        raise UsageError(f"{option} {location}: is a directory; give a file name")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise UsageError(f"{option} {location}: not writable")
-    for parent in path.parents:
-        if not parent.exists():
-            continue
-        if not parent.is_dir():
-            raise UsageError(f"{option} {location}: {parent} is a file, so no directory can be made below it")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise UsageError(f"{option} {location}: directory {parent} is not writable")
-        return
+    if (problem := output_problem(location)) is not None:
+        raise UsageError(f"{option} {location}: {problem}")
 
 
 def check_args(args: argparse.Namespace) -> None:
