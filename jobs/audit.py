@@ -68,6 +68,9 @@ from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
 log = logging.getLogger("kraft_audit")
 
+# The finding kind of a cluster an audit was asked for but could not read (no decodable record).
+NOT_AUDITED = "NOT_AUDITED"
+
 _KAFKA_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?")
 
 # Tables describing the latest audited state: replaced per cluster on every audit.
@@ -275,6 +278,8 @@ class _Scope:
     clusters: list[str]
     quarantined: int
     records: int  # the bronze records of the clusters audited
+    # clusters of the scope with no readable record (cluster id -> why): never audited, so they block the verdict
+    not_audited: dict[str, str] = field(default_factory=dict)
     # the Parquet files holding records_df's rows, by cluster, when the store's log tells (replay then reads them)
     record_files: dict[str, list[str]] | None = None
 
@@ -408,6 +413,11 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
     clusters = sorted(c for c, (records, _) in per_cluster.items() if records > 0)
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
+    not_audited = {
+        cluster: not_audited_reason(per_cluster.get(cluster, (0, 0))[1])
+        for cluster in sorted({*settings.cluster_ids, *per_cluster})
+        if per_cluster.get(cluster, (0, 0))[0] == 0
+    }
     quarantined = sum(q for _, q in per_cluster.values())
     records = sum(r for r, _ in per_cluster.values())
     return _Scope(
@@ -417,7 +427,15 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         quarantined=quarantined,
         records=records,
         record_files=record_files,
+        not_audited=not_audited,
     )
+
+
+def not_audited_reason(quarantined: int) -> str:
+    """Why a cluster of an audit's scope could not be audited (docs/contract.md §8: it blocks the verdict)."""
+    if quarantined:
+        return f"no readable record: {quarantined} quarantined row(s), see the quarantine table"
+    return "nothing ingested under this cluster id"
 
 
 def _rows_per_cluster(
@@ -637,6 +655,8 @@ def _evaluate(
             )
         ).unionByName(ambiguous_release_findings(resolved.state.brokers, kafka_version=settings.kafka_version))
         all_findings_df = all_findings_df.unionByName(to_upgrade_effect_findings(resolved.upgrade_effects))
+        if scope.not_audited:
+            all_findings_df = all_findings_df.unionByName(_not_audited_findings(spark, scope.not_audited))
         with step(spark, "upgrade effects"):
             _append(
                 store, upgrade_effects.TABLE, _with_run(resolved.upgrade_effects, run_id, run_ts), local_rows=local_rows
@@ -676,7 +696,8 @@ def _summarize(
     by_severity = {"error": 0, "warning": 0}
     for row in violations:
         by_severity[row["severity"]] = by_severity.get(row["severity"], 0) + 1
-    verdict = "fail" if lifecycle.blocking_errors(violations) else "pass"  # waived errors do not block
+    # waived errors do not block; a cluster of the scope that could not be read always does
+    verdict = "fail" if lifecycle.blocking_errors(violations) or scope.not_audited else "pass"
     downgrades = sorted(c for c, level in current.items() if level is not None and level > target.level)
     tables = {name: store.path(name) for name in [*STATE_TABLES, *RUN_TABLES, "audit_runs"]}
     if life.status_updated:
@@ -702,6 +723,7 @@ def _summarize(
         upgrade_effects=upgrade_effects.summary_entry(
             settings.upgrade_with, (r.asDict() for r in resolved.upgrade_effects.collect())
         ),
+        clusters_not_audited=dict(scope.not_audited),
     )
     audit_row = (
         run_id,
@@ -770,6 +792,15 @@ def _findings(findings_df: DataFrame, run_id: str, run_ts: datetime) -> DataFram
             for f in gold.FINDINGS.fields
         ]
     )
+
+
+def _not_audited_findings(spark: SparkSession, not_audited: dict[str, str]) -> DataFrame:
+    """One blocking ``NOT_AUDITED`` finding per cluster of the scope that had no readable record."""
+    rows = [
+        (cluster, None, None, NOT_AUDITED, None, f"cluster not audited: {reason}", None, True)
+        for cluster, reason in sorted(not_audited.items())
+    ]
+    return local_frame(spark, rows, gold.FINDING_ROWS)
 
 
 def _dynamic_scopes(frames: CatalogFrames) -> DataFrame:

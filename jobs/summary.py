@@ -35,6 +35,8 @@ class RunSummary:
     dq: dict[str, Any] | None = None  # data-quality stage: expectations checked, failed critical/warning
     # what the upgrade command itself would set or delete (jobs.upgrade_effects.summary_entry)
     upgrade_effects: dict[str, Any] | None = None
+    # clusters the run was given but could not read (cluster id -> why): each blocks the verdict
+    clusters_not_audited: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object written by ``--summary-json``."""
@@ -55,6 +57,7 @@ class RunSummary:
             "duration_seconds": round(self.duration_seconds, 3),
             "violations_waived": self.violations_waived,
             "expired_waivers": self.expired_waivers,
+            "clusters_not_audited": self.clusters_not_audited,
             **({"dq": self.dq} if self.dq is not None else {}),
             **({"upgrade_effects": self.upgrade_effects} if self.upgrade_effects is not None else {}),
         }
@@ -104,6 +107,17 @@ def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str
                 ET.SubElement(case, "skipped", message=f"warning: {row['message']}").text = body
             total += 1
         failures += len(errors)
+    for cluster, reason in sorted(summary.clusters_not_audited.items()):
+        suite = ET.SubElement(
+            root, "testsuite", name=f"{cluster} → {summary.target_mv}", tests="1", failures="1", skipped="0"
+        )
+        case = ET.SubElement(suite, "testcase", classname=cluster, name="cluster audited")
+        ET.SubElement(case, "failure", message=f"not audited: {reason}", type="NOT_AUDITED").text = (
+            f"kraft-audit read no record of cluster {cluster}: {reason}. A cluster that was not read cannot be "
+            "called safe."
+        )
+        total += 1
+        failures += 1
     root.set("tests", str(total))
     root.set("failures", str(failures))
     write_output(path, "<?xml version='1.0' encoding='utf-8'?>\n" + ET.tostring(root, encoding="unicode") + "\n")
@@ -117,8 +131,11 @@ def verdict_text(summary: RunSummary) -> str:
     waived = f" ({summary.violations_waived} waived)" if summary.violations_waived else ""
     lines = [
         f"{head} to metadata.version {summary.target_mv} (level {summary.target_level}): "
-        f"{errors} error(s), {warnings} warning(s){waived} across {len(summary.clusters)} cluster(s).",
+        f"{errors} error(s), {warnings} warning(s){waived} across {len(summary.clusters)} cluster(s)"
+        + (f", {len(summary.clusters_not_audited)} more NOT audited." if summary.clusters_not_audited else "."),
     ]
+    for cluster, reason in sorted(summary.clusters_not_audited.items()):
+        lines.append(f"  {cluster}: NOT AUDITED, {reason}")
     if summary.violations_waived:
         lines.append(
             f"  waived, not blocking: {summary.errors_waived} error(s), "
