@@ -7,8 +7,9 @@ per-file Python (``decoded_batches``) once per file; no row-level UDF is involve
 
 Hostile input never takes a file or the run down: decoders check the bronze ranges per record, a record that
 still cannot be redacted or encoded becomes a quarantine row on its own, rows are flushed every ``_FLUSH_ROWS``
-(also within a file), and the Arrow conversion falls back to checking every row, turning a row no column can
-hold into a quarantine row that says which column (``_storable``).
+(also within a file), the binary files decoded in one call share one ``DecodeBudget`` (records and decompressed
+bytes: the whole ingest in the driver, one task's files on an executor), and the Arrow conversion falls back to
+checking every row, turning a row no column can hold into a quarantine row that says which column (``_storable``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 
 from schemas.bronze import DECODED_ROWS
 from schemas.decoded import DecodedRecord, QuarantineItem
+from transforms.binary.budget import DecodeBudget
 from transforms.bounds import (
     TIMESTAMP_MS_MAX,
     TIMESTAMP_MS_MIN,
@@ -104,12 +106,14 @@ def decoded_table(
     descriptors: Mapping[str, FileDescriptor],
     rules: SensitivityRules,
     redaction_key: bytes,
+    budget: DecodeBudget | None = None,
 ) -> pa.Table:
     """The DECODED_ROWS of ``files`` (``(path, content)`` pairs, paths as ``descriptors`` name them) as one Arrow
     table, decoded where it is called: the same rows ``decode_files`` gives for the same files, without Spark. For
-    inputs small enough to hold in one process (the caller decides)."""
+    inputs small enough to hold in one process (the caller decides); the files share one ``budget`` (a default
+    one when None), so the whole ingest's rows and decompressed bytes are capped."""
     arrow_schema = to_arrow_schema(DECODED_ROWS, timezone="UTC")
-    batches = decoded_batches(files, descriptors=descriptors, rules=rules, redaction_key=redaction_key)
+    batches = decoded_batches(files, descriptors=descriptors, rules=rules, redaction_key=redaction_key, budget=budget)
     return pa.Table.from_batches(list(batches), schema=arrow_schema)
 
 
@@ -119,10 +123,15 @@ def decoded_batches(
     descriptors: Mapping[str, FileDescriptor],
     rules: SensitivityRules,
     redaction_key: bytes,
+    budget: DecodeBudget | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """Arrow batches of DECODED_ROWS for ``files``, at most ``_FLUSH_ROWS`` rows each (also within a file)."""
+    """Arrow batches of DECODED_ROWS for ``files``, at most ``_FLUSH_ROWS`` rows each (also within a file); the
+    binary files spend one ``budget`` (a default one for this call when None)."""
     arrow_schema = to_arrow_schema(DECODED_ROWS, timezone="UTC")
-    rows = (row for path, content in files for row in decode_rows(path, content, descriptors, rules, redaction_key))
+    budget = budget or DecodeBudget()
+    rows = (
+        row for path, content in files for row in decode_rows(path, content, descriptors, rules, redaction_key, budget)
+    )
     while True:
         with cycle_collection_paused():  # a batch's rows are many small acyclic objects (transforms.cycle_collection)
             pending = list(itertools.islice(rows, _FLUSH_ROWS))
@@ -138,6 +147,7 @@ def decode_rows(
     descriptors: Mapping[str, FileDescriptor],
     rules: SensitivityRules,
     key: bytes,
+    budget: DecodeBudget | None = None,
 ) -> Iterator[Row]:
     """The DECODED_ROWS rows of one file, as tuples in the schema's field order (pure Python: no Spark).
 
@@ -147,6 +157,8 @@ def decode_rows(
         descriptors: What the driver knows of each expected file, by ``path``.
         rules: Which config names are sensitive.
         key: The redaction key of the keyed hashes.
+        budget: The records and decompressed bytes binary files may still produce (``transforms.binary.budget``);
+            a default one for this file when None. Text files are not budgeted: a line is at most one row.
 
     Yields:
         One row per decoded record or quarantined region/line; never raises on any content.
@@ -158,7 +170,7 @@ def decode_rows(
     base = (desc.cluster_id, desc.source_file, desc.input_kind, desc.file_sha256, desc.snapshot_end_offset)
     binary = desc.input_kind in BINARY_KINDS
     try:
-        for item, snapshot_end in _items(desc, content):
+        for item, snapshot_end in _items(desc, content, budget):
             where = base if snapshot_end is None else (*base[:4], snapshot_end)
             try:
                 if type(item) is DecodedRecord:
@@ -175,12 +187,17 @@ def decode_rows(
         yield _quarantine_row(base, failure, None)
 
 
-def _items(desc: FileDescriptor, content: bytes) -> Iterator[tuple[DecodedRecord | QuarantineItem, int | None]]:
+def _items(
+    desc: FileDescriptor, content: bytes, budget: DecodeBudget | None
+) -> Iterator[tuple[DecodedRecord | QuarantineItem, int | None]]:
     """Decoded items with, for dump-log text, the snapshot end offset of the section they were printed in."""
     if desc.input_kind in BINARY_KINDS:
         from transforms.binary.decode import decode_file
 
-        for item in decode_file(content, kind=desc.input_kind, snapshot_end_offset=desc.snapshot_end_offset):
+        decoded = decode_file(
+            content, kind=desc.input_kind, snapshot_end_offset=desc.snapshot_end_offset, budget=budget
+        )
+        for item in decoded:
             yield item, None
         return
     text = content.decode("utf-8", errors="replace")

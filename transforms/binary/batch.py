@@ -21,6 +21,7 @@ from typing import Final, NamedTuple
 import crc32c
 
 from transforms.binary.compression import compress
+from transforms.binary.crc_ranges import RangeCrc
 from transforms.binary.varint import encode_varint, encode_varlong, read_varint, read_varlong
 
 HEADER_SIZE: Final = 61
@@ -30,15 +31,6 @@ MIN_LENGTH: Final = HEADER_SIZE - 12  # Length of a batch with no records
 # Kafka caps a batch at message.max.bytes (~1 MiB default, 8 MiB for metadata); stay generous but sane.
 MAX_LENGTH: Final = 1 << 30
 MAX_CODEC: Final = 4
-# Resynchronisation verifies each plausible candidate's CRC over its whole declared length. A crafted file can
-# make every 32nd position plausible with a length reaching the end of the file, so unbounded verification is
-# quadratic (16 MiB: minutes). The bytes verified while resynchronising are therefore capped over the whole file
-# at this many per byte of the file plus an allowance (a real batch is never larger than its file, so only
-# hostile candidates can spend the budget); a candidate that no longer fits it is not verified and stays inside
-# the quarantined region (which still accounts for its bytes, and its reason says so).
-RESYNC_CRC_BYTES_PER_BYTE: Final = 8
-RESYNC_CRC_ALLOWANCE: Final = 64 << 20
-
 ATTR_COMPRESSION_MASK: Final = 0x07
 ATTR_LOG_APPEND_TIME: Final = 0x08
 ATTR_TRANSACTIONAL: Final = 0x10
@@ -50,7 +42,6 @@ _AFTER_CRC: Final = struct.Struct(">hiqqqhii")  # the rest of _HEADER: attribute
 _LENGTH: Final = struct.Struct(">i")
 _CRC: Final = struct.Struct(">I")
 _INT16: Final = struct.Struct(">h")
-_crc32c = crc32c.crc32c
 
 # A raw record as framed in a batch: (timestamp delta, offset delta, key or None, value or None).
 RawRecord = tuple[int, int, bytes | None, bytes | None]
@@ -101,12 +92,14 @@ class BadRegion:
     reason: str
 
 
-def check_batch(data: bytes, pos: int) -> BatchHeader | str:
+def check_batch(data: bytes, pos: int, crcs: RangeCrc | None = None) -> BatchHeader | str:
     """Validate the batch that should start at ``pos``.
 
     Args:
         data: The whole file.
         pos: Where a batch header is expected.
+        crcs: The file's range-CRC index (one for ``data`` when None); it bounds the cost of the CRC check
+            whatever length the header claims.
 
     Returns:
         The header when framing, magic and CRC-32C are good; otherwise the reason.
@@ -122,26 +115,15 @@ def check_batch(data: bytes, pos: int) -> BatchHeader | str:
         return f"batch length {length} out of range"
     if length + 12 > available:
         return f"truncated batch: needs {length + 12} bytes, {available} left in the file"
-    actual = _crc32c(memoryview(data)[pos + CRC_START : pos + length + 12])
+    actual = (crcs or RangeCrc(data)).crc(pos + CRC_START, pos + length + 12)
     if actual != header.crc:
         return f"CRC-32C mismatch (stored {header.crc}, computed {actual})"
     return header
 
 
-class ResyncBudget:
-    """How many more bytes resynchronisation may CRC-verify in one file (see ``RESYNC_CRC_BYTES_PER_BYTE``)."""
-
-    __slots__ = ("remaining", "skipped")
-
-    def __init__(self, file_size: int) -> None:
-        """A budget proportional to the file's size."""
-        self.remaining = RESYNC_CRC_BYTES_PER_BYTE * file_size + RESYNC_CRC_ALLOWANCE
-        self.skipped = 0  # candidates left unverified because the budget ran out
-
-
-def _is_plausible(data: bytes, pos: int, budget: ResyncBudget) -> bool:
-    """Cheap checks before the CRC: sane length that fits, known codec, non-negative count; then the CRC, when
-    the budget still covers it."""
+def _is_batch(data: bytes, pos: int, crcs: RangeCrc) -> bool:
+    """Cheap checks first (sane length that fits, known codec, non-negative count no larger than the length), then
+    the CRC-32C, at a bounded cost (``RangeCrc``)."""
     if len(data) - pos < HEADER_SIZE:
         return False
     (length,) = _LENGTH.unpack_from(data, pos + 8)
@@ -151,66 +133,77 @@ def _is_plausible(data: bytes, pos: int, budget: ResyncBudget) -> bool:
     (count,) = _LENGTH.unpack_from(data, pos + 57)
     if attributes & ATTR_COMPRESSION_MASK > MAX_CODEC or not 0 <= count <= length:
         return False
-    covered = length + 12 - CRC_START
-    if covered > budget.remaining:
-        budget.skipped += 1
-        return False
-    budget.remaining -= covered
     (stored,) = _CRC.unpack_from(data, pos + 17)
-    return bool(_crc32c(memoryview(data)[pos + CRC_START : pos + length + 12]) == stored)
+    return crcs.crc(pos + CRC_START, pos + length + 12) == stored
 
 
-def find_next_batch(data: bytes, start: int, budget: ResyncBudget | None = None) -> int | None:
-    """Scan forward for the next position holding a plausible batch whose CRC-32C verifies.
+def find_next_batch(data: bytes, start: int, crcs: RangeCrc | None = None) -> int | None:
+    """Scan forward for the first position holding a plausible batch whose CRC-32C verifies.
+
+    Every position from ``start`` on whose byte at +16 is the magic 2 is a candidate, and every candidate that
+    passes the cheap checks is CRC-verified: none is left out, however many a crafted region holds, so the first
+    real batch after garbage is always found. Each verification costs a constant (see ``iter_regions``).
 
     Args:
         data: The whole file.
         start: First candidate position.
-        budget: The file's remaining verification budget, shared by every resynchronisation in the file (a
-            fresh one for this file when None).
+        crcs: The file's range-CRC index (one for ``data`` when None).
 
     Returns:
-        The position, or None when no valid batch follows (within the budget).
+        The position, or None when no valid batch follows.
     """
-    budget = budget or ResyncBudget(len(data))
+    crcs = crcs or RangeCrc(data)
     # Candidates are positions whose byte at +16 is the magic 2; find() keeps the scan in C.
     probe = data.find(b"\x02", start + MAGIC_OFFSET)
     while probe != -1:
         candidate = probe - MAGIC_OFFSET
-        if _is_plausible(data, candidate, budget):
+        if _is_batch(data, candidate, crcs):
             return candidate
         probe = data.find(b"\x02", probe + 1)
     return None
 
 
-def iter_regions(data: bytes) -> Iterator[tuple[int, BatchHeader] | BadRegion]:
+def iter_regions(data: bytes, crcs: RangeCrc | None = None) -> Iterator[tuple[int, BatchHeader] | BadRegion]:
     """Split a file into valid batches and bad regions that together cover every byte exactly once.
 
     A bad batch (bad magic, length out of range, truncated, CRC mismatch) starts a bad region that extends to
-    the next plausible batch (found by ``find_next_batch``) or to the end of the file. Time is linear in the file
-    size: sequential batches are verified once each, resynchronisation within a ``ResyncBudget``.
+    the first following position holding a valid batch (``find_next_batch``) or to the end of the file. No
+    candidate is skipped, so no valid batch after a bad region is lost, whatever garbage precedes it.
+
+    Work is linear in the file size ``N``, with no budget to spend:
+
+    * every position is examined at most twice: once as a resynchronisation candidate (the scan only moves
+      forward, and a bad region ends where its scan stopped) and once as the start of a sequential check (the
+      cursor only moves forward too);
+    * an examination is a few header reads and at most one CRC-32C of a range, which ``RangeCrc`` computes at a
+      bounded cost whatever length the header claims: at most ``DIRECT_MAX`` bytes hashed and 8 table steps;
+    * ``RangeCrc`` builds its checkpoints once, hashing the file once.
+
+    So at most ``N + 2 * DIRECT_MAX * N`` bytes are hashed and ``O(N)`` Python steps run (in practice candidates
+    are the positions holding a 2 sixteen bytes on, and a valid sequential batch hashes at most its own bytes).
+    Verifying each candidate over its claimed length instead was quadratic: a crafted prefix of headers claiming
+    lengths up to the end of the file cost gigabytes of hashing, and the per-file budget that bounded it could
+    be spent by a few kilobytes of such headers, losing every batch of the real segment behind them (issue 58).
 
     Args:
         data: The whole file.
+        crcs: The range-CRC index of ``data`` to use (a new one when None; tests pass one to read its counters).
 
     Yields:
         ``(position, BatchHeader)`` for each valid batch, ``BadRegion`` for each undecodable range, in file order.
     """
     pos = 0
     end = len(data)
-    budget = ResyncBudget(end)
+    crcs = crcs or RangeCrc(data)
     while pos < end:
-        checked = check_batch(data, pos)
+        checked = check_batch(data, pos, crcs)
         if type(checked) is BatchHeader:
             yield pos, checked
             pos += checked.length + 12
             continue
         assert isinstance(checked, str)
-        skipped = budget.skipped
-        following = find_next_batch(data, pos + 1, budget)
+        following = find_next_batch(data, pos + 1, crcs)
         stop = end if following is None else following
-        if budget.skipped > skipped:
-            checked += f"; {budget.skipped - skipped} later plausible header(s) left unverified (resync budget spent)"
         yield BadRegion(pos, stop - pos, checked)
         pos = stop
 
@@ -389,4 +382,4 @@ def seal_batch(
     """
     after_crc = _AFTER_CRC.pack(attributes, count - 1, timestamp_ms, timestamp_ms, -1, -1, -1, count) + payload
     length = len(after_crc) + 9  # leader epoch (4) + magic (1) + crc (4)
-    return _BEFORE_CRC.pack(base_offset, length, leader_epoch, 2, _crc32c(after_crc)) + after_crc
+    return _BEFORE_CRC.pack(base_offset, length, leader_epoch, 2, crc32c.crc32c(after_crc)) + after_crc

@@ -4,7 +4,9 @@ A ``.log`` segment, a ``<offset>-<epoch>.checkpoint`` snapshot and ``bootstrap.c
 plain concatenation of v2 record batches. Every byte ends up either in a decoded batch or in a quarantined
 region; after a bad region the decoder resynchronises on the next batch whose CRC-32C verifies, so one corrupt
 batch never hides the good batches after it. Decoding never raises on any input bytes, takes time linear in the
-file size and memory bounded per batch (decompression is capped, see ``compression``).
+file size and memory bounded per batch (decompression is capped, see ``compression``). The rows and decompressed
+bytes of a file, and of an ingest, are capped too (``budget``): what is past a cap is one quarantine item from the
+batch where it was reached, never dropped.
 
 A record whose offset or timestamp no bronze column can hold (``transforms.bounds``: a base offset of 2^63-1
 with a second record, a base timestamp of 10^16 ms) is quarantined on its own. Quarantine excerpts are hex of the
@@ -33,7 +35,14 @@ from transforms.binary.batch import (
     iter_regions,
     parse_records,
 )
-from transforms.binary.compression import CODEC_NAMES, DecompressionError, decompress
+from transforms.binary.budget import DecodeBudget, FileBudget
+from transforms.binary.compression import (
+    CODEC_NAMES,
+    MAX_DECOMPRESSED_BYTES,
+    DecompressedTooLargeError,
+    DecompressionError,
+    decompress,
+)
 from transforms.binary.fields import version_bounds
 from transforms.binary.message import CONTROL_BODIES, METADATA_BODIES, BodyError
 from transforms.binary.varint import read_uvarint
@@ -72,7 +81,7 @@ def _range_problem(offset: int, timestamp: int) -> str | None:
 
 
 def decode_file(
-    data: bytes, *, kind: str, snapshot_end_offset: int | None = None
+    data: bytes, *, kind: str, snapshot_end_offset: int | None = None, budget: DecodeBudget | None = None
 ) -> Iterator[DecodedRecord | QuarantineItem]:
     """Decode one binary metadata file.
 
@@ -82,16 +91,23 @@ def decode_file(
 
     Quarantine items come in three scopes, named by ``extra["region"]``:
 
-    * ``"batch"``: a byte range that is not a valid batch (``position`` and ``length`` set); the ranges of all
-      decoded batches plus these lengths add up to the file size;
+    * ``"batch"``: a byte range that is not a valid batch, or that a budget left undecoded (``position`` and
+      ``length`` set); the ranges of all decoded batches plus these lengths add up to the file size;
     * ``"record"``: one record (or the unparseable rest of a batch) inside a decoded batch; ``position`` is the
       batch's position and ``length`` is None because the bytes are already counted in the batch;
     * ``"file"``: a whole-file problem with ``length`` 0, e.g. a snapshot without its SnapshotFooter.
+
+    Budgets (``budget``): a batch whose rows would pass the file's or the ingest's record cap ends decoding: it
+    and the rest of the file become one ``"batch"`` item (``extra["budget"] = "records"``) with the batch's base
+    offset. A compressed batch that would decompress past the file's or the ingest's decompressed-bytes cap is
+    quarantined alone, and every later compressed batch of the file is left compressed, each run of them one
+    ``"batch"`` item (``extra["budget"] = "decompressed"``); uncompressed batches after it are still decoded.
 
     Args:
         data: The file's bytes.
         kind: ``LOG_SEGMENT``, ``SNAPSHOT`` or ``BOOTSTRAP_SNAPSHOT``.
         snapshot_end_offset: For snapshots, the exclusive end offset from the file name (informational).
+        budget: The ingest's budget, spent by this file (a fresh default one when None).
 
     Yields:
         Records and quarantine items in file order.
@@ -102,9 +118,14 @@ def decode_file(
     if kind not in BINARY_KINDS:
         raise ValueError(f"decode_file reads {BINARY_KINDS}, not {kind!r}")
     data = bytes(data)
+    caps = (budget or DecodeBudget()).open_file(len(data))
     last_type: str | None = None
+    skipped: _Skipped | None = None  # compressed batches left compressed since the decompression cap was reached
     for region in iter_regions(data):
         if type(region) is BadRegion:
+            if skipped is not None:
+                yield skipped.item()
+                skipped = None
             yield QuarantineItem(
                 reason=region.reason,
                 position=region.position,
@@ -113,12 +134,32 @@ def decode_file(
             )
             continue
         assert isinstance(region, tuple)
-        items = _decode_batch(data, *region)
+        position, header = region
+        if caps.decompression_spent and header.attributes & ATTR_COMPRESSION_MASK:
+            if skipped is None:
+                skipped = _Skipped(position, header.base_offset, caps.decompression_reason)
+            skipped.end = position + header.length + 12
+            continue
+        if skipped is not None:
+            yield skipped.item()
+            skipped = None
+        items = _decode_batch(data, position, header, caps)
+        if caps.decompression_spent and header.attributes & ATTR_COMPRESSION_MASK:
+            # this batch was refused for the budget: it starts the run left compressed
+            skipped = _Skipped(position, header.base_offset, caps.decompression_reason)
+            skipped.end = position + header.length + 12
+            continue
+        if len(items) > caps.records:
+            yield _records_cap_item(data, position, header.base_offset, caps)
+            return  # nothing after the cap is decoded, so no snapshot footer check either
+        caps.spend_records(len(items))
         yield from items
         for item in reversed(items):
             if type(item) is DecodedRecord:
                 last_type = item.record_type
                 break
+    if skipped is not None:
+        yield skipped.item()
     if kind in SNAPSHOT_KINDS and last_type != "SNAPSHOT_FOOTER":
         # Kafka only publishes a snapshot once its footer is written; without it the snapshot is incomplete.
         yield QuarantineItem(
@@ -127,6 +168,42 @@ def decode_file(
             length=0,
             extra={"region": "file", "snapshot_end_offset": snapshot_end_offset},
         )
+
+
+class _Skipped:
+    """A run of compressed batches left compressed because the decompression budget is spent."""
+
+    __slots__ = ("end", "offset", "position", "reason")
+
+    def __init__(self, position: int, offset: int, reason: str) -> None:
+        self.position = position
+        self.end = position
+        self.offset = offset
+        self.reason = reason
+
+    def item(self) -> QuarantineItem:
+        return QuarantineItem(
+            reason=f"compressed batch(es) left undecoded from this offset on: {self.reason}",
+            position=self.position,
+            length=self.end - self.position,
+            offset=self.offset if INT64_MIN <= self.offset <= INT64_MAX else None,
+            extra={"region": "batch", "budget": "decompressed"},
+        )
+
+
+def _records_cap_item(data: bytes, position: int, base_offset: int, caps: FileBudget) -> QuarantineItem:
+    """The rest of the file from the batch that would pass the record cap, as one item."""
+    scope = "this file" if caps.records_binding == "file" else "this ingest (what was left of it)"
+    return QuarantineItem(
+        reason=(
+            f"record cap reached: {scope} may decode {caps.records_cap} row(s); this batch and the rest of the file "
+            f"({len(data) - position} bytes) are not decoded"
+        ),
+        position=position,
+        length=len(data) - position,
+        offset=base_offset if INT64_MIN <= base_offset <= INT64_MAX else None,
+        extra={"region": "batch", "budget": "records"},
+    )
 
 
 Items = list[DecodedRecord | QuarantineItem]
@@ -143,16 +220,26 @@ def _record_quarantine(data: bytes, position: int, reason: str, offset: int | No
     )
 
 
-def _decode_batch(data: bytes, position: int, header: BatchHeader) -> Items:
-    """Decode the records of one CRC-valid batch."""
+def _decode_batch(data: bytes, position: int, header: BatchHeader, caps: FileBudget) -> Items:
+    """Decode the records of one CRC-valid batch, decompressing within the file's budget."""
     start = position + HEADER_SIZE
     end = position + header.length + 12
     buf = data
     codec = header.attributes & ATTR_COMPRESSION_MASK
     if codec:
+        budget_left, scope = caps.decompression_limit()
+        if budget_left <= 0:
+            caps.refuse_decompression(scope)
+            return []
+        limit = min(MAX_DECOMPRESSED_BYTES, budget_left)
         try:
-            buf = decompress(codec, data[start:end])
+            buf = decompress(codec, data[start:end], limit=limit)
         except DecompressionError as exc:
+            if isinstance(exc, DecompressedTooLargeError):
+                caps.spend_decompressed(limit)  # the work done before the cap was hit
+                if limit < MAX_DECOMPRESSED_BYTES:
+                    caps.refuse_decompression(scope)  # the caller quarantines this batch and the later compressed
+                    return []
             # The CRC vouches for the framing, so the region is exactly this batch.
             return [
                 QuarantineItem(
@@ -164,6 +251,7 @@ def _decode_batch(data: bytes, position: int, header: BatchHeader) -> Items:
                     extra={"region": "batch", "codec": CODEC_NAMES.get(codec, "?")},
                 )
             ]
+        caps.spend_decompressed(len(buf))
         start, end = 0, len(buf)
     records, error = parse_records(buf, start, end)
     items: Items = []

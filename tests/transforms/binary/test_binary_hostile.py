@@ -1,27 +1,19 @@
-"""Hostile binary input: decompression bombs are refused before their output is allocated, and resynchronisation
-over a crafted pattern of plausible headers verifies a bounded number of bytes (linear, not quadratic)."""
+"""Hostile binary input: decompression bombs are refused before their output is allocated, under the per-batch cap
+and under the file's decompressed-bytes budget. (Crafted plausible headers: test_binary_resync.)"""
 
 from __future__ import annotations
 
-import struct
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import cramjam
 import pytest
 
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.binary import batch as batch_module
-from transforms.binary.batch import (
-    RESYNC_CRC_ALLOWANCE,
-    RESYNC_CRC_BYTES_PER_BYTE,
-    encode_record,
-    iter_regions,
-    seal_batch,
-)
+from transforms.binary.batch import encode_record, seal_batch
+from transforms.binary.budget import DecodeBudget
 from transforms.binary.compression import (
     GZIP,
     LZ4,
@@ -77,12 +69,25 @@ BOMBS = {
 
 
 @pytest.mark.parametrize(("codec", "payload"), list(BOMBS.values()), ids=list(BOMBS))
-def test_a_decompression_bomb_batch_is_quarantined_with_the_cap_and_its_neighbours_decode(
+def test_a_decompression_bomb_batch_is_quarantined_with_the_file_budget_and_its_neighbours_decode(
     codec: int, payload: bytes
 ) -> None:
     bomb = compressed_batch(codec, payload)
     data = GOOD + bomb + GOOD
     items = list(decode_file(data, kind="LOG_SEGMENT"))
+
+    assert_regions_tile_the_file(data, items)
+    assert [i.offset for i in items if isinstance(i, DecodedRecord)] == [100, 101, 100, 101]
+    (quarantined,) = [i for i in items if isinstance(i, QuarantineItem)]
+    assert (quarantined.position, quarantined.length, quarantined.offset) == (len(GOOD), len(bomb), 10)
+    assert "file's decompressed-bytes cap" in quarantined.reason and quarantined.extra["budget"] == "decompressed"
+
+
+@pytest.mark.parametrize(("codec", "payload"), list(BOMBS.values()), ids=list(BOMBS))
+def test_with_a_budget_above_the_per_batch_cap_a_bomb_batch_meets_that_cap(codec: int, payload: bytes) -> None:
+    bomb = compressed_batch(codec, payload)
+    data = GOOD + bomb + GOOD
+    items = list(decode_file(data, kind="LOG_SEGMENT", budget=DecodeBudget(allowance=4 * MAX_DECOMPRESSED_BYTES)))
 
     assert_regions_tile_the_file(data, items)
     assert [i.offset for i in items if isinstance(i, DecodedRecord)] == [100, 101, 100, 101]
@@ -125,47 +130,3 @@ def test_decompression_bombs_are_refused_before_their_output_is_allocated(tmp_pa
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[:-1] == [f"{name} 1 5" for name in BOMBS]
-
-
-def crafted_resync_pattern(size: int, length: int) -> bytes:
-    """Every 32nd position looks like a batch header: magic 2, a length of ``length`` (fits the file for the
-    first ``size - length`` bytes), codec 0, record count 0; no CRC ever matches."""
-    unit = bytearray(32)
-    struct.pack_into(">i", unit, 8, length)
-    unit[16] = 2
-    return bytes(unit) * (size // 32)
-
-
-def test_resynchronisation_over_crafted_plausible_headers_verifies_a_bounded_number_of_bytes(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    size, length = 2 << 20, 1 << 20
-    data = crafted_resync_pattern(size, length) + GOOD
-    verified: list[int] = []
-    real_crc = batch_module._crc32c
-
-    def counting_crc(view: Any) -> int:
-        verified.append(len(view))
-        return int(real_crc(view))
-
-    monkeypatch.setattr(batch_module, "_crc32c", counting_crc)
-    regions = list(iter_regions(data))
-
-    budget = RESYNC_CRC_BYTES_PER_BYTE * len(data) + RESYNC_CRC_ALLOWANCE
-    plausible = (len(data) - length - 12) // 32 + 1  # candidates whose declared length fits the file
-    unbounded = plausible * (length - 9)  # what verifying every candidate would have cost: quadratic in size
-    assert unbounded > 40 * budget
-    # Each sequential check_batch verifies at most its own batch once, on top of the resynchronisation budget.
-    assert sum(verified) <= budget + len(data)
-    good_positions = [position for position, _header in iter_regions(GOOD)]
-    assert [r[0] for r in regions if isinstance(r, tuple)] == [size + p for p in good_positions]
-    (bad,) = [r for r in regions if not isinstance(r, tuple)]
-    assert (bad.position, bad.length) == (0, size) and "resync budget spent" in bad.reason
-
-
-def test_resynchronisation_still_finds_the_good_batches_after_a_crafted_pattern() -> None:
-    data = crafted_resync_pattern(1 << 20, 1 << 19) + GOOD
-    items = list(decode_file(data, kind="LOG_SEGMENT"))
-
-    assert_regions_tile_the_file(data, items)
-    assert [i.offset for i in items if isinstance(i, DecodedRecord)] == [100, 101]
