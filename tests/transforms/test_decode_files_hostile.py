@@ -42,7 +42,7 @@ def json_line(**fields: Any) -> str:
     return json.dumps({"type": "NO_OP_RECORD", "version": 0, "data": {}, **fields})
 
 
-NOOP = (20, 0, {})
+NOOP: tuple[int, int, dict[str, Any]] = (20, 0, {})
 
 
 @pytest.mark.parametrize(
@@ -296,3 +296,31 @@ def test_the_arrow_conversion_of_good_rows_is_unchanged() -> None:
     assert to_batch(rows, SCHEMA).equals(
         pa.RecordBatch.from_pylist([dict(zip(COLUMNS, r, strict=True)) for r in rows], SCHEMA)
     )
+
+
+def test_the_files_decoded_in_one_call_share_one_record_budget_and_the_rest_is_a_located_quarantine_row() -> None:
+    from transforms.binary.budget import DecodeBudget
+    from transforms.decode_files import decoded_batches
+
+    segment = encode_log_segment([NOOP] * 6, base_offset=40, records_per_batch=2)
+    descriptors = {p: FileDescriptor(p, f"/in/{p}", "c1", "LOG_SEGMENT", "sha") for p in ("a", "b")}
+    batches = decoded_batches(
+        [("a", segment), ("b", segment)],
+        descriptors=descriptors,
+        rules=SensitivityRules(),
+        redaction_key=KEY,
+        budget=DecodeBudget(records=8),
+    )
+    rows = [row for batch in batches for row in batch.to_pylist()]
+
+    assert [(r["source_file"], r["offset"]) for r in rows if r["row_kind"] == "RECORD"] == [
+        ("/in/a", o) for o in range(40, 46)
+    ] + [("/in/b", 40), ("/in/b", 41)]
+    (rest,) = quarantined(rows)
+    assert (rest["source_file"], rest["position"], rest["length"], rest["offset"]) == (
+        "/in/b",
+        len(segment) // 3,
+        2 * len(segment) // 3,
+        42,
+    )
+    assert "record cap reached" in rest["reason"]
