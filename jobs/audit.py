@@ -72,6 +72,7 @@ log = logging.getLogger("kraft_audit")
 NOT_AUDITED = "NOT_AUDITED"
 
 _KAFKA_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?")
+JAVA_LONG_MAX = (1 << 63) - 1  # Kafka's offsets are Java longs
 
 # Tables describing the latest audited state: replaced per cluster on every audit.
 STATE_TABLES: dict[str, Any] = {
@@ -93,6 +94,11 @@ RUN_TABLES: dict[str, Any] = {
     "highest_safe_levels": gold.with_run_columns(HIGHEST_SAFE_LEVELS),
     upgrade_effects.TABLE: gold.with_run_columns(UPGRADE_EFFECTS),
 }
+
+
+def written_tables() -> list[str]:
+    """Every table an audit may write (checked readable before its first write: ``DeltaStore.check_tables``)."""
+    return [*STATE_TABLES, *RUN_TABLES, "audit_runs", lifecycle.STATUS_TABLE, quality.DQ_TABLE]
 
 
 # The compiled constraint catalogs of a run and the files they came from.
@@ -191,12 +197,12 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
             raise UsageError(f"--as-of-time {args.as_of_time!r} is not an ISO-8601 instant") from error
         if as_of_time.tzinfo is None:
             as_of_time = as_of_time.replace(tzinfo=UTC)
-    if args.as_of_offset is not None and args.as_of_offset < 0:
-        raise UsageError("--as-of-offset must be ≥ 0")
+    if args.as_of_offset is not None and not 0 <= args.as_of_offset <= JAVA_LONG_MAX:
+        raise UsageError(f"--as-of-offset must be between 0 and {JAVA_LONG_MAX} (a log offset is a Java long)")
     if args.no_default_constraints and not args.constraints:
         raise UsageError("--no-default-constraints needs at least one --constraints FILE")
-    if args.kafka_version is not None and not _is_release(args.kafka_version):
-        raise UsageError(f"--kafka-version {args.kafka_version!r} is not a Kafka release (e.g. 4.2 or 4.2.1)")
+    if args.kafka_version is not None:
+        _check_release(args.kafka_version)
     return AuditSettings(
         target_mv=args.target_mv,
         warehouse=args.warehouse,
@@ -214,9 +220,20 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
     )
 
 
-def _is_release(text: str) -> bool:
-    """``4.2`` or ``4.2.1``: what ``kafka-server-start.sh --version`` prints, without build suffixes."""
-    return _KAFKA_VERSION.fullmatch(text.strip()) is not None
+def _check_release(text: str) -> None:
+    """``--kafka-version``: ``4.2`` or ``4.2.1`` (what ``kafka-server-start.sh --version`` prints, without build
+    suffixes), of a release line this tool knows: one of the metadata.version table (conf/metadata_versions.yaml),
+    since it decides the defaults and validators that apply."""
+    if _KAFKA_VERSION.fullmatch(text.strip()) is None:
+        raise UsageError(f"--kafka-version {text[:40]!r} is not a Kafka release (e.g. 4.2 or 4.2.1)")
+    table = conf_loader.metadata_versions()
+    known = {mv.release for mv in table.levels} | {r.release for r in table.releases}
+    line = ".".join(text.strip().split(".")[:2])
+    if line not in known:
+        ordered = sorted(known, key=release_rank)
+        raise UsageError(
+            f"--kafka-version {text.strip()}: not a Kafka release this tool knows ({ordered[0]} to {ordered[-1]})"
+        )
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -314,8 +331,14 @@ class _Evaluated:
     findings_df: DataFrame  # FINDINGS of the run (without the lifecycle's EXPIRED_WAIVER rows)
 
 
-def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = None) -> AuditResult:
-    """Replay, resolve, evaluate and load; see the module docstring. Each stage is a function below."""
+def run(
+    spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = None, checked: bool = False
+) -> AuditResult:
+    """Replay, resolve, evaluate and load; see the module docstring. Each stage is a function below.
+
+    ``checked``: the caller (``run``, ``gate``) already validated ``rules`` with Spark and checked every table this
+    audit writes, before its own first write.
+    """
     started = time.monotonic()
     run_id = settings.run_id or uuid.uuid4().hex
     run_ts = datetime.now(UTC).replace(microsecond=0)
@@ -324,8 +347,10 @@ def run(spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = N
     mv_table = conf_loader.metadata_versions()
     target = parse_metadata_version(settings.target_mv, mv_table)
     compiled, constraint_files = rules or load_rules(settings)
-    validate_with_spark(compiled, spark)
     store = open_store(spark, settings.warehouse, settings.delta_backend)
+    if not checked:
+        validate_with_spark(compiled, spark)
+        store.check_tables(written_tables())  # before the first write: a corrupt table stops the run with one line
 
     scope = _extract(store, settings)
     # a small input runs without generated code (compiling it would cost more than running it) and plans each query

@@ -70,6 +70,10 @@ def configure_logging(*, verbose: bool, quiet: bool) -> None:
     logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
     for noisy in ("py4j", "pyspark", "great_expectations", "numexpr", "tzlocal"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # PySpark logs every analysis error it raises, with the whole Java trace; kraft-audit reports the ones it meets
+    # itself, in one line (-v keeps PySpark's record)
+    for handled in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        logging.getLogger(handled).setLevel(logging.DEBUG if verbose else logging.CRITICAL)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -187,8 +187,8 @@ def parse_static_config_args(values: list[str]) -> list[tuple[int | None, str]]:
     parsed: list[tuple[int | None, str]] = []
     for value in values:
         node_text, sep, path_text = value.partition("=")
-        if sep and node_text.strip().isdigit():
-            node: int | None = int(node_text)
+        if sep and node_text.strip().isascii() and node_text.strip().isdigit():
+            node: int | None = int(node_text.strip()[:12])  # a longer id is refused as above a Java int
             path = path_text
         elif sep and not os.path.exists(value):
             raise UsageError(f"--static-config {value!r}: expected NODE=PATH with a numeric node id")

@@ -51,6 +51,8 @@ from transforms.text.properties import parse_server_properties
 log = logging.getLogger("kraft_audit")
 
 FILE_OPEN_COST = 64 << 10
+# Kafka reads node.id as a Java int (KafkaConfig, ConfigDef.Type.INT)
+JAVA_INT_MAX = (1 << 31) - 1
 # Inputs up to this size are hashed by the driver (``_hash_in_driver``); larger ones by the executors.
 DRIVER_HASH_BYTES = 1 << 30
 _HASH_CHUNK_BYTES = 1 << 20
@@ -80,7 +82,8 @@ class IngestInputs:
     """What the ``--input`` and ``--static-config`` arguments expand to, found before Spark starts."""
 
     discovery: Discovery
-    static_configs: tuple[tuple[int | None, str], ...]
+    static_configs: tuple[tuple[int, str], ...]  # (node id, absolute path), node ids from the files resolved
+    static_cluster: str | None = None  # the cluster the static configs belong to (None when there are none)
 
 
 @dataclass
@@ -158,7 +161,30 @@ def find_inputs(settings: IngestSettings) -> IngestInputs:
     )
     if not discovery.files and not static_args:
         raise InputError("no input files found in " + ", ".join(settings.inputs))
-    return IngestInputs(discovery=discovery, static_configs=tuple(static_args))
+    if not static_args:
+        return IngestInputs(discovery=discovery, static_configs=())
+    clusters = sorted({f.cluster_id for f in discovery.files})
+    if not settings.cluster_id and len(clusters) != 1:
+        raise UsageError("--static-config needs --cluster-id when the inputs hold several clusters (or none)")
+    return IngestInputs(
+        discovery=discovery,
+        static_configs=tuple((_static_node_id(node, path), path) for node, path in static_args),
+        static_cluster=settings.cluster_id or clusters[0],
+    )
+
+
+def _static_node_id(node: int | None, path: str) -> int:
+    """The node a ``--static-config`` file describes: the one given as ``NODE=``, else the file's ``node.id`` (or
+    ``broker.id``), a Java int as Kafka reads it (``KafkaConfig``: an INT). Read before anything is written."""
+    if node is None:
+        props, _ = parse_server_properties(conf_loader.read_static_config(path).decode("utf-8", errors="replace"))
+        text = (props.get("node.id") or props.get("broker.id") or "").strip()
+        if not text.isascii() or not text.isdigit():
+            raise UsageError(f"--static-config {path}: the file has no node.id; give it as NODE={path}")
+        node = int(text[:12])
+    if node > JAVA_INT_MAX:
+        raise UsageError(f"--static-config {path}: node id {str(node)[:12]} is above {JAVA_INT_MAX} (a Java int)")
+    return node
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -231,6 +257,7 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
     now = datetime.now(UTC)
     discovery, static_args = inputs.discovery, list(inputs.static_configs)
     store = open_store(spark, settings.warehouse, settings.delta_backend)
+    store.check_tables(TABLES)  # an unreachable warehouse or a corrupt table stops the ingest before it writes
     for name, (schema, partitions) in TABLES.items():
         store.ensure(name, schema, partitions)
         result.tables[name] = store.path(name)
@@ -281,8 +308,8 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
             files_version=files_version,
             contents=contents,
         )
-    if static_args:
-        _ingest_static_configs(spark, store, static_args, discovery, settings, result, now)
+    if static_args and inputs.static_cluster is not None:
+        _ingest_static_configs(spark, store, static_args, inputs.static_cluster, result, now)
     return result
 
 
@@ -641,33 +668,19 @@ def _ingested_file_rows(
 def _ingest_static_configs(
     spark: SparkSession,
     store: DeltaStore,
-    static_args: list[tuple[int | None, str]],
-    discovery: Discovery,
-    settings: IngestSettings,
+    static_args: list[tuple[int, str]],
+    cluster: str,
     result: IngestResult,
     now: datetime,
 ) -> None:
-    clusters = sorted({f.cluster_id for f in discovery.files})
-    if settings.cluster_id:
-        cluster = settings.cluster_id
-    elif len(clusters) == 1:
-        cluster = clusters[0]
-    else:
-        raise UsageError("--static-config needs --cluster-id when the inputs hold several clusters (or none)")
     rules = conf_loader.sensitivity_rules()
     key = redaction_key()
     rows: list[tuple[object, ...]] = []
     quarantine_rows: list[tuple[object, ...]] = []
     nodes: list[int] = []
-    for node, path in static_args:
+    for node_id, path in static_args:
         raw = conf_loader.read_static_config(path)  # a regular file, at most 1 MiB
         props, problems = parse_server_properties(raw.decode("utf-8", errors="replace"))
-        node_id = node
-        if node_id is None:
-            text = props.get("node.id") or props.get("broker.id")
-            if text is None or not text.strip().isdigit():
-                raise UsageError(f"--static-config {path}: the file has no node.id; give it as NODE={path}")
-            node_id = int(text)
         nodes.append(node_id)
         digest = hashlib.sha256(raw).hexdigest()
         for name, value in sorted(props.items()):

@@ -7,6 +7,7 @@ otherwise), nor start Spark only to learn that ``--master`` is not a master URL 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -36,12 +37,21 @@ _FILE_OUT_COMMANDS = frozenset({"report"})
 
 
 def check_master(master: str | None) -> None:
-    """``--master`` is a URL Spark can start (``local[*]``, ``spark://host:7077``, ``yarn``, ``k8s://...``)."""
+    """``--master`` is a URL Spark can start (``local[*]``, ``spark://host:7077``, ``yarn``, ``k8s://...``); ``yarn``
+    needs the cluster's Hadoop configuration (Spark reads ``HADOOP_CONF_DIR`` or ``YARN_CONF_DIR``, and fails
+    without them only after the JVM started)."""
     if master is not None and not _MASTER.fullmatch(master.strip()):
         raise UsageError(
             f"--master {master!r} is not a Spark master URL (local, local[N], local[*], spark://HOST:PORT, yarn, "
             "k8s://URL)"
         )
+    if master is not None and master.strip() == "yarn":
+        conf_dirs = [os.environ.get(name, "") for name in ("HADOOP_CONF_DIR", "YARN_CONF_DIR")]
+        if not any(d and os.path.isdir(d) for d in conf_dirs):
+            raise UsageError(
+                "--master yarn needs the cluster's Hadoop configuration: set HADOOP_CONF_DIR (or YARN_CONF_DIR) to "
+                "the directory holding yarn-site.xml"
+            )
 
 
 def _local_path(location: str) -> Path | None:
@@ -54,18 +64,21 @@ def _local_path(location: str) -> Path | None:
 
 
 def check_warehouse(location: str) -> None:
-    """A local warehouse is a directory or can become one: not a file, not below a file."""
+    """A warehouse is named (an empty ``--warehouse`` would put every table in the current directory); a local one
+    is a writable directory or can become one: not a file, not below a file, not on /proc or /sys. A remote one
+    (``s3a://``, ``abfss://``...) is checked once Spark runs, before the first write (``DeltaStore.check_tables``).
+    """
+    if not location.strip():
+        raise UsageError("--warehouse is empty: give a directory or a URI (default ./warehouse)")
     path = _local_path(location)
     if path is None:
         return
     path = path.absolute()
     if path.exists() and not path.is_dir():
         raise UsageError(f"--warehouse {location}: is a file, not a directory")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise UsageError(f"--warehouse {location}: {parent} is a file, so no directory can be made below it")
-            return
+    # a table's folder inside it must be creatable: the nearest existing ancestor is a real, writable directory
+    if (problem := output_problem(path / "_delta_log")) is not None:
+        raise UsageError(f"--warehouse {location}: {problem}")
 
 
 def check_output_file(option: str, location: str) -> None:
@@ -83,7 +96,7 @@ def check_output_file(option: str, location: str) -> None:
 def check_args(args: argparse.Namespace) -> None:
     """Every check above that applies to the parsed command line."""
     check_master(getattr(args, "master", None))
-    if getattr(args, "warehouse", None):
+    if getattr(args, "warehouse", None) is not None:
         check_warehouse(args.warehouse)
     for dest, option in OUTPUT_OPTIONS.items():
         value = getattr(args, dest, None)

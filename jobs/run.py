@@ -15,6 +15,7 @@ from jobs import audit, ingest, quality
 from jobs.session import build_session
 from jobs.stages import interpreted, interpreted_input
 from jobs.storage import open_store
+from transforms.constraints.expressions import validate_with_spark
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,12 @@ def run(
 ) -> audit.AuditResult:
     """Ingest, then audit exactly the clusters of these inputs under one run id (bronze checks included)."""
     run_id = settings.audit.run_id or uuid.uuid4().hex
+    rules = rules or audit.load_rules(settings.audit)
+    # what can only be checked with Spark, before the ingest writes: the catalogs' expressions, every table's log
+    validate_with_spark(rules[0], spark)
+    open_store(spark, settings.ingest.warehouse, settings.ingest.delta_backend).check_tables(
+        [*ingest.TABLES, *audit.written_tables()]
+    )
     ingested = ingest.run(spark, settings.ingest, inputs=inputs)
     if settings.print_ingest_summary:
         ingest.print_summary(ingested)
@@ -66,7 +73,7 @@ def run(
                 command=settings.audit.command,
             )
     scoped = dataclasses.replace(settings.audit, cluster_ids=tuple(ingested.clusters), run_id=run_id)
-    result = audit.run(spark, scoped, rules=rules)
+    result = audit.run(spark, scoped, rules=rules, checked=True)
     result.summary.dq = quality.combined(bronze_dq, result.summary.dq)
     return result
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
-from schemas.errors import SchemaMismatchError, StorageError
+from schemas.errors import AuditError, SchemaMismatchError, StorageError
 
 
 class ConcurrentCommitError(StorageError):
@@ -120,9 +120,35 @@ class DeltaStore(ABC):
                 f"table {table} is partitioned by {self.partition_columns(table)}, expected {list(partition_by)}"
             )
 
+    def check_tables(self, tables: Iterable[str]) -> None:
+        """Every table of ``tables`` that exists can be read (its log, version and schema): run by a job before its
+        first write, so that a warehouse it cannot reach (an object store without its connector or credentials) or
+        a table whose log is corrupt stops the run at once with one line, before any other table was written.
+
+        Raises:
+            StorageError: naming the first table that cannot be read and the first line of the reason.
+        """
+        for table in tables:
+            try:
+                if self.exists(table):
+                    self.version(table)
+                    self.schema(table)
+            except AuditError:
+                raise
+            except Exception as error:  # any library's error: delta-rs, Py4J, the file system
+                raise StorageError(f"{self.path(table)}: cannot read the table: {first_line(error)}") from error
+
     def _require(self, table: str) -> None:
         if not self.exists(table):
             raise StorageError(f"table {table} does not exist at {self.path(table)}")
+
+
+def first_line(error: BaseException) -> str:
+    """The first non-empty line of an error's text (a Java or Rust error carries its whole trace), at most 300
+    characters."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = lines[0] if lines else type(error).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def check_same_schema(table: str, *, expected: StructType, actual: StructType) -> None:
