@@ -6,6 +6,8 @@ every case here also proves the mistake was found before the session started.
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -151,3 +153,103 @@ def test_an_output_files_missing_directories_are_created_whole(tmp_path: Path) -
     assert target.read_text(encoding="utf-8") == "{ }\n" and sorted(p.name for p in target.parent.iterdir()) == [
         "summary.json"
     ]  # replaced whole, no temporary file left behind
+
+
+# --- #58: hostile user files and output paths (one line, exit 2, before Spark, nothing written) ---
+
+
+def _catalog(tmp: Path, text: str) -> list[str]:
+    catalog = tmp / "rules.yaml"
+    catalog.write_text(text, encoding="utf-8")
+    return _gate(tmp, "--constraints", str(catalog))
+
+
+def _fifo(tmp: Path) -> str:
+    fifo = tmp / "pipe.yaml"
+    os.mkfifo(fifo)
+    return str(fifo)
+
+
+def _simulate(tmp: Path, changes: str) -> list[str]:
+    return ["simulate", "--changes", changes, "--target-mv", "4.2-IV1", "--warehouse", str(tmp / "wh")]
+
+
+def _changes_file(tmp: Path, text: str) -> str:
+    path = tmp / "changes.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _unix_socket(tmp: Path) -> str:
+    path = tmp / "s.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.close()  # the socket file stays
+    return str(path)
+
+
+_LAUGHS = 'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n' + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8)
+)
+
+HOSTILE_CASES: dict[str, tuple[Callable[[Path], list[str]], str]] = {
+    "constraints-dev-zero": (lambda t: _gate(t, "--constraints", "/dev/zero"), "is a character device"),
+    "constraints-fifo": (lambda t: _gate(t, "--constraints", _fifo(t)), "is a named pipe (FIFO)"),
+    "constraints-nested-5000": (lambda t: _catalog(t, "constraints: " + "[" * 5000), "nested deeper than 64"),
+    "constraints-over-4-mib": (lambda t: _catalog(t, "#" * (4 * 1024 * 1024 + 1)), "larger than 4 MiB"),
+    "waivers-billion-laughs": (
+        lambda t: _gate(t, "--waivers", _changes_file(t, _LAUGHS)),
+        "aliases expand to more than 100,000 nodes",
+    ),
+    "waivers-dev-zero": (lambda t: _gate(t, "--waivers", "/dev/zero"), "--waivers /dev/zero: is a character device"),
+    "changes-5000-digits": (
+        lambda t: _simulate(t, _changes_file(t, "changes: " + "9" * 5000)),
+        "an integer of 5,000 characters",
+    ),
+    "changes-nested-2000": (
+        lambda t: _simulate(t, _changes_file(t, "".join(" " * i + "-\n" for i in range(2000)))),
+        "nested deeper than 64",
+    ),
+    "changes-fifo": (lambda t: _simulate(t, _fifo(t)), "--changes"),
+    "junit-proc-version": (lambda t: _gate(t, "--junit", "/proc/version"), "--junit /proc/version: is on /proc"),
+    "junit-new-in-proc": (lambda t: _gate(t, "--junit", "/proc/junit.xml"), "where no file can be created"),
+    "summary-json-socket": (lambda t: _gate(t, "--summary-json", _unix_socket(t)), "is a socket"),
+}
+
+
+@pytest.mark.parametrize(("build", "expected"), list(HOSTILE_CASES.values()), ids=list(HOSTILE_CASES))
+def test_a_hostile_file_is_one_line_and_exit_2_before_spark(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    build: Callable[[Path], list[str]],
+    expected: str,
+) -> None:
+    argv = build(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code = cli_main(argv)
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and len(lines[0]) < 400, captured.err[:2000]
+    assert lines[0].startswith("kraft-audit: error: ") and expected in lines[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written: no warehouse, no output
+
+
+def test_a_static_config_is_a_regular_file_of_at_most_1_mib(tmp_path: Path) -> None:
+    from jobs.conf_loader import MAX_STATIC_CONFIG_BYTES, read_static_config
+    from schemas.errors import ConfigError
+
+    small = tmp_path / "server.properties"
+    small.write_bytes(b"node.id=1\n")
+    assert read_static_config(str(small)) == b"node.id=1\n"
+    exact = tmp_path / "exact.properties"
+    exact.write_bytes(b"#" * MAX_STATIC_CONFIG_BYTES)
+    assert len(read_static_config(str(exact))) == MAX_STATIC_CONFIG_BYTES
+    large = tmp_path / "large.properties"
+    large.write_bytes(b"a=" + b"x" * MAX_STATIC_CONFIG_BYTES)
+    with pytest.raises(ConfigError, match=r"^--static-config .*large.properties: larger than 1 MiB"):
+        read_static_config(str(large))
+    with pytest.raises(ConfigError, match="is a named pipe"):  # refused at once: the open never waits
+        read_static_config(_fifo(tmp_path))
+    with pytest.raises(ConfigError, match="is a character device"):
+        read_static_config("/dev/zero")
