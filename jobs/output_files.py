@@ -15,6 +15,10 @@ Anything else at the path is never replaced (as root, ``--junit /dev/null`` woul
 * a directory, a socket or a block device is refused;
 * so is a path on ``/proc`` or ``/sys``: they look writable to root, but no file can be created there.
 
+``/dev/stdout``, ``/dev/fd/N`` and ``/proc/self/fd/N`` name a descriptor of this process: when it is a regular file
+(``--summary-json /dev/stdout > out.json``) the text is written through that descriptor, so it lands where the
+shell's redirection points, before the verdict, instead of replacing the file behind the shell's back.
+
 :func:`output_problem` is the one decision, made by the preflight before the run starts and by
 :func:`write_output` again when it writes (the path may have changed meanwhile).
 """
@@ -23,7 +27,9 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
+import sys
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -35,6 +41,8 @@ __all__ = ["output_problem", "write_output"]
 # Kernel file systems: every file looks writable to root (os.access says yes, so does open for /proc/version on
 # some kernels), but nothing can be created in them and their files are not documents.
 _PSEUDO_ROOTS = (Path("/proc"), Path("/sys"))
+# A path naming one of this process's own descriptors (what /dev/stdout and /dev/fd/N link to on Linux).
+_OWN_FD = re.compile(r"/dev/fd/(?P<fd>[0-9]+)|/proc/(?:self|thread-self|(?P<pid>[0-9]+))/fd/(?P<fd2>[0-9]+)")
 
 
 @cache
@@ -133,11 +141,40 @@ def write_output(path: str | Path, text: str) -> Path:
     try:
         if st is not None and _streamed(st.st_mode):
             _stream(target, text)
+        elif st is not None and (fd := _own_descriptor(target)) is not None:
+            _write_descriptor(fd, text)
         else:
             _replace(target.resolve() if st is not None else target, text)
     except OSError as error:
         raise StorageError(f"{target}: cannot write: {error.strerror or error}") from error
     return target
+
+
+def _own_descriptor(path: Path) -> int | None:
+    """The descriptor number when ``path`` (or a link it leads through) names one of this process's own."""
+    current = str(Path(path).absolute())
+    for _hop in range(40):  # the kernel's own limit on a chain of links
+        if (match := _OWN_FD.fullmatch(current)) is not None:
+            if match["pid"] is None or int(match["pid"]) == os.getpid():
+                return int(match["fd"] or match["fd2"])
+            return None
+        if not os.path.islink(current):
+            return None
+        current = os.path.normpath(os.path.join(os.path.dirname(current), os.readlink(current)))
+    return None
+
+
+def _write_descriptor(fd: int, text: str) -> None:
+    """Write through an inherited descriptor (its offset shared with the shell's redirection and with stdout)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream.fileno() == fd:
+                stream.flush()
+        except (AttributeError, OSError, ValueError):  # replaced (pytest's capture) or closed: nothing buffered
+            continue
+    data = memoryview(text.encode("utf-8"))
+    while data:
+        data = data[os.write(fd, data) :]
 
 
 def _stream(target: Path, text: str) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,6 +67,21 @@ def test_a_symlink_to_a_regular_file_stays_a_link(tmp_path: Path) -> None:
     link.symlink_to(real)
     write_output(link, "new\n")
     assert link.is_symlink() and real.read_text(encoding="utf-8") == "new\n"
+
+
+def test_dev_stdout_redirected_to_a_file_is_written_through_the_descriptor(tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    script = (
+        "from jobs.output_files import write_output; "
+        "print('before'); write_output('/dev/stdout', 'summary\\n'); print('verdict')"
+    )
+    root = Path(__file__).resolve().parents[2]
+    with out.open("wb") as handle:
+        before = os.fstat(handle.fileno()).st_ino
+        subprocess.run([sys.executable, "-c", script], stdout=handle, check=True, cwd=root)
+    # in order, in the file the shell opened (not a new file renamed over it, which would lose the verdict)
+    assert out.read_text(encoding="utf-8") == "before\nsummary\nverdict\n" and out.stat().st_ino == before
+    assert Path("/dev/stdout").is_symlink() or not Path("/dev/stdout").exists()
 
 
 def test_dev_null_is_written_into_not_replaced() -> None:
