@@ -194,7 +194,7 @@ def parse_static_config_args(values: list[str]) -> list[tuple[int | None, str]]:
             raise UsageError(f"--static-config {value!r}: expected NODE=PATH with a numeric node id")
         else:
             node, path = None, value
-        if not os.path.isfile(path):
+        if not os.path.exists(path):  # what it is, when not a regular file, is said by the reader (conf_loader)
             raise InputError(f"--static-config {value!r}: file {path!r} does not exist")
         parsed.append((node, str(Path(path).resolve())))
     return parsed

@@ -176,8 +176,9 @@ def find_inputs(settings: IngestSettings) -> IngestInputs:
 def _static_node_id(node: int | None, path: str) -> int:
     """The node a ``--static-config`` file describes: the one given as ``NODE=``, else the file's ``node.id`` (or
     ``broker.id``), a Java int as Kafka reads it (``KafkaConfig``: an INT). Read before anything is written."""
+    raw = conf_loader.read_static_config(path)  # its kind and size checked before Spark starts, even with NODE=
     if node is None:
-        props, _ = parse_server_properties(conf_loader.read_static_config(path).decode("utf-8", errors="replace"))
+        props, _ = parse_server_properties(raw.decode("utf-8", errors="replace"))
         text = (props.get("node.id") or props.get("broker.id") or "").strip()
         if not text.isascii() or not text.isdigit():
             raise UsageError(f"--static-config {path}: the file has no node.id; give it as NODE={path}")

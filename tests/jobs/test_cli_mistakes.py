@@ -135,9 +135,10 @@ def test_a_cli_mistake_is_one_line_and_exit_2_before_spark(
     "master",
     ["local", "local[2]", "local[*]", "local[4, 2]", "local-cluster[2, 1, 1024]", "spark://h1:7077,h2:7077", "yarn"],
 )
-def test_spark_master_urls_are_accepted(master: str) -> None:
+def test_spark_master_urls_are_accepted(master: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from jobs.preflight import check_master
 
+    monkeypatch.setenv("HADOOP_CONF_DIR", str(tmp_path))  # yarn needs the cluster's configuration
     check_master(master)
 
 
