@@ -24,10 +24,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.monotonic()
     report = run_campaign(args.count, args.seed, start=args.start, targets=args.target or tuple(TARGETS))
-    print(f"{'target':<12} {'inputs':>8} " + " ".join(f"{kind:>12}" for kind in FAILURE_KINDS))
+    print(f"{'target':<12} {'inputs':>8} " + " ".join(f"{kind:>12}" for kind in FAILURE_KINDS) + "  slowest (CPU s)")
     for target, inputs in report.inputs.items():
         counts = " ".join(f"{report.failures[(target, kind)]:>12}" for kind in FAILURE_KINDS)
-        print(f"{target:<12} {inputs:>8} {counts}")
+        seconds, index = report.slowest.get(target, (0.0, 0))
+        print(f"{target:<12} {inputs:>8} {counts}  {seconds:.3f} (--start {index})")
     total = sum(report.inputs.values())
     print(f"{'total':<12} {total:>8} " + " ".join(f"{report.count(kind):>12}" for kind in FAILURE_KINDS))
     print(f"seed {args.seed}, {time.monotonic() - started:.1f} s")

@@ -224,21 +224,24 @@ def _skip_headers(buf: bytes, pos: int, count: int) -> int:
     return pos
 
 
-def parse_records(buf: bytes, pos: int, end: int) -> tuple[list[RawRecord], str | None]:
+def parse_records(buf: bytes, pos: int, end: int, stop_after: int | None = None) -> tuple[list[RawRecord], str | None]:
     """Split a records section into raw records.
 
     Args:
         buf: Buffer holding the records (the file for uncompressed batches, else the decompressed bytes).
         pos: Start of the first record.
         end: End of the records section.
+        stop_after: Stop once this many records are parsed (a record budget: the caller only needs to know the
+            batch holds more than it may decode); None parses the whole section.
 
     Returns:
         The records parsed, and None or the reason parsing stopped early (the rest of the section is lost).
     """
     records: list[RawRecord] = []
     append = records.append
+    stop = -1 if stop_after is None else stop_after
     try:
-        while pos < end:
+        while pos < end and len(records) != stop:
             # The one-byte zigzag fast path covers lengths below 64, the usual case for metadata records.
             b = buf[pos]
             if b < 0x80:

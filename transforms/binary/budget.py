@@ -14,6 +14,9 @@ The defaults are far above what a real cluster writes:
   leaves an eight-fold margin, while a bomb of zeros or of identical NoOp records reaches 1,000 and more.
 * The ratio is taken over the file (and over the ingest's input bytes), with an allowance of 1 MiB so that a
   tiny file holding one legitimately compressed batch is never refused.
+* Rows are capped at one per input byte of the file (and of the ingest) plus 1,000: a real metadata file holds
+  one record per ~70 bytes (the real segments: 353,439 bytes, 4,929 records), and about 10 bytes per record even
+  at zstd's best ratio, so a real file stays ten times below it; an uncompressed record needs 7 bytes at least.
 * A metadata log segment is at most ``metadata.log.segment.bytes`` (1 GiB by default) and a cluster's snapshot
   holds a record per partition, broker, topic and config: millions of records. 50 million records per file and
   500 million per ingest are never reached by real input; 4 GiB of decompressed records per file and 64 GiB per
@@ -30,6 +33,8 @@ DECOMPRESSION_ALLOWANCE: Final = 1 << 20
 MAX_DECOMPRESSED_BYTES_PER_FILE: Final = 4 << 30
 MAX_DECOMPRESSED_BYTES_PER_INGEST: Final = 64 << 30
 MAX_RECORDS_PER_FILE: Final = 50_000_000
+MAX_ROWS_PER_INPUT_BYTE: Final = 1
+ROW_ALLOWANCE: Final = 1_000
 MAX_RECORDS_PER_INGEST: Final = 500_000_000
 
 
@@ -48,17 +53,20 @@ class DecodeBudget:
     allowance: int = DECOMPRESSION_ALLOWANCE
     input_bytes: int = 0  # binary input bytes seen so far (the ratio's base)
     decompressed: int = 0  # decompressed bytes produced (or attempted) so far
+    rows: int = 0  # rows produced so far
 
     def open_file(self, size: int) -> FileBudget:
         """The budget of one file of ``size`` bytes: the per-file caps, within what the ingest has left."""
         self.input_bytes += size
         file_decompressed = min(MAX_DECOMPRESSED_BYTES_PER_FILE, self.ratio * size + self.allowance)
-        records = max(0, min(MAX_RECORDS_PER_FILE, self.records))
+        file_records = min(MAX_RECORDS_PER_FILE, MAX_ROWS_PER_INPUT_BYTE * size + ROW_ALLOWANCE)
+        ingest_records = min(self.records, MAX_ROWS_PER_INPUT_BYTE * self.input_bytes + ROW_ALLOWANCE - self.rows)
+        records = max(0, min(file_records, ingest_records))
         return FileBudget(
             ingest=self,
             records=records,
             records_cap=records,
-            records_binding="ingest" if self.records < MAX_RECORDS_PER_FILE else "file",
+            records_binding="ingest" if ingest_records < file_records else "file",
             decompressed=file_decompressed,
             file_decompressed_cap=file_decompressed,
         )
@@ -116,3 +124,4 @@ class FileBudget:
         """Account ``count`` rows."""
         self.records -= count
         self.ingest.records -= count
+        self.ingest.rows += count

@@ -144,14 +144,14 @@ def decode_file(
             yield skipped.item()
             skipped = None
         items = _decode_batch(data, position, header, caps)
+        if items is None or len(items) > caps.records:
+            yield _records_cap_item(data, position, header.base_offset, caps)
+            return  # nothing after the cap is decoded, so no snapshot footer check either
         if caps.decompression_spent and header.attributes & ATTR_COMPRESSION_MASK:
             # this batch was refused for the budget: it starts the run left compressed
             skipped = _Skipped(position, header.base_offset, caps.decompression_reason)
             skipped.end = position + header.length + 12
             continue
-        if len(items) > caps.records:
-            yield _records_cap_item(data, position, header.base_offset, caps)
-            return  # nothing after the cap is decoded, so no snapshot footer check either
         caps.spend_records(len(items))
         yield from items
         for item in reversed(items):
@@ -220,8 +220,9 @@ def _record_quarantine(data: bytes, position: int, reason: str, offset: int | No
     )
 
 
-def _decode_batch(data: bytes, position: int, header: BatchHeader, caps: FileBudget) -> Items:
-    """Decode the records of one CRC-valid batch, decompressing within the file's budget."""
+def _decode_batch(data: bytes, position: int, header: BatchHeader, caps: FileBudget) -> Items | None:
+    """Decode the records of one CRC-valid batch, decompressing within the file's budget; None when it holds more
+    records than the file may still decode (found without decoding them: parsing stops one record past the cap)."""
     start = position + HEADER_SIZE
     end = position + header.length + 12
     buf = data
@@ -253,7 +254,9 @@ def _decode_batch(data: bytes, position: int, header: BatchHeader, caps: FileBud
             ]
         caps.spend_decompressed(len(buf))
         start, end = 0, len(buf)
-    records, error = parse_records(buf, start, end)
+    records, error = parse_records(buf, start, end, stop_after=caps.records + 1)
+    if len(records) > caps.records:
+        return None
     items: Items = []
     if header.attributes & ATTR_CONTROL:
         _control_records(data, position, header, records, items)

@@ -95,18 +95,21 @@ def test_an_ingest_record_budget_is_shared_by_its_files() -> None:
 
 
 def test_an_ingest_decompressed_budget_is_shared_by_its_files() -> None:
-    batch = noop_bomb(5000)  # 55,000 bytes decompressed
-    shared = DecodeBudget(decompressed_bytes=80_000)
+    batch = noop_bomb(900)  # 9,900 bytes decompressed
+    shared = DecodeBudget(decompressed_bytes=15_000)
     first = list(decode_file(batch, kind="LOG_SEGMENT", budget=shared))
     second = list(decode_file(batch + good(1, 7), kind="LOG_SEGMENT", budget=shared))
 
-    assert len(offsets(first)) == 5000
+    assert len(offsets(first)) == 900
     assert offsets(second) == [7]
     (refused,) = quarantined(second)
     assert (refused.position, refused.length) == (0, len(batch)) and "ingest's decompressed-bytes cap" in refused.reason
 
 
-def test_the_ingest_ratio_counts_every_file_so_many_tiny_files_cannot_each_claim_the_allowance() -> None:
+def test_the_ingest_ratio_counts_every_file_so_many_tiny_files_cannot_each_claim_the_allowance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(budget_module, "ROW_ALLOWANCE", 1 << 20)  # only the decompressed bytes are looked at here
     batch = noop_bomb(60_000)  # 660,000 bytes decompressed from a few hundred bytes
     shared = DecodeBudget()
     results = [list(decode_file(batch, kind="LOG_SEGMENT", budget=shared)) for _ in range(3)]
@@ -114,3 +117,15 @@ def test_the_ingest_ratio_counts_every_file_so_many_tiny_files_cannot_each_claim
     # One allowance (1 MiB) per ingest: the first file fits in it, the second would pass it.
     assert [len(offsets(items)) for items in results] == [60_000, 0, 0]
     assert all("ingest's" in quarantined(items)[0].reason for items in results[1:])
+
+
+def test_rows_are_capped_at_one_per_input_byte_plus_the_allowance() -> None:
+    bomb = noop_bomb(5000)  # about 100 bytes: far more rows than bytes, within the decompressed-bytes cap
+    data = good(2, 0) + bomb + good(1, 9)
+    items = list(decode_file(data, kind="LOG_SEGMENT"))
+
+    assert len(data) + 1000 < 5000
+    assert offsets(items) == [0, 1]
+    (rest,) = quarantined(items)
+    assert (rest.position, rest.length, rest.offset) == (len(good(2, 0)), len(data) - len(good(2, 0)), 1 << 30)
+    assert f"this file may decode {len(data) + 1000} row(s)" in rest.reason
