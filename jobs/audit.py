@@ -118,7 +118,6 @@ class AuditSettings:
     no_default_constraints: bool = False
     cluster_ids: tuple[str, ...] = ()
     kafka_version: str | None = None
-    delta_backend: str | None = None
     waivers: tuple[Waiver, ...] = ()  # validated --waivers files
     run_id: str | None = None  # given by `run`/`gate`, whose bronze checks carry the same id
     dq: bool = True  # the data-quality stage (--no-dq skips it)
@@ -213,7 +212,6 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
         no_default_constraints=args.no_default_constraints,
         cluster_ids=tuple(getattr(args, "cluster_id", []) or []),
         kafka_version=args.kafka_version,
-        delta_backend=args.delta_backend,
         waivers=conf_loader.waivers(getattr(args, "waivers", None) or []),  # validated before Spark starts
         dq=not args.no_dq,
         upgrade_with=UpgradeWith(args.upgrade_with),
@@ -347,7 +345,7 @@ def run(
     mv_table = conf_loader.metadata_versions()
     target = parse_metadata_version(settings.target_mv, mv_table)
     compiled, constraint_files = rules or load_rules(settings)
-    store = open_store(spark, settings.warehouse, settings.delta_backend)
+    store = open_store(spark, settings.warehouse)
     if not checked:
         validate_with_spark(compiled, spark)
         store.check_tables(written_tables())  # before the first write: a corrupt table stops the run with one line

@@ -58,7 +58,6 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warehouse", default="./warehouse", help="warehouse directory or URI (default ./warehouse)")
     parser.add_argument("--summary-json", metavar="FILE", help="write the machine-readable run summary here")
     parser.add_argument("--master", help="Spark master URL (default local[*])")
-    parser.add_argument("--delta-backend", choices=["auto", "native", "deltars"], help="overrides DELTA_BACKEND")
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-v", "--verbose", action="store_true", help="more detail")
     verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors and the verdict")

@@ -37,7 +37,6 @@ class DqSettings:
     warehouse: str
     stages: tuple[Stage, ...] = STAGES
     run_id: str | None = None  # the audit run whose violations/findings/audit_runs rows are checked
-    delta_backend: str | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def settings_from_args(args: argparse.Namespace) -> DqSettings:
     """Validated settings from parsed arguments."""
     stages: tuple[Stage, ...] = tuple(s for s in STAGES if s in args.stage) or STAGES
-    return DqSettings(warehouse=args.warehouse, stages=stages, run_id=args.run_id, delta_backend=args.delta_backend)
+    return DqSettings(warehouse=args.warehouse, stages=stages, run_id=args.run_id)
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -75,7 +74,7 @@ def execute(args: argparse.Namespace) -> int:
 
 def run(spark: SparkSession, settings: DqSettings) -> quality.DqCounts:
     """Check every stage's tables, then raise DataQualityError if a critical expectation failed anywhere."""
-    store = open_store(spark, settings.warehouse, settings.delta_backend)
+    store = open_store(spark, settings.warehouse)
     run_id = uuid.uuid4().hex
     run_ts = datetime.now(UTC).replace(microsecond=0)
     audited = _audit_run(store, settings.run_id) if "gold" in settings.stages else None

@@ -73,7 +73,6 @@ class IngestSettings:
     warehouse: str
     cluster_id: str | None = None
     static_configs: tuple[str, ...] = ()
-    delta_backend: str | None = None
     cluster_per_input: bool = False  # name each input directory's cluster after the directory (see discover)
 
 
@@ -143,7 +142,6 @@ def settings_from_args(args: argparse.Namespace) -> IngestSettings:
         warehouse=args.warehouse,
         cluster_id=args.cluster_id[0] if args.cluster_id else None,
         static_configs=tuple(args.static_config),
-        delta_backend=args.delta_backend,
     )
 
 
@@ -257,7 +255,7 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
     result = IngestResult(ingest_id=uuid.uuid4().hex)
     now = datetime.now(UTC)
     discovery, static_args = inputs.discovery, list(inputs.static_configs)
-    store = open_store(spark, settings.warehouse, settings.delta_backend)
+    store = open_store(spark, settings.warehouse)
     store.check_tables(TABLES)  # an unreachable warehouse or a corrupt table stops the ingest before it writes
     for name, (schema, partitions) in TABLES.items():
         store.ensure(name, schema, partitions)

@@ -74,7 +74,6 @@ class ReportSettings:
     out: str
     run_id: str | None = None  # None: the newest run
     max_violations: int = MAX_VIOLATIONS
-    delta_backend: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,6 @@ def settings_from_args(args: argparse.Namespace) -> ReportSettings:
         out=args.out or default_out(args.warehouse),
         run_id=args.run_id,
         max_violations=args.max_violations,
-        delta_backend=args.delta_backend,
     )
 
 
@@ -114,7 +112,7 @@ def run(spark: SparkSession, settings: ReportSettings) -> ReportResult:
     Raises:
         InputError: the warehouse has no audit runs, or none with ``run_id``.
     """
-    store = open_store(spark, settings.warehouse, settings.delta_backend)
+    store = open_store(spark, settings.warehouse)
     chosen = _load_run(store, settings.run_id)
     path = _write(store, chosen, settings.out, max_violations=settings.max_violations)
     return ReportResult(path=path, summary=run_summary(store, chosen))
@@ -135,7 +133,6 @@ def write_report(
     warehouse: str,
     out: str,
     run_id: str | None = None,
-    delta_backend: str | None = None,
     *,
     max_violations: int = MAX_VIOLATIONS,
 ) -> Path:
@@ -144,7 +141,7 @@ def write_report(
     Raises:
         InputError: the warehouse has no audit runs, or none with ``run_id``.
     """
-    store = open_store(spark, warehouse, delta_backend)
+    store = open_store(spark, warehouse)
     return _write(store, _load_run(store, run_id), out, max_violations=max_violations)
 
 

@@ -54,7 +54,7 @@ def run(
     rules = rules or audit.load_rules(settings.audit)
     # what can only be checked with Spark, before the ingest writes: the catalogs' expressions, every table's log
     validate_with_spark(rules[0], spark)
-    open_store(spark, settings.ingest.warehouse, settings.ingest.delta_backend).check_tables(
+    open_store(spark, settings.ingest.warehouse).check_tables(
         [*ingest.TABLES, *audit.written_tables()]
     )
     ingested = ingest.run(spark, settings.ingest, inputs=inputs)
@@ -62,7 +62,7 @@ def run(
         ingest.print_summary(ingested)
     bronze_dq = None
     if settings.audit.dq:
-        store = open_store(spark, settings.ingest.warehouse, settings.ingest.delta_backend)
+        store = open_store(spark, settings.ingest.warehouse)
         with interpreted(spark, when=interpreted_input(ingested.records)):  # as the audit decides (jobs.stages)
             bronze_dq = quality.check_bronze(
                 spark,

@@ -8,6 +8,7 @@ import re
 import shlex
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Final
 
 from pyspark import SparkConf, SparkContext
@@ -19,6 +20,9 @@ log = logging.getLogger(__name__)
 
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+# Delta Lake for Spark 4.2 / Scala 2.13: the jar of the pinned pip package delta-spark (pyproject.toml,
+# scripts/delta-jars/pom.xml); what spark-submit users pass as --packages.
+DELTA_PACKAGE = "io.delta:delta-spark_4.2_2.13:4.4.0"
 
 
 def build_session(
@@ -37,8 +41,9 @@ def build_session(
     TIMESTAMP_MICROS parquet (INT96 files carry no statistics), which the tables' semantics depend on; JVM options
     get ``-Duser.timezone=UTC`` added unless they set a zone. Defaults: workers start the running interpreter,
     logs stay quiet, few shuffle partitions and the parallel collector (``_driver_collector``) in local mode, no
-    per-call Python stack capture (PySpark's DataFrame query context). The Delta extension and catalog are set only
-    when ``DELTA_BACKEND=native`` asks for the JVM Delta Lake (its jars must then be on the classpath).
+    per-call Python stack capture (PySpark's DataFrame query context). Delta Lake's extension and catalog are always
+    set; its jars come from the launcher (``spark-submit --packages``) or, for a JVM this builder starts, from
+    ``_delta_jars``.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -78,9 +83,15 @@ def build_session(
         # in one 3 GiB session ran back-to-back full GCs (687 in 306 s, 223 s of them collecting) with the
         # default and none with 2 MiB pages. Bigger inputs simply take more pages.
         defaults["spark.buffer.pageSize"] = "2m"
-    if os.environ.get("DELTA_BACKEND", "").lower() == "native":
-        defaults["spark.sql.extensions"] = DELTA_EXTENSION
-        defaults["spark.sql.catalog.spark_catalog"] = DELTA_CATALOG
+        # Delta Lake computes a table's snapshot (the log replay) in 50 partitions by default, sized for clusters:
+        # every first read or write of a table in a local session ran a 50-task stage over a log of a few files.
+        defaults["spark.databricks.delta.snapshotPartitions"] = os.environ.get(
+            "KRAFT_AUDIT_DELTA_SNAPSHOT_PARTITIONS", "2"
+        )
+    defaults["spark.sql.extensions"] = DELTA_EXTENSION
+    defaults["spark.sql.catalog.spark_catalog"] = DELTA_CATALOG
+    if not launched and not _names_delta(submitted):
+        defaults.update(_delta_jars())
     if launched or _master_from_submit_args():
         defaults.pop("spark.master")
 
@@ -113,6 +124,26 @@ def build_session(
     spark.sparkContext.setLogLevel(os.environ.get("KRAFT_AUDIT_SPARK_LOG_LEVEL", "ERROR"))
     log.debug("Spark master %s", spark.sparkContext.master)
     return spark
+
+
+def delta_jars_dir() -> Path:
+    """Where ``make setup`` put Delta Lake's jars (``KRAFT_AUDIT_DELTA_JARS`` to point elsewhere)."""
+    return Path(os.environ.get("KRAFT_AUDIT_DELTA_JARS") or Path(sys.prefix) / "delta-jars")
+
+
+def _delta_jars() -> dict[str, str]:
+    """How a JVM this builder starts gets Delta Lake: the jars ``make setup`` fetched once (no resolution per
+    session, no network), else Spark's own resolution of ``DELTA_PACKAGE`` through Ivy, as
+    ``configure_spark_with_delta_pip`` does (Maven Central must then be reachable)."""
+    jars = sorted(delta_jars_dir().glob("*.jar"))
+    if any(jar.name.startswith("delta-spark_") for jar in jars):
+        return {"spark.jars": ",".join(str(jar) for jar in jars)}
+    return {"spark.jars.packages": DELTA_PACKAGE}
+
+
+def _names_delta(submitted: Mapping[str, str]) -> bool:
+    """Whether a launcher's settings bring Delta Lake themselves (``--packages`` or ``--jars``)."""
+    return any("delta-spark" in submitted.get(key, "") for key in ("spark.jars.packages", "spark.jars"))
 
 
 # Options every JVM also reads from the environment: a second collector chosen there stops the JVM ("Multiple

@@ -148,7 +148,7 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     target = parse_metadata_version(settings.target_mv, mv_table)
     compiled, _files = rules or audit.load_rules(settings)
     validate_with_spark(compiled, spark)
-    store = open_store(spark, settings.warehouse, settings.delta_backend)
+    store = open_store(spark, settings.warehouse)
     missing = [name for name in (*RESOLUTION_INPUTS, "cluster_state") if not store.exists(name)]
     if missing:
         raise InputError(f"no audited state in {settings.warehouse} ({', '.join(missing)}): run `kraft-audit audit`")

@@ -32,3 +32,26 @@ if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
   .venv/bin/python -m compileall -q -j 0 .venv/lib/python*/site-packages >/dev/null 2>&1 || true
   touch "$STAMP"
 fi
+
+# Delta Lake's jars for local sessions (jobs/session.py adds them to spark.jars): fetched once from Maven Central with
+# Maven, then offline. Only the jars pyspark does not ship already are kept (the same artifact in another version
+# would sit beside Spark's own on the classpath).
+DELTA_JARS=.venv/delta-jars
+DELTA_POM=scripts/delta-jars/pom.xml
+if [ ! -f "$DELTA_JARS/.complete" ] || [ "$DELTA_POM" -nt "$DELTA_JARS/.complete" ]; then
+  if ! command -v mvn >/dev/null 2>&1; then
+    echo "setup: Maven (mvn) is needed once to fetch Delta Lake's jars (io.delta:delta-spark_4.2_2.13) from Maven Central; install maven and re-run" >&2
+    exit 2
+  fi
+  staging=$(mktemp -d)
+  trap 'rm -rf "$staging"' EXIT
+  if ! mvn -q -B -f "$DELTA_POM" dependency:copy-dependencies -DincludeScope=runtime \
+      -DoutputDirectory="$staging/jars" >"$staging/mvn.log" 2>&1; then
+    tail -n 20 "$staging/mvn.log" >&2
+    echo "setup: Maven could not fetch Delta Lake's jars from Maven Central (see above)" >&2
+    exit 2
+  fi
+  rm -rf "$DELTA_JARS"
+  .venv/bin/python scripts/delta-jars/keep_new.py "$staging/jars" "$DELTA_JARS"
+  touch "$DELTA_JARS/.complete"
+fi

@@ -4,8 +4,7 @@
 the planner knows nothing of its size (every join with it shuffles both sides), every scan unpickles the rows in a
 Python worker again, and every action over it, every write of it, is a Spark job. The same rows handed over as one
 Arrow table become a local relation: its size is known, the planner folds filters and projections over it like a
-``VALUES`` list, and the storage backend writes a frame that reads only local relations without Spark
-(``jobs.storage.deltars``: pyarrow, no job). Building one plans nothing and runs nothing.
+``VALUES`` list. Building one plans nothing and runs nothing.
 """
 
 from __future__ import annotations

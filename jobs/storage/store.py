@@ -1,0 +1,402 @@
+"""Delta tables under one warehouse, through delta-spark: Spark's ``format("delta")`` and the ``DeltaTable`` API.
+
+Writes are Delta Lake's own: appends, partition overwrites with ``replaceWhere`` (idempotent re-runs), ``MERGE``,
+transaction identifiers (``txnAppId`` / ``txnVersion``: a write already committed under its identifier is skipped),
+optimistic concurrency with Delta's conflict detection, schema enforcement. Each write names itself in the commit's
+``userMetadata``, so it returns the version of its own commit even when another writer committed after it.
+
+Table properties (``TABLE_PROPERTIES``): deletion vectors off, so that every reader (Spark, delta-rs, DuckDB's
+``delta_scan``) reads every table with the plain Parquet files the log lists; a checkpoint every 20 commits (a run
+commits once or twice per table; a checkpoint is a Spark job of its own, and reading up to 20 JSON commits is
+cheap).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from py4j.protocol import Py4JJavaError
+from pyspark.errors import PySparkException
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from schemas.errors import AuditError, SchemaMismatchError, StorageError, UsageError
+
+log = logging.getLogger("kraft_audit")
+
+# Partition column -> the values whose partitions an overwrite replaces (replaceWhere on partition columns).
+PartitionPredicate = Mapping[str, Sequence[str]]
+
+TABLE_PROPERTIES: dict[str, str] = {
+    "delta.enableDeletionVectors": "false",
+    "delta.checkpointInterval": "20",
+}
+# What delta-spark registers for format("delta") (its META-INF/services DataSourceRegister entry).
+DELTA_SOURCE = "org.apache.spark.sql.delta.sources.DeltaDataSource"
+# A write that lost a conflict to another writer is tried again this many times (its content decided anew only by
+# callers that pass ``read_version``).
+WRITE_ATTEMPTS = 4
+# Delta's error classes and exception names of a lost commit race (io.delta.exceptions / DeltaErrors).
+_CONFLICTS = (
+    "ConcurrentAppendException",
+    "ConcurrentDeleteReadException",
+    "ConcurrentDeleteDeleteException",
+    "ConcurrentTransactionException",
+    "ConcurrentWriteException",
+    "MetadataChangedException",
+    "ProtocolChangedException",
+    "DELTA_CONCURRENT",
+    "DELTA_METADATA_CHANGED",
+    "DELTA_PROTOCOL_CHANGED",
+)
+_SCHEMA_ERRORS = ("DELTA_FAILED_TO_MERGE_FIELDS", "schema mismatch", "DELTA_SCHEMA_CHANGED", "_LEGACY_ERROR_TEMP_DELTA")
+_ALREADY_EXISTS = ("DELTA_TABLE_ALREADY_EXISTS", "already exists")
+
+
+class ConcurrentCommitError(StorageError):
+    """Another writer committed to the table after the version a write was based on; nothing was committed."""
+
+
+def delta_available(spark: SparkSession) -> bool:
+    """Whether Delta Lake's data source loads in this session (its jars are on the classpath), asked without an
+    exception (a failed ``format("delta")`` lookup scans every data source, seconds in a fresh session)."""
+    jvm = spark._jvm  # the only way to ask the JVM whether a class exists without raising
+    return jvm is not None and bool(jvm.org.apache.spark.util.Utils.classIsLoadable(DELTA_SOURCE))
+
+
+class DeltaStore:
+    """Delta tables under one warehouse directory or URI, addressed by table name."""
+
+    def __init__(self, spark: SparkSession, warehouse: str) -> None:
+        import os
+
+        self.spark = spark
+        self.warehouse = warehouse.rstrip("/") if "://" in warehouse else os.path.abspath(warehouse)
+
+    # ---- what is there -------------------------------------------------------------------------------------------
+
+    def path(self, table: str) -> str:
+        """Location of a table."""
+        return f"{self.warehouse}/{table}"
+
+    def _delta_table(self, table: str) -> Any:
+        from delta.tables import DeltaTable
+
+        return DeltaTable.forPath(self.spark, self.path(table))
+
+    def exists(self, table: str) -> bool:
+        """Whether the table has a Delta log."""
+        from delta.tables import DeltaTable
+
+        return bool(DeltaTable.isDeltaTable(self.spark, self.path(table)))
+
+    def _require(self, table: str) -> None:
+        if not self.exists(table):
+            raise StorageError(f"table {table} does not exist at {self.path(table)}")
+
+    def schema(self, table: str) -> StructType:
+        """The table's current schema."""
+        self._require(table)
+        return self.spark.read.format("delta").load(self.path(table)).schema
+
+    def partition_columns(self, table: str) -> list[str]:
+        """The table's partition columns."""
+        self._require(table)
+        detail = self._delta_table(table).detail().select("partitionColumns").first()
+        return list(detail[0]) if detail else []
+
+    def version(self, table: str) -> int:
+        """The latest table version."""
+        self._require(table)
+        row = self._delta_table(table).history(1).select("version").first()
+        return int(row[0]) if row else 0
+
+    def history(self, table: str) -> list[dict[str, Any]]:
+        """Commit history, newest first (version, timestamp, operation, userMetadata, ...)."""
+        self._require(table)
+        return [row.asDict(recursive=True) for row in self._delta_table(table).history().collect()]
+
+    def check_tables(self, tables: Iterable[str]) -> None:
+        """Every table of ``tables`` that exists can be read (its log, version and schema): run by a job before its
+        first write, so that a warehouse it cannot reach (an object store without its connector or credentials) or
+        a table whose log is corrupt stops the run at once with one line, before any other table was written.
+
+        Raises:
+            StorageError: naming the first table that cannot be read and the first line of the reason.
+        """
+        for table in tables:
+            try:
+                if self.exists(table):
+                    self.version(table)
+                    self.schema(table)
+            except AuditError:
+                raise
+            except Exception as error:  # any error of Delta, the JVM or the file system
+                raise StorageError(f"{self.path(table)}: cannot read the table: {first_line(error)}") from error
+
+    # ---- reads ---------------------------------------------------------------------------------------------------
+
+    def read(self, table: str, *, version: int | None = None, timestamp: datetime | None = None) -> DataFrame:
+        """The latest snapshot, or the one at ``version`` / as of ``timestamp`` (Delta's time travel)."""
+        self._require(table)
+        reader = self.spark.read.format("delta")
+        if version is not None:
+            reader = reader.option("versionAsOf", version)
+        if timestamp is not None:
+            ts = timestamp if timestamp.tzinfo else timestamp.replace(tzinfo=UTC)
+            reader = reader.option("timestampAsOf", ts.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f"))
+        try:
+            return reader.load(self.path(table))
+        except (PySparkException, Py4JJavaError) as error:
+            raise StorageError(f"{table}: {first_line(error)}") from error
+
+    def rows_per_partition(self, table: str, column: str, *, version: int | None = None) -> dict[str, int] | None:
+        """The row count per value of the partition ``column`` when the store can tell without a Spark job; None
+        here: the caller counts the rows."""
+        return None
+
+    def partition_files(self, table: str, column: str, *, version: int | None = None) -> dict[str, list[str]] | None:
+        """The Parquet files of each partition value when the store lists them itself; None here: the caller reads
+        the table with Spark."""
+        return None
+
+    # ---- writes --------------------------------------------------------------------------------------------------
+
+    def ensure(self, table: str, schema: StructType, partition_by: Sequence[str] = ()) -> None:
+        """Create the table if missing (a concurrent creator of the same table is not an error); otherwise check it
+        has this schema and partitioning."""
+        if not self.exists(table):
+            self._create(table, schema, partition_by)
+        check_same_schema(table, expected=self.schema(table), actual=schema)
+        if list(self.partition_columns(table)) != list(partition_by):
+            raise SchemaMismatchError(
+                f"table {table} is partitioned by {self.partition_columns(table)}, expected {list(partition_by)}"
+            )
+
+    def _create(self, table: str, schema: StructType, partition_by: Sequence[str]) -> None:
+        from delta.tables import DeltaTable
+
+        builder = DeltaTable.createIfNotExists(self.spark).location(self.path(table)).addColumns(schema)
+        if partition_by:
+            builder = builder.partitionedBy(*partition_by)
+        for key, value in TABLE_PROPERTIES.items():
+            builder = builder.property(key, value)
+        try:
+            builder.execute()
+        except (PySparkException, Py4JJavaError) as error:
+            # two first runs on a fresh warehouse: the other one created it first
+            if not (_is(error, _ALREADY_EXISTS + _CONFLICTS) and self.exists(table)):
+                raise StorageError(f"{table}: cannot create the table: {first_line(error)}") from error
+
+    def append(
+        self, table: str, df: DataFrame, *, read_version: int | None = None, txn: tuple[str, int] | None = None
+    ) -> int:
+        """Add the rows of ``df``; returns the table version this write committed.
+
+        With ``read_version`` the commit is made only if the table is still at that version (the rows were decided
+        from it); otherwise ConcurrentCommitError is raised and nothing is committed. With ``txn`` (an application
+        id and a version) Delta skips the write when that transaction was committed already: a re-run of the same
+        work adds nothing (the version returned is then the table's latest).
+        """
+        return self._write(table, df, mode="append", read_version=read_version, txn=txn)
+
+    def overwrite(self, table: str, df: DataFrame) -> int:
+        """Replace the whole content with ``df``; returns the table version this write committed."""
+        return self._write(table, df, mode="overwrite")
+
+    def replace_partitions(
+        self, table: str, df: DataFrame, where: PartitionPredicate, *, read_version: int | None = None
+    ) -> int:
+        """Replace exactly the partitions matching ``where`` with ``df`` (``replaceWhere``).
+
+        Every row of ``df`` must fall inside ``where`` (Delta checks it); otherwise nothing is written and
+        StorageError is raised. Re-running with the same data leaves the content unchanged (idempotent re-runs).
+        ``read_version`` as for :meth:`append`.
+        """
+        check_predicate(table, where, self.partition_columns(table))
+        predicate = " AND ".join(
+            f"`{column}` IN ({', '.join(_sql_literal(v) for v in values)})" for column, values in where.items()
+        )
+        return self._write(table, df, mode="overwrite", replace_where=predicate, read_version=read_version)
+
+    def merge(self, table: str, df: DataFrame, *, keys: Sequence[str], delete_where: Column | None = None) -> int:
+        """``MERGE`` ``df`` into the table on ``keys``: matched rows updated, new rows inserted, and (with
+        ``delete_where``, a condition on the table's rows) rows of the target that ``df`` does not hold and that
+        match ``delete_where`` deleted. One commit; returns its version."""
+        self._require(table)
+        condition = " AND ".join(f"t.`{k}` <=> s.`{k}`" for k in keys)
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            before = self.version(table)
+            builder = (
+                self._delta_table(table)
+                .alias("t")
+                .merge(df.alias("s"), condition)
+                .whenMatchedUpdateAll()
+                .whenNotMatchedInsertAll()
+            )
+            if delete_where is not None:
+                builder = builder.whenNotMatchedBySourceDelete(condition=delete_where)
+            try:
+                builder.execute()
+                return self._committed_after(table, before, operation="MERGE")
+            except (PySparkException, Py4JJavaError) as error:
+                self._raise_unless_conflict(table, error, attempt)
+        raise AssertionError("unreachable")
+
+    def delete(self, table: str, condition: Column) -> int:
+        """Delete the rows matching ``condition`` (one commit); returns the table's version after it."""
+        self._require(table)
+        self._delta_table(table).delete(condition)
+        return self.version(table)
+
+    def undo(self, table: str, version: int) -> int:
+        """Commit the inverse of commit ``version``: the rows it added removed and the rows it removed put back,
+        within the partitions it touched, in one ``replaceWhere`` commit (later commits of others stay).
+
+        For a writer that learns, after committing, that its work duplicates another writer's. Returns the new
+        table version.
+        """
+        partition_by = self.partition_columns(table)
+        after, before = self.read(table, version=version), self.read(table, version=version - 1)
+        added, removed = after.exceptAll(before), before.exceptAll(after)
+        if not partition_by:
+            current = self.read(table)
+            return self.overwrite(table, current.exceptAll(added).unionByName(removed))
+        touched = added.unionByName(removed).select(*partition_by).distinct().collect()
+        if not touched:
+            return self.version(table)
+        where = {c: sorted({str(row[c]) for row in touched}) for c in partition_by}
+        in_scope = F.lit(True)
+        for column, values in where.items():
+            in_scope = in_scope & F.col(column).isin(values)
+        current = self.read(table).filter(in_scope)
+        return self.replace_partitions(table, current.exceptAll(added).unionByName(removed), where)
+
+    def _write(
+        self,
+        table: str,
+        df: DataFrame,
+        *,
+        mode: str,
+        replace_where: str | None = None,
+        read_version: int | None = None,
+        txn: tuple[str, int] | None = None,
+    ) -> int:
+        self._require(table)
+        write_id = uuid.uuid4().hex
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            if read_version is not None and self.version(table) != read_version:
+                raise ConcurrentCommitError(f"{table} changed after version {read_version} (another writer committed)")
+            writer = df.write.format("delta").mode(mode).option("userMetadata", write_id)
+            if replace_where is not None:
+                writer = writer.option("replaceWhere", replace_where)
+            if txn is not None:
+                writer = writer.option("txnAppId", txn[0]).option("txnVersion", str(txn[1]))
+            try:
+                writer.save(self.path(table))
+            except (PySparkException, Py4JJavaError) as error:
+                if read_version is not None and _is(error, _CONFLICTS):
+                    raise ConcurrentCommitError(f"{table}: another writer committed first") from error
+                self._raise_unless_conflict(table, error, attempt)
+                continue
+            return self._own_version(table, write_id)
+        raise AssertionError("unreachable")
+
+    def _raise_unless_conflict(self, table: str, error: Exception, attempt: int) -> None:
+        """A lost commit race is retried (after a short pause) up to ``WRITE_ATTEMPTS``; anything else, or a race
+        lost every time, is a one-line StorageError."""
+        if _is(error, _SCHEMA_ERRORS):
+            raise SchemaMismatchError(f"schema mismatch writing {table}: {first_line(error)}") from error
+        if not _is(error, _CONFLICTS):
+            raise StorageError(f"{table}: {first_line(error)}") from error
+        if attempt == WRITE_ATTEMPTS:
+            raise ConcurrentCommitError(
+                f"{table}: other writers kept committing to the same partitions ({first_line(error)}); run again"
+            ) from error
+        log.info("  %s: lost a commit race to another writer, trying again (%d)", table, attempt)
+        time.sleep(0.2 * attempt)
+
+    def _own_version(self, table: str, write_id: str) -> int:
+        """The version of the commit whose ``userMetadata`` is ``write_id``; the latest when there is none (a write
+        Delta skipped for its transaction identifier)."""
+        for limit in (8, None):
+            history = self._delta_table(table).history(limit) if limit else self._delta_table(table).history()
+            for row in history.select("version", "userMetadata").collect():
+                if row["userMetadata"] == write_id:
+                    return int(row["version"])
+        return self.version(table)
+
+    def _committed_after(self, table: str, before: int, *, operation: str) -> int:
+        """The first commit of ``operation`` after version ``before`` (a MERGE has no userMetadata option)."""
+        rows = self._delta_table(table).history(8).select("version", "operation").collect()
+        mine = [int(r["version"]) for r in rows if int(r["version"]) > before and r["operation"] == operation]
+        return min(mine) if mine else self.version(table)
+
+
+def open_store(spark: SparkSession, warehouse: str) -> DeltaStore:
+    """The table store of a warehouse; a session without Delta Lake's jars is a one-line usage error."""
+    if not delta_available(spark):
+        from jobs.session import DELTA_PACKAGE
+
+        raise UsageError(
+            f"Delta Lake's jars are not on this session's classpath: run `make setup`, or give spark-submit "
+            f"--packages {DELTA_PACKAGE}"
+        )
+    return DeltaStore(spark, warehouse)
+
+
+def first_line(error: BaseException) -> str:
+    """The first non-empty line of an error's text (a Java error carries its whole trace), at most 300 characters."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = lines[0] if lines else type(error).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def check_same_schema(table: str, *, expected: StructType, actual: StructType) -> None:
+    """Raise SchemaMismatchError unless both schemas have the same column names and types.
+
+    For a table found in the warehouse (written by an older release of the tool, or by someone else): Delta's own
+    schema enforcement judges each write. Nullability and column order are not compared.
+    """
+    want = {f.name: f.dataType for f in expected.fields}
+    got = {f.name: f.dataType for f in actual.fields}
+    problems: list[str] = []
+    missing = [n for n in want if n not in got]
+    extra = [n for n in got if n not in want]
+    if missing:
+        problems.append("missing columns " + ", ".join(missing))
+    if extra:
+        problems.append("unexpected columns " + ", ".join(extra))
+    for name, dtype in want.items():
+        if name in got and got[name] != dtype:
+            problems.append(f"column {name} is {got[name].simpleString()}, table has {dtype.simpleString()}")
+    if problems:
+        raise SchemaMismatchError(f"schema mismatch writing {table}: " + "; ".join(problems))
+
+
+def check_predicate(table: str, where: PartitionPredicate, partition_by: Sequence[str]) -> None:
+    """A replaceWhere predicate may only name partition columns and must list at least one value each."""
+    if not where:
+        raise StorageError(f"replace_partitions on {table} needs a predicate")
+    for column, values in where.items():
+        if column not in partition_by:
+            raise StorageError(f"replace_partitions on {table}: {column} is not a partition column")
+        if not values:
+            raise StorageError(f"replace_partitions on {table}: no values given for {column}")
+
+
+def _is(error: BaseException, markers: Sequence[str]) -> bool:
+    text = f"{type(error).__name__} {error}"
+    return any(marker in text for marker in markers)
+
+
+def _sql_literal(value: object) -> str:
+    # Partition values are strings here; quote them the way Spark SQL reads string literals.
+    text = str(value).replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{text}'"
