@@ -148,9 +148,9 @@ def test_values_sources_and_remediation_follow_precedence(spark: SparkSession, r
     assert _change(broker1) == ("BROKER", "", "dynamic", "SET", "log.segment.bytes", "3145728")
     # broker 2's per-broker override hides its valid static value: the fix deletes the override
     assert broker2["remediation"] == (
-        "kafka-configs.sh --bootstrap-server <bootstrap> --alter --entity-type brokers --entity-name 2 "
-        "--delete-config log.segment.bytes (the override is removed; 4194304 from STATIC_BROKER_CONFIG applies "
-        "and passes)"
+        "kafka-configs.sh --bootstrap-server '<bootstrap>' --alter --entity-type brokers --entity-name 2 "
+        "--delete-config log.segment.bytes  # the override is removed, and 4194304 from STATIC_BROKER_CONFIG "
+        "applies and passes"
     )
     assert _change(broker2) == ("BROKER", "2", "dynamic", "DELETE", "log.segment.bytes", None)
     topic = rows[("TOPIC", "t1", "min.insync.replicas", "topic-min-isr-not-above-rf")]

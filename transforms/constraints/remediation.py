@@ -5,6 +5,11 @@ fix as one ``REMEDIATION_CHANGE`` struct (``schemas.violations``) — a DELETE, 
 neither is known — and ``remediation_text()`` the fix as text, never NULL. Its commands use
 ``BOOTSTRAP_PLACEHOLDER`` (``<bootstrap>``) in place of the cluster's bootstrap servers.
 
+Names and values come from the metadata log and the catalogs, so they are hostile input: a group named
+``pay$(touch x)`` must not run anything when its fix is pasted into a shell. Every name and value of a command is
+one word through :func:`shell_quoted` (POSIX single quotes, as ``shlex.quote``), and what is not a command — notes,
+a server.properties edit, a command still holding a placeholder — is a ``#`` comment without line breaks.
+
 ``remediation_change`` and ``remediation_text`` read a ``fix_value`` column: select ``fix_value()`` into it
 first (computing it once keeps the generated expressions small).
 
@@ -45,11 +50,12 @@ from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import AlterConfigOpType, ConfigSource, ResourceType
 
-__all__ = ["BOOTSTRAP_PLACEHOLDER", "fix_value", "remediation_change", "remediation_text"]
+__all__ = ["BOOTSTRAP_PLACEHOLDER", "fix_value", "remediation_change", "remediation_text", "shell_quoted"]
 
 BOOTSTRAP_PLACEHOLDER: Final = "<bootstrap>"
 VALUE_PLACEHOLDER: Final = "<valid value>"
-_KAFKA_CONFIGS: Final = f"kafka-configs.sh --bootstrap-server {BOOTSTRAP_PLACEHOLDER} --alter "
+# the placeholder is quoted like every other word: unedited, the command cannot read a file named `bootstrap`
+_KAFKA_CONFIGS: Final = f"kafka-configs.sh --bootstrap-server '{BOOTSTRAP_PLACEHOLDER}' --alter "
 
 
 def fix_value() -> Column:
@@ -78,9 +84,34 @@ def _deletes() -> Column:
     return F.coalesce(F.col("fallback_ok"), F.lit(False))
 
 
+def shell_quoted(word: Column) -> Column:
+    """``word`` as one POSIX shell word, the way Python's ``shlex.quote`` writes it.
+
+    A word made only of characters no shell treats specially (``[A-Za-z0-9_@%+=:,./-]``) is kept as it is; any
+    other word, the empty one included, is put in single quotes, each ``'`` in it written ``'"'"'`` (close, a
+    double-quoted ``'``, reopen). Inside single quotes a POSIX shell expands nothing (``$(...)``, backticks, ``;``,
+    line breaks are plain characters), so the word reaches the command unchanged. NULL stays NULL. Every name and
+    value of a generated command goes through this function.
+    """
+    quoted = F.concat(F.lit("'"), F.replace(word, F.lit("'"), F.lit("'\"'\"'")), F.lit("'"))
+    # \A...\z: Java's `$` would also match before a final line break, letting "x\n" through unquoted
+    return F.when(word.rlike(r"\A[A-Za-z0-9_@%+=:,./-]+\z"), word).otherwise(quoted)
+
+
+def _comment(text: Column) -> Column:
+    """``text`` as a shell comment: ``# text`` with line breaks made spaces, so no part of it can start a command
+    line. Its fixed words carry no shell syntax and its values are quoted, so a shell that does not read ``#`` as a
+    comment (zsh without ``interactivecomments``) passes them as plain words."""
+    return F.concat(F.lit("# "), F.regexp_replace(text, r"[\r\n]", " "))
+
+
 def _config_value(value: Column) -> Column:
     """kafka-configs.sh needs square brackets around a value that contains commas."""
     return F.when(value.contains(","), F.concat(F.lit("["), value, F.lit("]"))).otherwise(value)
+
+
+def _entity(kind: str, name: Column) -> Column:
+    return F.concat(F.lit(f"--entity-type {kind} --entity-name "), shell_quoted(name), F.lit(" "))
 
 
 def _client_entity(name: Column) -> Column:
@@ -91,10 +122,10 @@ def _client_entity(name: Column) -> Column:
     has_client = name.rlike(r"(^|,)client-id=")
 
     def part(kind: str, entity: Column, present: Column) -> Column:
-        named = F.when(entity == "<default>", F.lit("--entity-default")).otherwise(
-            F.concat(F.lit("--entity-name "), entity)
+        named = F.when(entity == "<default>", F.lit(f"--entity-type {kind} --entity-default ")).otherwise(
+            _entity(kind, entity)
         )
-        return F.when(present, F.concat(F.lit(f"--entity-type {kind} "), named, F.lit(" "))).otherwise(F.lit(""))
+        return F.when(present, named).otherwise(F.lit(""))
 
     return F.concat(part("users", user, has_user), part("clients", client, has_client))
 
@@ -133,17 +164,24 @@ def remediation_change() -> Column:
 
 
 def remediation_text() -> Column:
-    """A copy-paste fix: a kafka-configs.sh command at the right scope, or a server.properties change."""
+    """A copy-paste fix: a kafka-configs.sh command at the right scope, or a server.properties change.
+
+    The text is one shell line: the command, every name and value in it through :func:`shell_quoted`, then its
+    notes as a ``#`` comment. A fix a shell must not run as it stands — a server.properties edit, a command whose
+    value is the ``<valid value>`` placeholder — is a comment as a whole. ``<bootstrap>`` is quoted too: running
+    the command unedited fails to connect, it never reads a file named ``bootstrap``.
+    """
     key = F.col("config_name")
+    has_value = F.col("fix_value").isNotNull()
     value = F.coalesce(F.col("fix_value"), F.lit(VALUE_PLACEHOLDER))
     deletes = _deletes()
-    add = F.concat(F.lit("--add-config "), key, F.lit("="), _config_value(value))
-    fallback = F.when(
-        F.col("fallback_value").isNotNull(),
-        F.concat(F.lit(" "), F.col("fallback_value"), F.lit(" from "), F.col("fallback_source")),
-    ).otherwise(F.lit(" the value below it"))
-    delete = F.concat(
-        F.lit("--delete-config "), key, F.lit(" (the override is removed;"), fallback, F.lit(" applies and passes)")
+    add = F.concat(F.lit("--add-config "), shell_quoted(F.concat(key, F.lit("="), _config_value(value))))
+    delete = F.concat(F.lit("--delete-config "), shell_quoted(key))
+    fallback = F.concat_ws(" ", shell_quoted(F.col("fallback_value")), F.lit("from"), F.col("fallback_source"))
+    deleted_note = F.concat(
+        F.lit("the override is removed, and "),
+        F.when(F.col("fallback_value").isNotNull(), fallback).otherwise(F.lit("the value below it")),
+        F.lit(" applies and passes"),
     )
     name = F.col("resource_name")
     rtype = F.col("resource_type")
@@ -153,72 +191,60 @@ def remediation_text() -> Column:
         return F.concat(F.lit(_KAFKA_CONFIGS), entity, F.when(deletes, delete).otherwise(add))
 
     broker_entity = F.when(entity_default, F.lit("--entity-type brokers --entity-default ")).otherwise(
-        F.concat(F.lit("--entity-type brokers --entity-name "), name, F.lit(" "))
+        _entity("brokers", name)
     )
-    node_override_note = F.concat(
-        F.lit(" (this per-broker dynamic value overrides the cluster default and server.properties; if those are"),
-        F.lit(" valid, remove it instead with --delete-config "),
-        key,
-        F.lit(")"),
+    node_override_note = F.when(
+        (F.col("value_source") == ConfigSource.DYNAMIC_BROKER_CONFIG) & ~deletes & F.col("fallback_ok").isNull(),
+        F.concat(
+            F.lit("this per-broker dynamic value overrides the cluster default and server.properties, if those are"),
+            F.lit(" valid remove it instead with --delete-config "),
+            shell_quoted(key),
+        ),
     )
-    fails_too = F.concat(
-        F.lit(" (deleting the override instead would fall back to"),
-        F.when(
-            F.col("fallback_value").isNotNull(),
-            F.concat(
-                F.lit(" "),
-                F.col("fallback_value"),
-                F.lit(" from "),
-                F.col("fallback_source"),
-                F.lit(", which does not pass either)"),
-            ),
-        ).otherwise(F.lit(" the brokers' values, which do not pass either)")),
+    fails_too = F.when(
+        F.col("fallback_ok") == F.lit(False),
+        F.concat(
+            F.lit("deleting the override instead would fall back to "),
+            F.when(F.col("fallback_value").isNotNull(), fallback).otherwise(F.lit("the values of the brokers")),
+            F.lit(", which does not pass either"),
+        ),
     )
     static_fix = F.concat(
         F.lit("set "),
-        key,
-        F.lit("="),
-        value,
+        shell_quoted(F.concat(key, F.lit("="), value)),
         F.lit(" in server.properties of broker "),
-        name,
-        F.lit(" and restart it (rolling restart); "),
-        key,
+        shell_quoted(name),
+        F.lit(" and restart it with a rolling restart, "),
+        shell_quoted(key),
         F.lit(" is read-only and cannot be changed dynamically"),
     )
-    broker_fix = (
-        F.when(layer == "static", static_fix)
-        .when(
-            (F.col("value_source") == ConfigSource.DYNAMIC_BROKER_CONFIG) & ~deletes & F.col("fallback_ok").isNull(),
-            F.concat(command(broker_entity), node_override_note),
+    fix = (
+        F.when(
+            rtype == ResourceType.BROKER,
+            F.when(layer == "static", _comment(static_fix)).otherwise(command(broker_entity)),
         )
-        .otherwise(command(broker_entity))
-    )
-    text = (
-        F.when(rtype == ResourceType.BROKER, broker_fix)
-        .when(
-            rtype.isin(ResourceType.TOPIC, ResourceType.CONTROLLER_TOPIC),
-            command(F.concat(F.lit("--entity-type topics --entity-name "), name, F.lit(" "))),
-        )
-        .when(
-            rtype == ResourceType.GROUP,
-            command(F.concat(F.lit("--entity-type groups --entity-name "), name, F.lit(" "))),
-        )
-        .when(
-            rtype == ResourceType.CLIENT_METRICS,
-            command(F.concat(F.lit("--entity-type client-metrics --entity-name "), name, F.lit(" "))),
-        )
+        .when(rtype.isin(ResourceType.TOPIC, ResourceType.CONTROLLER_TOPIC), command(_entity("topics", name)))
+        .when(rtype == ResourceType.GROUP, command(_entity("groups", name)))
+        .when(rtype == ResourceType.CLIENT_METRICS, command(_entity("client-metrics", name)))
         .when(rtype == ResourceType.CLIENT, command(_client_entity(name)))
-        .otherwise(F.concat(F.lit("change "), key, F.lit(" to "), value))
+        .otherwise(_comment(F.concat(F.lit("change "), shell_quoted(key), F.lit(" to "), shell_quoted(value))))
     )
-    text = F.concat(text, F.when(F.col("fallback_ok") == F.lit(False), fails_too).otherwise(F.lit("")))
-    unknown_expr_fix = (F.col("constraint_kind") == "expr") & F.col("fix_value").isNull()
-    expr_text = F.concat(
-        F.lit("change "),
-        F.coalesce(F.col("rule_configs_text"), key),
-        F.lit(" so that `"),
-        F.col("expr_text"),
-        F.lit("` holds (no single value follows from the expression), e.g. "),
-        text,
+    # a placeholder value must be edited before the command runs: the command is written as a comment
+    fix = F.when(deletes | has_value | fix.startswith("#"), fix).otherwise(
+        _comment(F.concat(F.lit("replace the placeholder value, then run: "), fix))
     )
-    hint = F.when(F.col("remediation_hint").isNotNull(), F.concat(F.lit(". Hint: "), F.col("remediation_hint")))
-    return F.concat(F.when(unknown_expr_fix, expr_text).otherwise(text), F.coalesce(hint, F.lit("")))
+    unknown_expr_note = F.when(
+        (F.col("constraint_kind") == "expr") & ~has_value,
+        F.concat(
+            F.lit("change "),
+            F.coalesce(F.col("rule_configs_text"), key),
+            F.lit(" so that "),
+            shell_quoted(F.col("expr_text")),
+            F.lit(" holds, no single value follows from the expression"),
+        ),
+    )
+    hint = F.when(
+        F.col("remediation_hint").isNotNull(), F.concat(F.lit("hint: "), shell_quoted(F.col("remediation_hint")))
+    )
+    notes = F.concat_ws(". ", unknown_expr_note, F.when(deletes, deleted_note), node_override_note, fails_too, hint)
+    return F.concat(fix, F.when(notes != "", F.concat(F.lit("  "), _comment(notes))).otherwise(F.lit("")))

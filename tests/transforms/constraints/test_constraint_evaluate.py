@@ -3,6 +3,7 @@ new_at_target, the VIOLATIONS schema, and every-level evaluation for highest_saf
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -153,10 +154,8 @@ def test_kip1294_example_is_reported_on_the_broker_with_message_and_remediation(
     )
     kip = next(r for r in rows if r.constraint_id == "broker-log-segment-bytes-3mib" and r.resource_name == "1")
     assert kip.message == "log.segment.bytes=1048576 is below the minimum 3145728 required from 4.4-IV1 (KIP-1294)"
-    assert kip.remediation == (
-        "kafka-configs.sh --bootstrap-server <bootstrap> --alter --entity-type brokers --entity-default "
-        "--add-config log.segment.bytes=3145728"
-    )
+    fix = ["--entity-type", "brokers", "--entity-default", "--add-config", "log.segment.bytes=3145728"]
+    assert kip.remediation == shlex.join(["kafka-configs.sh", "--bootstrap-server", "<bootstrap>", "--alter", *fix])
     assert kip.remediation_change.asDict() == {
         "resource_type": "BROKER",
         "resource_name": "",

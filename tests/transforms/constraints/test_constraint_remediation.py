@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pyspark.sql import functions as F
 
-from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
+from transforms.constraints.remediation import fix_value, remediation_change, remediation_text, shell_quoted
 
 pytestmark = pytest.mark.spark
 
-BASE = "kafka-configs.sh --bootstrap-server <bootstrap> --alter "
+# The expected texts are written with shlex.quote, an implementation independent of the code under test.
+q = shlex.quote
+BASE = " ".join(q(word) for word in ("kafka-configs.sh", "--bootstrap-server", "<bootstrap>", "--alter")) + " "
+PLACEHOLDER = "# replace the placeholder value, then run: "
 
 # (id, resource_type, resource_name, config_name, value_source, scope, expected text, expected (name, layer))
 CASES: list[tuple[str, str, str, str, str, str | None, str, tuple[str, str] | None]] = [
@@ -52,7 +60,7 @@ CASES: list[tuple[str, str, str, str, str, str | None, str, tuple[str, str] | No
         "log.retention.hours",
         "STATIC_BROKER_CONFIG",
         "read-only",
-        "set log.retention.hours=3145728 in server.properties of broker 3 and restart it (rolling restart); "
+        "# set log.retention.hours=3145728 in server.properties of broker 3 and restart it with a rolling restart, "
         "log.retention.hours is read-only and cannot be changed dynamically",
         ("3", "static"),
     ),
@@ -63,7 +71,7 @@ CASES: list[tuple[str, str, str, str, str, str | None, str, tuple[str, str] | No
         "x.y",
         "DEFAULT_CONFIG",
         None,
-        "set x.y=3145728 in server.properties of broker 3 and restart it (rolling restart); "
+        "# set x.y=3145728 in server.properties of broker 3 and restart it with a rolling restart, "
         "x.y is read-only and cannot be changed dynamically",
         ("3", "static"),
     ),
@@ -74,9 +82,10 @@ CASES: list[tuple[str, str, str, str, str, str | None, str, tuple[str, str] | No
         "log.segment.bytes",
         "DYNAMIC_BROKER_CONFIG",
         "cluster-wide",
-        BASE + "--entity-type brokers --entity-name 4 --add-config log.segment.bytes=3145728 (this per-broker dynamic "
-        "value overrides the cluster default and server.properties; if those are valid, remove it instead with "
-        "--delete-config log.segment.bytes)",
+        BASE
+        + "--entity-type brokers --entity-name 4 --add-config log.segment.bytes=3145728  # this per-broker dynamic "
+        "value overrides the cluster default and server.properties, if those are valid remove it instead with "
+        "--delete-config log.segment.bytes",
         ("4", "dynamic"),
     ),
     (
@@ -188,8 +197,8 @@ DELETES = [
             fallback_value="4194304",
             fallback_source="STATIC_BROKER_CONFIG",
         ),
-        BASE + "--entity-type brokers --entity-name 2 --delete-config log.segment.bytes (the override is removed; "
-        "4194304 from STATIC_BROKER_CONFIG applies and passes)",
+        BASE + "--entity-type brokers --entity-name 2 --delete-config log.segment.bytes  # the override is removed, "
+        "and 4194304 from STATIC_BROKER_CONFIG applies and passes",
         ("2", "dynamic", "DELETE", None),
     ),
     (
@@ -205,15 +214,15 @@ DELETES = [
             fallback_value="1073741824",
             fallback_source="DEFAULT_CONFIG",
         ),
-        BASE + "--entity-type brokers --entity-default --delete-config log.segment.bytes (the override is removed; "
-        "1073741824 from DEFAULT_CONFIG applies and passes)",
+        BASE + "--entity-type brokers --entity-default --delete-config log.segment.bytes  # the override is removed, "
+        "and 1073741824 from DEFAULT_CONFIG applies and passes",
         ("", "dynamic", "DELETE", None),
     ),
     (
         "delete-topic-override-views-differ",
         _row("", "TOPIC", "t", "segment.bytes", "DYNAMIC_TOPIC_CONFIG", None, fallback_ok=True),
-        BASE + "--entity-type topics --entity-name t --delete-config segment.bytes (the override is removed; "
-        "the value below it applies and passes)",
+        BASE + "--entity-type topics --entity-name t --delete-config segment.bytes  # the override is removed, "
+        "and the value below it applies and passes",
         ("t", "dynamic", "DELETE", None),
     ),
     (
@@ -229,8 +238,8 @@ DELETES = [
             fallback_value="1000",
             fallback_source="STATIC_BROKER_CONFIG",
         ),
-        BASE + "--entity-type brokers --entity-name 2 --add-config log.segment.bytes=3145728 (deleting the "
-        "override instead would fall back to 1000 from STATIC_BROKER_CONFIG, which does not pass either)",
+        BASE + "--entity-type brokers --entity-name 2 --add-config log.segment.bytes=3145728  # deleting the "
+        "override instead would fall back to 1000 from STATIC_BROKER_CONFIG, which does not pass either",
         ("2", "dynamic", "SET", "3145728"),
     ),
     (
@@ -252,9 +261,13 @@ DELETES = [
             expr_text="cfg['a'] < cfg['b'] or x",
             rule_configs_text="a, b",
         ),
-        "change a, b so that `cfg['a'] < cfg['b'] or x` holds (no single value follows from the expression), e.g. "
+        PLACEHOLDER
         + BASE
-        + "--entity-type topics --entity-name t1 --add-config a=<valid value>",
+        + "--entity-type topics --entity-name t1 --add-config "
+        + q("a=<valid value>")
+        + "  # change a, b so that "
+        + q("cfg['a'] < cfg['b'] or x")
+        + " holds, no single value follows from the expression",
         None,
     ),
 ]
@@ -353,15 +366,19 @@ def test_remediation_scope_follows_source_and_dynamic_scope(
 
 def test_list_fix_keeps_allowed_elements_and_brackets_the_value(remediations: dict[str, Any]) -> None:
     row = remediations["list-value-in-brackets"]
-    assert row.text.endswith("--add-config cleanup.policy=[compact,delete]")
+    assert row.text.endswith("--add-config " + q("cleanup.policy=[compact,delete]"))
     assert row.change.value == "compact,delete"
 
 
 def test_without_a_concrete_value_a_placeholder_and_no_structured_change(remediations: dict[str, Any]) -> None:
     row = remediations["no-obvious-value"]
-    assert (
-        row.text
-        == BASE + "--entity-type topics --entity-name t --add-config k=<valid value>. Hint: Ask the platform team"
+    assert row.text == (
+        PLACEHOLDER
+        + BASE
+        + "--entity-type topics --entity-name t --add-config "
+        + q("k=<valid value>")
+        + "  # hint: "
+        + q("Ask the platform team")
     )
     assert row.change is None
 
@@ -388,3 +405,165 @@ def test_fix_value_of_an_expression_is_its_derived_fix(spark: Any) -> None:
         F.lit(None).cast("array<string>").alias("rule_values"),
     )
     assert [r.v for r in df.select(fix_value().alias("v")).collect()] == [None, "3"]
+
+
+# Names and values as the metadata log can hold them: each must reach kafka-configs.sh as one unchanged argument.
+HOSTILE: dict[str, str] = {
+    "command-substitution": "pay$(touch PWNED)",
+    "backticks": "pay`touch PWNED`",
+    "semicolon": "pay; touch PWNED",
+    "quotes": "it's \"quoted\" ''",
+    "line-break": "line1\ntouch PWNED",
+    "trailing-line-break": "pay\n",
+    "carriage-return": "pay\r; touch PWNED",
+    "spaces": "  two  spaces ",
+    "empty": "",
+    "unicode": "zahlungen-ünïcødé-名前",
+    "glob-tilde-history": "~/* !! {a,b}",
+    "comment-sign": "#pay",
+    "option-like": "--delete-config",
+}
+KAFKA_CONFIGS = ["kafka-configs.sh", "--bootstrap-server", "<bootstrap>", "--alter"]
+CLIENT_APP = ["--entity-type", "clients", "--entity-name", "app"]
+GROUP_KEY = "consumer.session.timeout.ms"
+
+
+def _hostile_cases(text: str) -> list[tuple[tuple[Any, ...], list[str]]]:
+    """(input row, the argv the command must pass) for one hostile string in each place a command puts one."""
+    min_rule = {"constraint_kind": "min", "code": "BELOW_MIN"}
+    bracketed = f"[{text}]" if "," in text else text  # Kafka's ConfigCommand syntax for a value with commas
+    user = text.replace(",", "")  # a client entity's name separates its parts with commas
+    return [
+        (
+            _row(
+                "topic",
+                "TOPIC",
+                text,
+                "k",
+                "DYNAMIC_TOPIC_CONFIG",
+                None,
+                rule_bound_a=text + ",x",
+                remediation_hint=text,
+            ),
+            [*KAFKA_CONFIGS, "--entity-type", "topics", "--entity-name", text, "--add-config", f"k=[{text},x]"],
+        ),
+        (
+            _row(
+                "group-delete",
+                "GROUP",
+                text,
+                GROUP_KEY,
+                "DYNAMIC_GROUP_CONFIG",
+                None,
+                fallback_ok=True,
+                fallback_value=text,
+                fallback_source="DEFAULT_CONFIG",
+            ),
+            [*KAFKA_CONFIGS, "--entity-type", "groups", "--entity-name", text, "--delete-config", GROUP_KEY],
+        ),
+        (
+            _row(
+                "client", "CLIENT", f"user={user},client-id=app", "k", "DYNAMIC_CLIENT_CONFIG", None, rule_bound_a="1"
+            ),
+            [*KAFKA_CONFIGS, "--entity-type", "users", "--entity-name", user, *CLIENT_APP, "--add-config", "k=1"],
+        ),
+        (
+            _row(
+                "broker-key", "BROKER", "1", text, "DYNAMIC_BROKER_CONFIG", "per-broker", rule_bound_a="3", **min_rule
+            ),
+            [*KAFKA_CONFIGS, "--entity-type", "brokers", "--entity-name", "1", "--add-config", f"{text}=3"],
+        ),
+        (
+            _row(
+                "metrics",
+                "CLIENT_METRICS",
+                text,
+                "interval.ms",
+                "DYNAMIC_CLIENT_METRICS_CONFIG",
+                None,
+                rule_bound_a=text,
+            ),
+            [
+                *KAFKA_CONFIGS,
+                "--entity-type",
+                "client-metrics",
+                "--entity-name",
+                text,
+                "--add-config",
+                f"interval.ms={bracketed}",
+            ],
+        ),
+        (  # a server.properties edit is not a command: nothing runs
+            _row("static", "BROKER", text, text, "STATIC_BROKER_CONFIG", "read-only", rule_bound_a=text),
+            [],
+        ),
+        (  # a placeholder value: the command is a comment until someone edits it
+            _row("placeholder", "TOPIC", text, text, "DYNAMIC_TOPIC_CONFIG", None, **EXPR),
+            [],
+        ),
+    ]
+
+
+@pytest.fixture(scope="module")
+def hostile_commands(spark: Any) -> dict[str, list[tuple[str, list[str]]]]:
+    """Per hostile string: (remediation text, intended argv) of every case."""
+    cases = {name: _hostile_cases(text) for name, text in HOSTILE.items()}
+    rows = [(f"{name}/{i}", *row[1:]) for name, pairs in cases.items() for i, (row, _) in enumerate(pairs)]
+    df = spark.createDataFrame(rows, COLUMNS).select("*", fix_value().alias("fix_value"))
+    texts = {r.case_id: r.text for r in df.select("case_id", remediation_text().alias("text")).collect()}
+    return {name: [(texts[f"{name}/{i}"], argv) for i, (_, argv) in enumerate(pairs)] for name, pairs in cases.items()}
+
+
+STUB = 'kafka-configs.sh() { printf "%s\\0" "$@"; }\n'
+
+
+def _bash(script: str, cwd: Path, *options: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        ["bash", "--norc", "--noprofile", *options],
+        input=script.encode(),
+        cwd=cwd,
+        capture_output=True,
+        timeout=30,
+        check=False,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd.parent), "HISTFILE": "/dev/null"},
+    )
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("name", list(HOSTILE), ids=list(HOSTILE))
+def test_hostile_names_and_values_reach_the_command_as_one_unchanged_argument(
+    hostile_commands: dict[str, list[tuple[str, list[str]]]], name: str, tmp_path: Path
+) -> None:
+    tmp_path = tmp_path / "cwd"  # empty: whatever a text runs by mistake leaves a file here
+    tmp_path.mkdir()
+    for text, argv in hostile_commands[name]:
+        assert shlex.split(text, comments=True) == argv, text
+        assert _bash(text + "\n", tmp_path, "-n").returncode == 0, text
+        ran = _bash(STUB + text + "\n", tmp_path)
+        assert ran.returncode == 0, (text, ran.stderr)
+        printed = ran.stdout.decode().split("\0")[:-1]
+        assert printed == argv[1:], text  # the stub prints the arguments after its own name
+        assert list(tmp_path.iterdir()) == [], text  # nothing the text holds was run
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("name", list(HOSTILE), ids=list(HOSTILE))
+def test_hostile_text_runs_nothing_in_a_shell_that_does_not_read_comments(
+    hostile_commands: dict[str, list[tuple[str, list[str]]]], name: str, tmp_path: Path
+) -> None:
+    tmp_path = tmp_path / "cwd"  # empty: whatever a text runs by mistake leaves a file here
+    tmp_path.mkdir()
+    # zsh's default for interactive shells: `#` is a plain word, so the notes become arguments, never commands
+    for text, argv in hostile_commands[name]:
+        ran = _bash("shopt -u interactive_comments\n" + STUB + text + "\n", tmp_path, "-i")
+        printed = ran.stdout.decode().split("\0")[:-1]
+        # an interactive shell reads a carriage return as a line break; inside quotes it is still one argument
+        assert printed[: len(argv) - 1] == [arg.replace("\r", "\n") for arg in argv[1:]], text
+        assert list(tmp_path.iterdir()) == [], text
+
+
+def test_shell_quoted_leaves_safe_words_and_quotes_the_rest_as_shlex_does(spark: Any) -> None:
+    words = ["orders", "log.segment.bytes=1", "a-b_c:d/e@f%g+h,i", "", "a b", "it's", "x\n", "é", "$HOME", "-"]
+    df = spark.createDataFrame([(w,) for w in words] + [(None,)], "w string")
+    got = [r.q for r in df.select(shell_quoted(F.col("w")).alias("q")).collect()]
+    assert got == [shlex.quote(w) for w in words] + [None]
