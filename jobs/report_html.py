@@ -372,6 +372,15 @@ def _resource(resource_type: str | None, resource_name: str | None, node_id: int
     return text + (f" (broker {node_id})" if node_id is not None and str(node_id) != resource_name else "")
 
 
+# The remediation commands are built from names and values in the audited metadata: a reader pastes them into a
+# shell, so the page says what they are before showing them (docs/contract.md §6.3).
+REVIEW_NOTE = (
+    "Review every remediation command before you run it: it is generated from the audited metadata. Names and values"
+    " are shell-quoted; replace '<bootstrap>' with the cluster's bootstrap servers; text after # is a note, and a"
+    " line that starts with # is not meant to be run as it stands."
+)
+
+
 def _violations(data: ReportData) -> Markup:
     rows = [_violation_row(r) for r in data.violations]
     columns = [("severity", False), ("cluster", False), ("constraint", False), ("resource", False)]
@@ -382,6 +391,7 @@ def _violations(data: ReportData) -> Markup:
         "violations",
         "Violations",
         _capped_note(len(data.violations), data.violations_total, "violations (errors first)"),
+        el("p", {"class": "review-note"}, REVIEW_NOTE) if rows else "",
         _filters(
             "violations-table",
             {"severity": ("severities", severities), "cluster": ("clusters", clusters)},

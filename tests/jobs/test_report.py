@@ -314,6 +314,15 @@ def test_trend_covers_every_run_and_the_violation_table_only_the_reported_one(re
     assert "<code>kafka-configs.sh --bootstrap-server HOST:9092 --alter --entity-type topics</code>" in table.group(0)
 
 
+def test_the_page_says_remediation_commands_are_to_be_reviewed_before_running(rendered: tuple[Path, str]) -> None:
+    _path, page = rendered
+    section = re.search(r'<section id="violations".*?</section>', page, re.S)
+    assert section
+    text = re.sub(r"\s+", " ", section.group(0))
+    assert "Review every remediation command before you run it" in text
+    assert text.index("Review every remediation command") < text.index('<table id="violations-table"')
+
+
 def test_each_violation_says_which_kind_of_rule_fired(rendered: tuple[Path, str]) -> None:
     _path, page = rendered
     table = re.search(r'<table id="violations-table".*?</table>', page, re.S)
