@@ -96,7 +96,7 @@ def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str
         for row in rows:
             name = f"{row['resource_type']} {row['resource_name']} {row['config_name']} [{row['constraint_id']}]"
             case = ET.SubElement(suite, "testcase", classname=f"{cluster}.{row['resource_type']}", name=name)
-            body = f"{row['message']}\nfix: {row.get('remediation') or '-'}"
+            body = f"{row['message']}\nfix (review before running it): {row.get('remediation') or '-'}"
             if row.get("waiver_id"):
                 owner, until = row.get("waiver_owner"), row.get("waiver_expires")
                 waiver = f"waived by {row['waiver_id']} (owner {owner}, until {until})"
