@@ -32,7 +32,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from schemas.constraints import CompiledConstraint, ExprFix
-from transforms.constraints.expressions import EXPR_CHUNK_SIZE, code_segments
+from transforms.constraints.expressions import EXPR_CHUNK_SIZE, caught_string, code_segments
 
 __all__ = ["derive_fix", "expression_fix_columns"]
 
@@ -153,13 +153,15 @@ def derive_fix(expr_sql: str, first_key: str) -> ExprFix | None:
 
 def expression_fix_columns(rules: Sequence[CompiledConstraint], *, chunk_size: int = EXPR_CHUNK_SIZE) -> list[Column]:
     """The fix value (string) of a row's rule (column ``rule_idx``), NULL for rules without a derivable fix: one
-    CASE per chunk of at most ``chunk_size`` rules with a fix, each guarded by its chunk's ``rule_idx`` range.
-    ``coalesce`` the result; build under ANSI off."""
+    CASE per chunk of at most ``chunk_size`` rules with a fix, each guarded by its chunk's ``rule_idx`` range. A fix
+    that raises on a row is NULL there (no fix), not a failed job. ``coalesce`` the result; build under ANSI off."""
     fixed = sorted((rule.rule_idx, rule.expr_fix.value_sql) for rule in rules if rule.expr_fix is not None)
     columns = []  # SQL text parsed once per chunk (see expressions.expression_mask_columns)
     for start in range(0, len(fixed), chunk_size):
         chunk = fixed[start : start + chunk_size]
-        branches = " ".join(f"WHEN {rule_idx} THEN CAST({value_sql} AS STRING)" for rule_idx, value_sql in chunk)
+        branches = " ".join(
+            f"WHEN {rule_idx} THEN {caught_string(f'CAST({value_sql} AS STRING)')}" for rule_idx, value_sql in chunk
+        )
         low, high = chunk[0][0], chunk[-1][0]
         columns.append(F.expr(f"CASE WHEN rule_idx BETWEEN {low} AND {high} THEN CASE rule_idx {branches} END END"))
     return columns or [F.lit(None).cast("string")]

@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
+from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -46,6 +47,16 @@ from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.errors import ConfigError
 from schemas.evaluation import EXPR_CONTEXT_FIELDS
 from schemas.kafka_vocabulary import ResourceType
+from transforms.constraints.expr_limits import (
+    REGEX_ARGUMENTS,
+    Argument,
+    Lambda,
+    NotLiteral,
+    call_problem,
+    regex_problem,
+    shown,
+    size_problem,
+)
 from transforms.constraints.functions import DENIED_FUNCTIONS, function_problem
 from transforms.constraints.sql_text import code_segments, sql_string, without_comments
 
@@ -56,6 +67,8 @@ __all__ = [
     "OUTCOME_NULL",
     "ExpressionSlots",
     "ansi_disabled",
+    "caught_int",
+    "caught_string",
     "cfg_keys_read",
     "code_segments",
     "embedded",
@@ -74,7 +87,10 @@ OUTCOME_FALSE: Final = 1
 OUTCOME_NULL: Final = 2
 EXPR_CHUNK_SIZE: Final = 25  # constraints per generated expression (JIT limit, see ENVIRONMENT.md)
 
-_CAST = re.compile(r"cast\s*\(", re.IGNORECASE)
+# Functions that raise on a value they cannot read, and their try_ variant (same arguments, NULL instead): the data
+# cannot break an expression that calls them.
+TRY_VARIANTS: Final = ("cast", "to_number", "to_binary", "url_decode", "parse_json", "variant_get", "validate_utf8")
+_CAST = re.compile(rf"({'|'.join(TRY_VARIANTS)})\s*\(", re.IGNORECASE)
 _IDENT_CHAR = re.compile(r"[A-Za-z0-9_.$]")
 
 
@@ -85,7 +101,7 @@ def _rewrite_code(code: str, before: str) -> str:
         if prev and _IDENT_CHAR.match(prev):  # try_cast(, my_cast(, x.cast(
             continue
         out.append(code[last : m.start()])
-        out.append("try_cast(")
+        out.append(f"try_{m.group(1).lower()}(")
         last = m.end()
     out.append(code[last:])
     return "".join(out)
@@ -93,7 +109,8 @@ def _rewrite_code(code: str, before: str) -> str:
 
 def rewrite_casts(text: str) -> str:
     """The expression as evaluated: every explicit ``cast(`` outside literals, quoted identifiers and comments
-    rewritten to ``try_cast(``, and every comment replaced by a space (see :func:`without_comments`)."""
+    rewritten to ``try_cast(`` (and ``to_number(``, ``to_binary(``, ... of :data:`TRY_VARIANTS` to their ``try_``
+    variant), and every comment replaced by a space (see :func:`without_comments`)."""
     parts: list[str] = []
     for is_code, segment in code_segments(without_comments(text)):
         before = parts[-1][-1:] if parts else ""
@@ -273,6 +290,99 @@ def parse_tree_problem(spark: SparkSession, expr_sql: str) -> str | None:
             first = _name_parts(node)[0]
             if first.lower() in DENIED_FUNCTIONS:
                 return function_problem(first)
+    return _argument_problem(spark, _tree(nodes, 0)[0])
+
+
+@dataclass(frozen=True)
+class _Node:
+    """One node of Spark's parse tree (toJSON writes it flat, in pre-order, with each node's number of children)."""
+
+    name: str
+    fields: Mapping[str, Any]
+    children: tuple[_Node, ...]
+
+
+def _tree(nodes: Sequence[Mapping[str, Any]], start: int) -> tuple[_Node, int]:
+    # as deep as the expression: expr_limits.size_problem keeps it far below Python's recursion limit
+    node = nodes[start]
+    children, at = [], start + 1
+    for _ in range(int(node.get("num-children", 0))):
+        child, at = _tree(nodes, at)
+        children.append(child)
+    return _Node(str(node.get("class", "")).rsplit(".", 1)[-1], node, tuple(children)), at
+
+
+def _walk(node: _Node) -> Iterator[_Node]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _function_name(node: _Node) -> str:
+    return _name_parts(dict(node.fields))[0].lower() if node.name == "UnresolvedFunction" else ""
+
+
+_INTEGRAL_TYPES: Final = frozenset({"integer", "bigint", "smallint", "tinyint"})
+
+
+def _argument(node: _Node) -> Argument:
+    """An argument as :func:`expr_limits.call_problem` reads it."""
+    if node.name == "Literal":
+        value, data_type = node.fields.get("value"), node.fields.get("dataType")
+        if data_type == "string":
+            return str(value)
+        if data_type in _INTEGRAL_TYPES:
+            return int(str(value))
+        if data_type == "null":
+            return None
+    if node.name == "UnaryMinus" and isinstance(inner := _argument(node.children[0]), int):
+        return -inner
+    if node.name == "LambdaFunction":
+        params = tuple(_name_parts(dict(p.fields))[0] for p in node.children[1:])
+        reads: dict[str, int] = {}
+        for inner_node in _walk(node.children[0]):
+            if inner_node.name == "UnresolvedNamedLambdaVariable":
+                variable = _name_parts(dict(inner_node.fields))[0]
+                reads[variable] = reads.get(variable, 0) + 1
+        return Lambda(params, reads)
+    return NotLiteral(frozenset(_function_name(n) for n in _walk(node)) - {""})
+
+
+def _java_regex_problem(spark: SparkSession, function: str, pattern: str) -> str | None:
+    """What java.util.regex (the regex engine Spark evaluates with) says against a literal pattern."""
+    try:
+        compiled = spark._jvm.java.util.regex.Pattern.compile(pattern)  # type: ignore[union-attr]
+    except (PySparkException, Py4JJavaError) as exc:
+        return f"calls {function}() with pattern {shown(pattern)}, which is not a Java regex: {_first_line(exc)}"
+    if function == "regexp_replace":
+        for probe in ("", "a", "ab 1,-"):
+            matcher = compiled.matcher(probe)
+            while matcher.find():
+                if matcher.start() == matcher.end():
+                    return (
+                        f"calls {function}() with pattern {shown(pattern)}, which matches the empty string and so "
+                        "inserts the replacement between characters"
+                    )
+    return None
+
+
+def _argument_problem(spark: SparkSession, root: _Node) -> str | None:
+    """The first call whose literal arguments may fail or exhaust the run (``expr_limits.call_problem``, regexes
+    compiled by Java), or None."""
+    for node in _walk(root):
+        if node.name == "RLike":
+            function = "rlike"
+        elif node.name == "UnresolvedFunction":
+            function = _function_name(node)
+        else:
+            continue
+        args = [_argument(child) for child in node.children]
+        if (problem := call_problem(function, args)) is not None:
+            return problem
+        for position in REGEX_ARGUMENTS.get(function, ()):
+            pattern = args[position] if position < len(args) else None
+            if isinstance(pattern, str) and (problem := _java_regex_problem(spark, function, pattern)) is not None:
+                return problem
     return None
 
 
@@ -328,6 +438,9 @@ def _validate_batch(rules: Sequence[CompiledConstraint], empty_df: DataFrame) ->
     that is valid alone but breaks the generated statement is refused here, not mid-audit.
     """
     spark = empty_df.sparkSession
+    for rule in rules:  # before Spark's parser sees it: a deep expression overflows its stack
+        if (problem := size_problem(rule.expr_sql or "")) is not None:
+            raise ConfigError(f"{_where(rule)}: expr {problem}")
     suspect = any(_has_double_colon_cast(r.expr_sql or "") for r in rules) or any(
         parse_tree_problem(spark, r.expr_sql or "") is not None for r in rules
     )
@@ -367,10 +480,12 @@ def _validate_regex(rule: CompiledConstraint, spark: SparkSession) -> None:
     try:
         # java.util.regex is what Spark evaluates; Python's `re` accepted it at load time already.
         spark._jvm.java.util.regex.Pattern.compile(check.regex)  # type: ignore[union-attr]
-    except PySparkException as exc:
+    except (PySparkException, Py4JJavaError) as exc:
         raise ConfigError(
             f"{rule.source}: constraint {rule.constraint.id}: regex is not a Java regex: {_first_line(exc)}"
         ) from None
+    if (problem := regex_problem(check.regex)) is not None:
+        raise ConfigError(f"{rule.source}: constraint {rule.constraint.id}: regex {problem}")
 
 
 def validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None:
@@ -446,14 +561,34 @@ def expression_slots(rules: Sequence[CompiledConstraint], *, chunk_size: int = E
     return ExpressionSlots(chunks=tuple(chunks), slot_of=slot_of)
 
 
+def caught_int(int_sql: str) -> str:
+    """``int_sql`` (an INT) evaluated so that an error raised by any part of it gives NULL, not a failed job.
+
+    Spark SQL has no generic ``try``; ``try_add`` of a DATE and an INT is Spark's ``TryEval`` around the addition,
+    which catches every exception its child raises while it is evaluated, the INT's own included (an unclosed regex
+    read from the data, ``element_at(a, 0)``, a duplicate map key, a format the value breaks). ``unix_date`` turns the
+    date back into the INT. ``TryEval`` catches exceptions, not JVM errors: a stack overflow or exhausted memory still
+    fails the task, which is what the load-time limits (``expr_limits``) are for. A test runs a failing expression
+    interpreted and through generated code, so a Spark release that changes ``try_add`` is noticed.
+    """
+    return f"unix_date(try_add(DATE'1970-01-01', {int_sql}))"
+
+
+def caught_string(string_sql: str) -> str:
+    """``string_sql`` (a STRING) evaluated so that an error raised by any part of it gives NULL (``try_to_binary`` is
+    ``TryEval`` around the encoding, as :func:`caught_int`)."""
+    return f"decode(try_to_binary({string_sql}, 'utf-8'), 'utf-8')"
+
+
 def _outcome_sql(rule: CompiledConstraint) -> str:
-    outcome = f"coalesce(CAST(NOT {embedded(rule.expr_sql or '')} AS INT), {OUTCOME_NULL})"
-    if not reads_value(rule.expr_sql or ""):
-        return outcome
-    # ``value`` is the rule's first key's value: bound as a lambda variable, so it means exactly what a column of
-    # that name meant (a lambda of the expression that names its own ``value`` still shadows it).
-    first = sql_string(rule.constraint.keys[0])
-    return f"element_at(transform(array(try_element_at(cfg, {first})), value -> {outcome}), 1)"
+    outcome = f"CAST(NOT {embedded(rule.expr_sql or '')} AS INT)"
+    if reads_value(rule.expr_sql or ""):
+        # ``value`` is the rule's first key's value: bound as a lambda variable, so it means exactly what a column of
+        # that name meant (a lambda of the expression that names its own ``value`` still shadows it).
+        first = sql_string(rule.constraint.keys[0])
+        outcome = f"element_at(transform(array(try_element_at(cfg, {first})), value -> {outcome}), 1)"
+    # an expression that raises on a row is NULL there: "could not evaluate" for that rule, the others go on
+    return f"coalesce({caught_int(outcome)}, {OUTCOME_NULL})"
 
 
 def expression_mask_columns(

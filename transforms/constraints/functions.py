@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from transforms.constraints.expr_limits import size_problem
 from transforms.constraints.sql_text import code_segments
 
 __all__ = [
@@ -103,7 +104,7 @@ DENIED_BY_REASON: Final[dict[str, frozenset[str]]] = {
     "raises on purpose": frozenset({"raise_error", "assert_true"}),
     "is a generator or table-valued function": _names(
         "explode explode_outer inline inline_outer posexplode posexplode_outer stack json_tuple variant_explode "
-        "variant_explode_outer range collations sql_keywords"
+        "variant_explode_outer range collations sql_keywords table_changes table_changes_by_path"
     ),
     "is an aggregate or window function": _names(
         "any any_value approx_count_distinct approx_percentile approx_top_k approx_top_k_accumulate "
@@ -170,8 +171,11 @@ def precheck_functions(text: str) -> str | None:
 
     Conservative in one direction only: it never rejects an allowed call, and what it lets through is checked
     exactly on Spark's parse tree at validation. ``IDENTIFIER(...)`` (a function named at run time) and the words of
-    a subquery are rejected here too.
+    a subquery are rejected here too, and so is an expression too long or too deeply nested for Spark's parser
+    (``expr_limits.size_problem``: one nested thousands deep overflows its stack).
     """
+    if (problem := size_problem(text)) is not None:
+        return problem
     for is_code, segment in code_segments(text):
         if not is_code:
             continue

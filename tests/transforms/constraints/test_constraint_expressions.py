@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -262,4 +263,86 @@ constraints:
         "shadowed": OUTCOME_HOLDS,  # the lambda's own value, not b's
         "both": OUTCOME_HOLDS,  # outside value read inside a lambda
         "quoted": OUTCOME_HOLDS,
+    }
+
+
+def _yaml_expr(expr: str) -> str:
+    return "constraints:\n  - id: rule-x\n    resource: topic\n    configs: [a]\n    expr: " + json.dumps(expr) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("expr", "problem"),
+    [
+        ("(" * 4000 + "value" + ")" * 4000 + " = 'x'", "is 8011 characters long; at most 4000 are allowed"),
+        ("value rlike '(unclosed'", "calls rlike() with pattern '(unclosed', which is not a Java regex: "),
+        ("value regexp cfg['p']", "calls rlike() with a pattern that is not a string literal"),
+        ("regexp_extract(value, 'a(b)', 2) = 'b'", "calls regexp_extract() with group 2, but pattern 'a(b)' has 1"),
+        ("regexp_replace(value, 'x*', 'yy') = ''", "calls regexp_replace() with pattern 'x*', which matches the empty"),
+        (
+            "regexp_replace(regexp_replace(value, '.', 'xx'), '.', 'xx') = ''",
+            "nests regexp_replace() around another replacement",
+        ),
+        ("value rlike '^(a+)+$'", "calls rlike() with a pattern '^(a+)+$' repeats a group that itself repeats"),
+        ("length(format_string('%2000000000s', value)) > 0", "calls format_string() with width 2000000000"),
+        (
+            "aggregate(split(value, ','), '', (acc, x) -> concat(acc, acc)) = ''",
+            "calls aggregate() whose merge function reads its accumulator acc 2 times",
+        ),
+    ],
+    ids=[
+        "nested-4000",
+        "unclosed",
+        "pattern-from-data",
+        "group-beyond",
+        "empty-match",
+        "nested-replace",
+        "catastrophic",
+        "format-width",
+        "aggregate-doubling",
+    ],
+)
+@pytest.mark.spark
+def test_expressions_that_would_fail_or_exhaust_the_run_are_refused_at_load(
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog], expr: str, problem: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        validate_with_spark(compile_yaml(**{"team.yaml": _yaml_expr(expr)}), spark)
+    assert str(info.value).startswith(f"team.yaml: constraint rule-x: expr {problem}")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("codegen", [False, True], ids=["interpreted", "generated-code"])
+@pytest.mark.spark
+def test_an_expression_that_raises_on_a_row_could_not_be_evaluated_and_the_others_still_are(
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog], outcomes_of: Callable[..., dict[str, int]], codegen: bool
+) -> None:
+    # errors Spark raises whatever the ANSI setting: a duplicate map key, index 0, a value to_number cannot read
+    rules = compile_yaml(
+        """
+constraints:
+  - {id: duplicate-key, resource: topic, configs: [a], expr: "str_to_map(cfg['a'])['k'] = '1'"}
+  - {id: index-zero, resource: topic, configs: [a], expr: "element_at(split(cfg['a'], ','), int(cfg['i'])) = 'x'"}
+  - {id: same-index-zero, resource: topic, configs: [a], expr: "element_at(split(cfg['a'], ','), int(cfg['i'])) != ''"}
+  - {id: number, resource: topic, configs: [a], expr: "to_number(cfg['a'], '999') > 1"}
+  - {id: holds, resource: topic, configs: [a], expr: "length(cfg['a']) > 0"}
+  - {id: is-false, resource: topic, configs: [a], expr: "topic.partitions = 4"}
+"""
+    )
+    validate_with_spark(rules, spark)
+    keys = ("spark.sql.codegen.wholeStage", "spark.sql.codegen.factoryMode")
+    previous = {key: spark.conf.get(key) for key in keys}
+    spark.conf.set(keys[0], str(codegen).lower())
+    spark.conf.set(keys[1], "FALLBACK" if codegen else "NO_CODEGEN")
+    try:
+        outcome = outcomes_of(rules, {"a": "k:1,k:2", "i": "0"}, (3, 3, False))
+    finally:
+        for key, value in previous.items():
+            spark.conf.set(key, value)
+    assert outcome == {
+        "duplicate-key": OUTCOME_NULL,
+        "index-zero": OUTCOME_NULL,
+        "same-index-zero": OUTCOME_NULL,
+        "number": OUTCOME_NULL,
+        "holds": OUTCOME_HOLDS,
+        "is-false": OUTCOME_FALSE,
     }
