@@ -31,6 +31,7 @@ used and the row is ``is_assumed`` (an ``ASSUMED_UPGRADE_EFFECT`` finding says w
 
 from __future__ import annotations
 
+import shlex
 from typing import Final
 
 from pyspark.sql import Column, DataFrame
@@ -323,7 +324,9 @@ def _deleted_broker_values(clusters_df: DataFrame, broker_min_isr_df: DataFrame,
 
 
 def _command(target: MetadataVersion) -> str:
-    return f"kafka-features.sh --bootstrap-server <bootstrap> upgrade --release-version {target.name}"
+    # quoted as remediation.shell_quoted quotes (shlex.quote's rules): a shell never reads `<bootstrap>` as a redirect
+    words = ["kafka-features.sh", "--bootstrap-server", "<bootstrap>", "upgrade", "--release-version", target.name]
+    return shlex.join(words)
 
 
 def _intro(target: MetadataVersion) -> Column:
