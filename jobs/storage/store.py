@@ -2,20 +2,24 @@
 
 Writes are Delta Lake's own: appends, partition overwrites with ``replaceWhere`` (idempotent re-runs), ``MERGE``,
 transaction identifiers (``txnAppId`` / ``txnVersion``: a write already committed under its identifier is skipped),
-optimistic concurrency with Delta's conflict detection, schema enforcement. Each write names itself in the commit's
-``userMetadata``, so it returns the version of its own commit even when another writer committed after it.
+optimistic concurrency with Delta's conflict detection, schema enforcement. Each write returns the version of its own
+commit, which Delta records in the session (``spark.databricks.delta.lastCommitVersionInSession``) whatever another
+writer committed since: no history lookup, no Spark job.
 
-Table properties (``TABLE_PROPERTIES``): deletion vectors off, so that every reader (Spark, delta-rs, DuckDB's
-``delta_scan``) reads every table with the plain Parquet files the log lists; a checkpoint every 20 commits (a run
-commits once or twice per table; a checkpoint is a Spark job of its own, and reading up to 20 JSON commits is
-cheap).
+Table properties (``TABLE_PROPERTIES``, given when a table is created): deletion vectors off, so that every reader
+(Spark, delta-rs, DuckDB's ``delta_scan``) reads every table with the plain Parquet files the log lists; a
+checkpoint every 20 commits (a run commits once or twice per table; a checkpoint is a Spark job of its own, and
+reading up to 20 JSON commits is cheap).
+
+What Delta costs, in Spark jobs: a table's creation 2, a blind append 1, and a write that must know the files it
+replaces (``replaceWhere``, ``MERGE``) or a read that lists them also rebuilds the table's state at a new version
+(one job without adaptive execution, three with it). Reading the schema or partition columns (``DESCRIBE``) runs none.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -37,6 +41,8 @@ TABLE_PROPERTIES: dict[str, str] = {
     "delta.enableDeletionVectors": "false",
     "delta.checkpointInterval": "20",
 }
+# Where Delta records the version of the session's last commit.
+LAST_COMMIT = "spark.databricks.delta.lastCommitVersionInSession"
 # What delta-spark registers for format("delta") (its META-INF/services DataSourceRegister entry).
 DELTA_SOURCE = "org.apache.spark.sql.delta.sources.DeltaDataSource"
 # A write that lost a conflict to another writer is tried again this many times (its content decided anew only by
@@ -78,6 +84,7 @@ class DeltaStore:
 
         self.spark = spark
         self.warehouse = warehouse.rstrip("/") if "://" in warehouse else os.path.abspath(warehouse)
+        self._partitioning: dict[str, list[str]] = {}  # a table's partition columns never change
 
     # ---- what is there -------------------------------------------------------------------------------------------
 
@@ -106,16 +113,26 @@ class DeltaStore:
         return self.spark.read.format("delta").load(self.path(table)).schema
 
     def partition_columns(self, table: str) -> list[str]:
-        """The table's partition columns."""
-        self._require(table)
-        detail = self._delta_table(table).detail().select("partitionColumns").first()
-        return list(detail[0]) if detail else []
+        """The table's partition columns, from ``DESCRIBE`` (the table's metadata: no Spark job, unlike
+        ``DeltaTable.detail``, which rebuilds the table's state)."""
+        if table not in self._partitioning:
+            self._require(table)
+            rows = self.spark.sql(f"DESCRIBE TABLE delta.{_quoted(self.path(table))}").collect()
+            names = [str(r["col_name"]) for r in rows]
+            columns: list[str] = []
+            if "# Partition Information" in names:
+                for name in names[names.index("# Partition Information") + 2 :]:
+                    if not name or name.startswith("#"):
+                        break
+                    columns.append(name)
+            self._partitioning[table] = columns
+        return self._partitioning[table]
 
     def version(self, table: str) -> int:
         """The latest table version."""
         self._require(table)
-        row = self._delta_table(table).history(1).select("version").first()
-        return int(row[0]) if row else 0
+        row = self.spark.sql(f"DESCRIBE HISTORY delta.{_quoted(self.path(table))} LIMIT 1").first()
+        return int(row["version"]) if row else 0
 
     def history(self, table: str) -> list[dict[str, Any]]:
         """Commit history, newest first (version, timestamp, operation, userMetadata, ...)."""
@@ -173,6 +190,8 @@ class DeltaStore:
         has this schema and partitioning."""
         if not self.exists(table):
             self._create(table, schema, partition_by)
+            if table in self._partitioning:  # created here: it has this schema
+                return
         check_same_schema(table, expected=self.schema(table), actual=schema)
         if list(self.partition_columns(table)) != list(partition_by):
             raise SchemaMismatchError(
@@ -180,19 +199,21 @@ class DeltaStore:
             )
 
     def _create(self, table: str, schema: StructType, partition_by: Sequence[str]) -> None:
-        from delta.tables import DeltaTable
-
-        builder = DeltaTable.createIfNotExists(self.spark).location(self.path(table)).addColumns(schema)
+        """An empty table (a write of no rows: two Spark jobs, against five for ``DeltaTable.createIfNotExists``),
+        with ``TABLE_PROPERTIES``. A concurrent creator that committed first is not an error."""
+        writer = self.spark.createDataFrame([], schema).write.format("delta").mode("append")
         if partition_by:
-            builder = builder.partitionedBy(*partition_by)
+            writer = writer.partitionBy(*partition_by)
         for key, value in TABLE_PROPERTIES.items():
-            builder = builder.property(key, value)
+            writer = writer.option(key, value)
         try:
-            builder.execute()
+            writer.save(self.path(table))
         except (PySparkException, Py4JJavaError) as error:
             # two first runs on a fresh warehouse: the other one created it first
             if not (_is(error, _ALREADY_EXISTS + _CONFLICTS) and self.exists(table)):
                 raise StorageError(f"{table}: cannot create the table: {first_line(error)}") from error
+            return
+        self._partitioning[table] = list(partition_by)
 
     def append(
         self, table: str, df: DataFrame, *, read_version: int | None = None, txn: tuple[str, int] | None = None
@@ -232,7 +253,6 @@ class DeltaStore:
         self._require(table)
         condition = " AND ".join(f"t.`{k}` <=> s.`{k}`" for k in keys)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
-            before = self.version(table)
             builder = (
                 self._delta_table(table)
                 .alias("t")
@@ -243,8 +263,9 @@ class DeltaStore:
             if delete_where is not None:
                 builder = builder.whenNotMatchedBySourceDelete(condition=delete_where)
             try:
+                self.spark.conf.unset(LAST_COMMIT)
                 builder.execute()
-                return self._committed_after(table, before, operation="MERGE")
+                return self._own_version(table)
             except (PySparkException, Py4JJavaError) as error:
                 self._raise_unless_conflict(table, error, attempt)
         raise AssertionError("unreachable")
@@ -252,8 +273,9 @@ class DeltaStore:
     def delete(self, table: str, condition: Column) -> int:
         """Delete the rows matching ``condition`` (one commit); returns the table's version after it."""
         self._require(table)
+        self.spark.conf.unset(LAST_COMMIT)
         self._delta_table(table).delete(condition)
-        return self.version(table)
+        return self._own_version(table)
 
     def undo(self, table: str, version: int) -> int:
         """Commit the inverse of commit ``version``: the rows it added removed and the rows it removed put back,
@@ -289,23 +311,23 @@ class DeltaStore:
         txn: tuple[str, int] | None = None,
     ) -> int:
         self._require(table)
-        write_id = uuid.uuid4().hex
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             if read_version is not None and self.version(table) != read_version:
                 raise ConcurrentCommitError(f"{table} changed after version {read_version} (another writer committed)")
-            writer = df.write.format("delta").mode(mode).option("userMetadata", write_id)
+            writer = df.write.format("delta").mode(mode)
             if replace_where is not None:
                 writer = writer.option("replaceWhere", replace_where)
             if txn is not None:
                 writer = writer.option("txnAppId", txn[0]).option("txnVersion", str(txn[1]))
             try:
+                self.spark.conf.unset(LAST_COMMIT)
                 writer.save(self.path(table))
             except (PySparkException, Py4JJavaError) as error:
                 if read_version is not None and _is(error, _CONFLICTS):
                     raise ConcurrentCommitError(f"{table}: another writer committed first") from error
                 self._raise_unless_conflict(table, error, attempt)
                 continue
-            return self._own_version(table, write_id)
+            return self._own_version(table)
         raise AssertionError("unreachable")
 
     def _raise_unless_conflict(self, table: str, error: Exception, attempt: int) -> None:
@@ -322,21 +344,12 @@ class DeltaStore:
         log.info("  %s: lost a commit race to another writer, trying again (%d)", table, attempt)
         time.sleep(0.2 * attempt)
 
-    def _own_version(self, table: str, write_id: str) -> int:
-        """The version of the commit whose ``userMetadata`` is ``write_id``; the latest when there is none (a write
-        Delta skipped for its transaction identifier)."""
-        for limit in (8, None):
-            history = self._delta_table(table).history(limit) if limit else self._delta_table(table).history()
-            for row in history.select("version", "userMetadata").collect():
-                if row["userMetadata"] == write_id:
-                    return int(row["version"])
-        return self.version(table)
-
-    def _committed_after(self, table: str, before: int, *, operation: str) -> int:
-        """The first commit of ``operation`` after version ``before`` (a MERGE has no userMetadata option)."""
-        rows = self._delta_table(table).history(8).select("version", "operation").collect()
-        mine = [int(r["version"]) for r in rows if int(r["version"]) > before and r["operation"] == operation]
-        return min(mine) if mine else self.version(table)
+    def _own_version(self, table: str) -> int:
+        """The version the write just made committed (Delta's record of the session's last commit, unset before the
+        write); the table's latest when the write committed nothing (Delta skipped it for its transaction
+        identifier)."""
+        committed = self.spark.conf.get(LAST_COMMIT, None)
+        return int(committed) if committed not in (None, "") else self.version(table)
 
 
 def open_store(spark: SparkSession, warehouse: str) -> DeltaStore:
@@ -394,6 +407,11 @@ def check_predicate(table: str, where: PartitionPredicate, partition_by: Sequenc
 def _is(error: BaseException, markers: Sequence[str]) -> bool:
     text = f"{type(error).__name__} {error}"
     return any(marker in text for marker in markers)
+
+
+def _quoted(path: str) -> str:
+    """A path as a back-quoted SQL identifier (``delta.`/a/b```)."""
+    return "`" + path.replace("`", "``") + "`"
 
 
 def _sql_literal(value: object) -> str:
