@@ -12,8 +12,10 @@ known from its text is refused when the catalog is loaded, each with a one-line 
   literal, compile as a Java regex (checked by ``expressions`` with ``java.util.regex``) and pass
   :func:`regex_problem`; ``regexp_extract`` / ``regexp_extract_all`` / ``regexp_instr`` take a literal group index
   within the pattern's groups (the default index is 1: a pattern without a group needs an index of 0);
-  ``regexp_replace`` takes a literal replacement of at most ``MAX_REPLACEMENT_CHARS`` and is not nested in another
-  replacement's subject (each level multiplies the text), and its pattern may not match the empty string;
+  ``regexp_replace`` / ``replace`` take a literal replacement of at most ``MAX_REPLACEMENT_CHARS``, and nested ones
+  may together make a text at most that many times longer (each level multiplies it); a ``regexp_replace`` pattern
+  replaced by a non-empty text may not match the empty string (it would insert the text between every two
+  characters);
   ``format_string`` / ``printf`` take a literal format whose widths and precisions are at most
   ``MAX_FORMAT_WIDTH``, ``format_number`` a literal number of decimals within that bound; ``aggregate`` / ``reduce``
   may read the accumulator once in their merge function (``concat(acc, acc)`` doubles it per element).
@@ -36,6 +38,7 @@ from typing import Final
 from transforms.constraints.sql_text import code_segments
 
 __all__ = [
+    "GROWING",
     "MAX_EXPR_CHARS",
     "MAX_FORMAT_WIDTH",
     "MAX_NESTING",
@@ -48,6 +51,7 @@ __all__ = [
     "call_problem",
     "capturing_groups",
     "regex_problem",
+    "replacement_factor",
     "shown",
     "size_problem",
 ]
@@ -227,11 +231,11 @@ def regex_problem(pattern: str) -> str | None:
 class NotLiteral:
     """An argument that is not a literal (a column, a call, an expression)."""
 
-    def __init__(self, calls: frozenset[str] = frozenset()) -> None:
-        self.calls = calls  # the functions called anywhere inside the argument
+    def __init__(self, growth: int = 1) -> None:
+        self.growth = growth  # how many times longer than its input the replacements inside it can make a text
 
     def __repr__(self) -> str:
-        return "NotLiteral()"
+        return f"NotLiteral(growth={self.growth})"
 
 
 @dataclass(frozen=True)
@@ -264,7 +268,7 @@ _GROUP_INDEX: Final[Mapping[str, tuple[int, int]]] = {
     "regexp_extract_all": (2, 1),
     "regexp_instr": (2, 0),
 }
-_GROWING: Final = frozenset({"regexp_replace", "replace", "overlay"})
+GROWING: Final = frozenset({"regexp_replace", "replace"})
 _FORMAT_SPEC: Final = re.compile(r"%(?:\d+\$|<)?[-#+ 0,(]*(\d+)?(?:\.(\d+))?[a-zA-Z%]")
 
 
@@ -274,6 +278,16 @@ def _format_problem(name: str, fmt: str) -> str | None:
             if number is not None and int(number) > MAX_FORMAT_WIDTH:
                 return f"calls {name}() with {what} {number} in {shown(fmt)}; at most {MAX_FORMAT_WIDTH} is allowed"
     return None
+
+
+def replacement_factor(name: str, args: Sequence[Argument]) -> int:
+    """How many times longer a replacement call can make its subject: each match (at least one character, see the
+    empty-match rule) becomes the replacement. 1 for any other call; above the limit for a replacement that is not a
+    literal."""
+    if name.lower() not in GROWING:
+        return 1
+    replacement = args[2] if len(args) > 2 else ""
+    return max(1, len(replacement)) if isinstance(replacement, str) else MAX_REPLACEMENT_CHARS + 1
 
 
 def call_problem(name: str, args: Sequence[Argument]) -> str | None:
@@ -302,8 +316,8 @@ def call_problem(name: str, args: Sequence[Argument]) -> str | None:
                 f"calls {name}() with group {index}, but pattern {shown(args[1])} has {groups} capturing group(s)"
                 + (" (the default group is 1: pass 0 for the whole match)" if position >= len(args) else "")
             )
-    if lowered == "regexp_replace" and len(args) >= 3:
-        if args[1] == "":
+    if lowered in GROWING and len(args) >= 3:
+        if lowered == "regexp_replace" and args[1] == "" and args[2] != "":
             return f"calls {name}() with an empty pattern, which inserts the replacement between every character"
         replacement = args[2]
         if not isinstance(replacement, str):
@@ -312,8 +326,12 @@ def call_problem(name: str, args: Sequence[Argument]) -> str | None:
             return (
                 f"calls {name}() with a replacement of {len(replacement)} characters; at most {MAX_REPLACEMENT_CHARS}"
             )
-    if lowered in _GROWING and args and isinstance(args[0], NotLiteral) and args[0].calls & _GROWING:
-        return f"nests {name}() around another replacement, which multiplies the text at every level"
+        inner = args[0].growth if isinstance(args[0], NotLiteral) else 1
+        if (growth := replacement_factor(lowered, args) * inner) > MAX_REPLACEMENT_CHARS:
+            return (
+                f"nests {name}() around other replacements that together make a text up to {growth} times longer; "
+                f"at most {MAX_REPLACEMENT_CHARS}"
+            )
     if lowered in ("format_string", "printf") and args:
         if not isinstance(args[0], str):
             return f"calls {name}() with a format that is not a string literal"

@@ -26,6 +26,13 @@ and — for ``resource: topic`` and ``controller_topic`` only — ``topic.partit
 
 An expression that evaluates to NULL is a violation ("could not evaluate"): :func:`expression_mask_columns`
 encodes 0 = holds, 1 = false, 2 = NULL.
+
+**What the data can still break is one rule's result, not the run.** Before Spark parses anything, an expression
+too long or too deeply nested for its parser is refused (``expr_limits.size_problem``); on the parse tree, calls
+whose literal arguments could fail or exhaust the run (regexes, group indexes, format widths, growing
+replacements and accumulators: ``expr_limits.call_problem``, regexes compiled by Java) are refused. Functions with
+a ``try_`` variant are rewritten to it (:data:`TRY_VARIANTS`), and each outcome is evaluated through
+:func:`caught_int`: an exception on one row (a duplicate map key, ``element_at(a, 0)``) is that rule's NULL there.
 """
 
 from __future__ import annotations
@@ -48,12 +55,14 @@ from schemas.errors import ConfigError
 from schemas.evaluation import EXPR_CONTEXT_FIELDS
 from schemas.kafka_vocabulary import ResourceType
 from transforms.constraints.expr_limits import (
+    GROWING,
     REGEX_ARGUMENTS,
     Argument,
     Lambda,
     NotLiteral,
     call_problem,
     regex_problem,
+    replacement_factor,
     shown,
     size_problem,
 )
@@ -345,16 +354,26 @@ def _argument(node: _Node) -> Argument:
                 variable = _name_parts(dict(inner_node.fields))[0]
                 reads[variable] = reads.get(variable, 0) + 1
         return Lambda(params, reads)
-    return NotLiteral(frozenset(_function_name(n) for n in _walk(node)) - {""})
+    return NotLiteral(_growth(node))
 
 
-def _java_regex_problem(spark: SparkSession, function: str, pattern: str) -> str | None:
-    """What java.util.regex (the regex engine Spark evaluates with) says against a literal pattern."""
+def _growth(node: _Node) -> int:
+    """How many times longer than its input the replacement calls of this subtree can make a text."""
+    name = _function_name(node)
+    if name in GROWING and node.children:
+        literals = [_argument(c) if c.name in ("Literal", "UnaryMinus") else NotLiteral() for c in node.children]
+        return replacement_factor(name, literals) * _growth(node.children[0])
+    return max((_growth(child) for child in node.children), default=1)
+
+
+def _java_regex_problem(spark: SparkSession, function: str, pattern: str, inserts: bool) -> str | None:
+    """What java.util.regex (the regex engine Spark evaluates with) says against a literal pattern; ``inserts``:
+    the pattern is replaced by a non-empty text, so an empty match would insert it between characters."""
     try:
         compiled = spark._jvm.java.util.regex.Pattern.compile(pattern)  # type: ignore[union-attr]
     except (PySparkException, Py4JJavaError) as exc:
         return f"calls {function}() with pattern {shown(pattern)}, which is not a Java regex: {_first_line(exc)}"
-    if function == "regexp_replace":
+    if inserts:
         for probe in ("", "a", "ab 1,-"):
             matcher = compiled.matcher(probe)
             while matcher.find():
@@ -381,7 +400,8 @@ def _argument_problem(spark: SparkSession, root: _Node) -> str | None:
             return problem
         for position in REGEX_ARGUMENTS.get(function, ()):
             pattern = args[position] if position < len(args) else None
-            if isinstance(pattern, str) and (problem := _java_regex_problem(spark, function, pattern)) is not None:
+            inserts = function == "regexp_replace" and len(args) > 2 and args[2] != ""
+            if isinstance(pattern, str) and (problem := _java_regex_problem(spark, function, pattern, inserts)):
                 return problem
     return None
 

@@ -279,8 +279,8 @@ def _yaml_expr(expr: str) -> str:
         ("regexp_extract(value, 'a(b)', 2) = 'b'", "calls regexp_extract() with group 2, but pattern 'a(b)' has 1"),
         ("regexp_replace(value, 'x*', 'yy') = ''", "calls regexp_replace() with pattern 'x*', which matches the empty"),
         (
-            "regexp_replace(regexp_replace(value, '.', 'xx'), '.', 'xx') = ''",
-            "nests regexp_replace() around another replacement",
+            "regexp_replace(upper(regexp_replace(value, '.', '0123456789')), '.', '0123456789') = ''",
+            "nests regexp_replace() around other replacements that together make a text up to 100 times longer",
         ),
         ("value rlike '^(a+)+$'", "calls rlike() with a pattern '^(a+)+$' repeats a group that itself repeats"),
         ("length(format_string('%2000000000s', value)) > 0", "calls format_string() with width 2000000000"),

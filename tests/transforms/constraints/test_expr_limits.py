@@ -140,9 +140,11 @@ ACC_TWICE = Lambda(("acc", "x"), {"acc": 2, "x": 0})
         ),
         (
             "regexp_replace",
-            [NotLiteral(frozenset({"regexp_replace"})), "a", "xx"],
-            "nests regexp_replace() around another replacement, which multiplies the text at every level",
+            [NotLiteral(growth=40), "a", "xx"],
+            "nests regexp_replace() around other replacements that together make a text up to 80 times longer; "
+            "at most 64",
         ),
+        ("replace", [VALUE, ",", VALUE], "calls replace() with a replacement that is not a string literal"),
         (
             "split",
             [VALUE, "(a|a)*"],
@@ -184,6 +186,7 @@ ACC_TWICE = Lambda(("acc", "x"), {"acc": 2, "x": 0})
         "replacement-not-literal",
         "long-replacement",
         "nested-replace",
+        "replace-not-literal",
         "catastrophic-split",
         "format-width",
         "printf-precision",
@@ -205,12 +208,25 @@ def test_calls_that_would_fail_or_exhaust_the_run_are_refused(name: str, args: l
         ("regexp_extract", [VALUE, "a(b)"]),
         ("regexp_instr", [VALUE, "ab"]),
         ("regexp_replace", [VALUE, "\\s+", " "]),
+        ("regexp_replace", [VALUE, "", ""]),
+        ("replace", [NotLiteral(growth=8), ",", "........"]),
         ("format_string", ["%5s=%-10.3f %%", VALUE]),
         ("format_number", [VALUE, "#,###.##"]),
         ("aggregate", [VALUE, "", Lambda(("acc", "x"), {"acc": 1, "x": 2})]),
         ("split", [VALUE, ","]),
     ],
-    ids=["group-1", "default-group", "instr-default-0", "replace", "format", "format-number", "aggregate", "split"],
+    ids=[
+        "group-1",
+        "default-group",
+        "instr-default-0",
+        "replace",
+        "empty-pattern-removes-nothing",
+        "nested-replace-within-bound",
+        "format",
+        "format-number",
+        "aggregate",
+        "split",
+    ],
 )
 def test_ordinary_calls_pass(name: str, args: list[Argument]) -> None:
     assert call_problem(name, args) is None
