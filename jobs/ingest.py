@@ -309,6 +309,7 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
         )
     if static_args and inputs.static_cluster is not None:
         _ingest_static_configs(spark, store, static_args, inputs.static_cluster, result, now)
+    store.create_pending()  # every bronze table exists after an ingest, with rows or without
     return result
 
 

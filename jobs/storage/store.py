@@ -11,9 +11,13 @@ Table properties (``TABLE_PROPERTIES``, given when a table is created): deletion
 checkpoint every 20 commits (a run commits once or twice per table; a checkpoint is a Spark job of its own, and
 reading up to 20 JSON commits is cheap).
 
-What Delta costs, in Spark jobs: a table's creation 2, a blind append 1, and a write that must know the files it
-replaces (``replaceWhere``, ``MERGE``) or a read that lists them also rebuilds the table's state at a new version
-(one job without adaptive execution, three with it). Reading the schema or partition columns (``DESCRIBE``) runs none.
+A table is created by its first write (``ensure`` only records its schema and partitioning; a table ensured but never
+written reads as empty in this store, and ``create_pending`` creates it for other readers).
+
+What Delta costs, in Spark jobs: a table's creation with its first rows 2, a blind append 1, and a write that must
+know the files it replaces (``replaceWhere``, ``MERGE``) or a read that lists them also rebuilds the table's state at
+a new version (one job without adaptive execution, three with it). Reading the schema or partition columns
+(``DESCRIBE``) runs none.
 """
 
 from __future__ import annotations
@@ -85,6 +89,8 @@ class DeltaStore:
         self.spark = spark
         self.warehouse = warehouse.rstrip("/") if "://" in warehouse else os.path.abspath(warehouse)
         self._partitioning: dict[str, list[str]] = {}  # a table's partition columns never change
+        # tables ensured that do not exist yet: their first write creates them (schema, partition columns)
+        self._pending: dict[str, tuple[StructType, list[str]]] = {}
 
     # ---- what is there -------------------------------------------------------------------------------------------
 
@@ -107,8 +113,19 @@ class DeltaStore:
         if not self.exists(table):
             raise StorageError(f"table {table} does not exist at {self.path(table)}")
 
+    def _still_pending(self, table: str) -> bool:
+        """Ensured here and not created yet (by this store's first write, or by another writer meanwhile)."""
+        if table not in self._pending:
+            return False
+        if self.exists(table):
+            del self._pending[table]
+            return False
+        return True
+
     def schema(self, table: str) -> StructType:
         """The table's current schema."""
+        if self._still_pending(table):
+            return self._pending[table][0]
         self._require(table)
         return self.spark.read.format("delta").load(self.path(table)).schema
 
@@ -116,6 +133,8 @@ class DeltaStore:
         """The table's partition columns, from ``DESCRIBE`` (the table's metadata: no Spark job, unlike
         ``DeltaTable.detail``, which rebuilds the table's state)."""
         if table not in self._partitioning:
+            if self._still_pending(table):
+                return list(self._pending[table][1])
             self._require(table)
             rows = self.spark.sql(f"DESCRIBE TABLE delta.{_quoted(self.path(table))}").collect()
             names = [str(r["col_name"]) for r in rows]
@@ -129,13 +148,17 @@ class DeltaStore:
         return self._partitioning[table]
 
     def version(self, table: str) -> int:
-        """The latest table version."""
+        """The latest table version (-1 for a table ensured here and not created yet)."""
+        if self._still_pending(table):
+            return -1
         self._require(table)
         row = self.spark.sql(f"DESCRIBE HISTORY delta.{_quoted(self.path(table))} LIMIT 1").first()
         return int(row["version"]) if row else 0
 
     def history(self, table: str) -> list[dict[str, Any]]:
         """Commit history, newest first (version, timestamp, operation, userMetadata, ...)."""
+        if self._still_pending(table):
+            return []
         self._require(table)
         return [row.asDict(recursive=True) for row in self._delta_table(table).history().collect()]
 
@@ -161,6 +184,8 @@ class DeltaStore:
 
     def read(self, table: str, *, version: int | None = None, timestamp: datetime | None = None) -> DataFrame:
         """The latest snapshot, or the one at ``version`` / as of ``timestamp`` (Delta's time travel)."""
+        if self._still_pending(table) and version in (None, -1) and timestamp is None:
+            return self.spark.createDataFrame([], self._pending[table][0])
         self._require(table)
         reader = self.spark.read.format("delta")
         if version is not None:
@@ -188,32 +213,44 @@ class DeltaStore:
     def ensure(self, table: str, schema: StructType, partition_by: Sequence[str] = ()) -> None:
         """Create the table if missing (a concurrent creator of the same table is not an error); otherwise check it
         has this schema and partitioning."""
-        if not self.exists(table):
-            self._create(table, schema, partition_by)
-            if table in self._partitioning:  # created here: it has this schema
-                return
+        if table in self._pending or not self.exists(table):
+            self._pending[table] = (schema, list(partition_by))
+            return
         check_same_schema(table, expected=self.schema(table), actual=schema)
         if list(self.partition_columns(table)) != list(partition_by):
             raise SchemaMismatchError(
                 f"table {table} is partitioned by {self.partition_columns(table)}, expected {list(partition_by)}"
             )
 
-    def _create(self, table: str, schema: StructType, partition_by: Sequence[str]) -> None:
-        """An empty table (a write of no rows: two Spark jobs, against five for ``DeltaTable.createIfNotExists``),
-        with ``TABLE_PROPERTIES``. A concurrent creator that committed first is not an error."""
-        writer = self.spark.createDataFrame([], schema).write.format("delta").mode("append")
+    def create_pending(self) -> None:
+        """Create every table ensured here and not written yet (empty), for readers in other processes."""
+        for table in list(self._pending):
+            if self._still_pending(table):
+                self._create(table, self.spark.createDataFrame([], self._pending[table][0]))
+
+    def _create(self, table: str, df: DataFrame) -> int | None:
+        """Create a pending table with the rows of ``df`` (its first write: two Spark jobs, as for an empty table)
+        and ``TABLE_PROPERTIES``; returns the version (0), or None when another writer created it meanwhile (then
+        the caller writes into it as into any table)."""
+        schema, partition_by = self._pending[table]
+        writer = df.select(*schema.names).write.format("delta").mode("errorifexists")
         if partition_by:
             writer = writer.partitionBy(*partition_by)
         for key, value in TABLE_PROPERTIES.items():
             writer = writer.option(key, value)
         try:
+            self.spark.conf.unset(LAST_COMMIT)
             writer.save(self.path(table))
         except (PySparkException, Py4JJavaError) as error:
             # two first runs on a fresh warehouse: the other one created it first
             if not (_is(error, _ALREADY_EXISTS + _CONFLICTS) and self.exists(table)):
                 raise StorageError(f"{table}: cannot create the table: {first_line(error)}") from error
-            return
+            del self._pending[table]
+            check_same_schema(table, expected=self.schema(table), actual=schema)
+            return None
+        del self._pending[table]
         self._partitioning[table] = list(partition_by)
+        return self._own_version(table)
 
     def append(
         self, table: str, df: DataFrame, *, read_version: int | None = None, txn: tuple[str, int] | None = None
@@ -251,6 +288,8 @@ class DeltaStore:
         ``delete_where``, a condition on the table's rows) rows of the target that ``df`` does not hold and that
         match ``delete_where`` deleted. One commit; returns its version."""
         self._require(table)
+        if self._still_pending(table) and (created := self._create(table, df)) is not None:
+            return created
         condition = " AND ".join(f"t.`{k}` <=> s.`{k}`" for k in keys)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             builder = (
@@ -310,6 +349,11 @@ class DeltaStore:
         read_version: int | None = None,
         txn: tuple[str, int] | None = None,
     ) -> int:
+        if self._still_pending(table):
+            if read_version not in (None, -1):
+                raise ConcurrentCommitError(f"{table} changed after version {read_version} (another writer committed)")
+            if txn is None and (created := self._create(table, df)) is not None:
+                return created
         self._require(table)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             if read_version is not None and self.version(table) != read_version:
