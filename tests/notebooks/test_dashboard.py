@@ -42,7 +42,7 @@ CHART_CELLS = (
     "findings-chart",
 )
 # The notebook parameters a developer's shell might set; the executed run must not inherit them.
-PARAMETER_VARIABLES = ("KRAFT_AUDIT_CLUSTERS", "KRAFT_AUDIT_TARGET_MV", "KRAFT_AUDIT_DELTA_BACKEND")
+PARAMETER_VARIABLES = ("KRAFT_AUDIT_CLUSTERS", "KRAFT_AUDIT_TARGET_MV")
 # Appended to the executed copy only: what each section computed, as JSON on one line.
 PROBE = """
 import json
@@ -100,6 +100,10 @@ def test_committed_notebook_has_no_outputs_and_reads_the_warehouse_from_the_envi
     (parameters,) = _cells(notebook, "parameters")
     assert parameters is code[0]
     assert 'os.environ.get("KRAFT_AUDIT_WAREHOUSE", "./warehouse")' in parameters.source
+    # one storage engine (issue 59): the store is opened on the warehouse alone, no backend parameter left
+    (setup,) = _cells(notebook, "setup")
+    assert "store = open_store(spark, WAREHOUSE)\n" in setup.source
+    assert "BACKEND" not in json.dumps([c.source for c in notebook.cells]).upper()
     assert {tag for c in code for tag in c.metadata.get("tags", [])} >= set(CHART_CELLS)
 
 
