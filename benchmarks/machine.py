@@ -61,15 +61,19 @@ def machine_info() -> dict[str, Any]:
 
 
 def versions() -> dict[str, Any]:
-    """Versions of Python, Java, Spark, Delta (both backends), Great Expectations, pyarrow, pandas."""
-    return {
+    """Versions of Python, Java, Spark, delta-spark (the storage engine), Great Expectations, pyarrow, pandas, and
+    of deltalake (delta-rs: the tests' second reader, not the engine) when it is installed."""
+    found = {
         "python": sys.version.split()[0],
         "java": _java_version(),
         "pyspark": _version("pyspark"),
         "delta_spark": _version("delta-spark"),
-        "deltalake": _version("deltalake"),
+        "storage_engine": "delta-spark",
         "great_expectations": _version("great-expectations"),
         "pyarrow": _version("pyarrow"),
         "pandas": _version("pandas"),
-        "delta_backend": os.environ.get("DELTA_BACKEND", "auto"),
     }
+    deltalake = _version("deltalake")
+    if deltalake is not None:
+        found["deltalake"] = deltalake
+    return found

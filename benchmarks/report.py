@@ -184,6 +184,21 @@ def _targets_table(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def storage_versions(versions: dict[str, Any]) -> str:
+    """The storage part of a result's versions line: delta-spark, the engine every table is written with (issue
+    59), and deltalake when it was installed (the tests' second reader). A result recorded before issue 59 names
+    the backend it ran on instead."""
+    if "storage_engine" not in versions:
+        return (
+            f"delta-spark {versions.get('delta_spark')}, deltalake {versions.get('deltalake')} "
+            f"(backend {versions.get('delta_backend')})"
+        )
+    text = f"storage engine {versions['storage_engine']} {versions.get('delta_spark')}"
+    if versions.get("deltalake"):
+        text += f", deltalake {versions['deltalake']} (a second reader in the tests)"
+    return text
+
+
 def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) -> str:
     """RESULTS.md: machine, versions, the gate, per-size figures and targets, data scaling."""
     if not results and gate is None:
@@ -201,9 +216,8 @@ def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) 
     m, v = first["machine"], first["versions"]
     lines.append(
         f"Machine: {m['cores']} cores, {m['ram_gib']} GiB RAM, {m['cpu_model']}, {m['os']}. "
-        f"Versions: Python {v['python']}, {v['java']}, pyspark {v['pyspark']}, delta-spark {v['delta_spark']}, "
-        f"deltalake {v['deltalake']} (backend {v['delta_backend']}), Great Expectations {v['great_expectations']}, "
-        f"pyarrow {v['pyarrow']}."
+        f"Versions: Python {v['python']}, {v['java']}, pyspark {v['pyspark']}, {storage_versions(v)}, "
+        f"Great Expectations {v['great_expectations']}, pyarrow {v['pyarrow']}."
     )
     lines.append("")
     loads = [r["machine"]["load_average_1_5_15"][0] for r in results if r["machine"].get("load_average_1_5_15")]
@@ -306,7 +320,7 @@ def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) 
         "- Ingest: `kraft-audit ingest` into an empty warehouse (hash, decode on the executors, three Delta tables "
         "committed) of the synthetic fleet as binary logs and snapshots, as `kafka-dump-log` text and as JSON lines "
         "(the same records, printed by `benchmarks/exports.py`); next to it Spark's JSON reader (explicit schema, "
-        "`data` kept as JSON text) landing the JSON lines as one Delta table with the same storage backend.",
+        "`data` kept as JSON text) landing the JSON lines as one Delta table through the same store.",
         "- Audit: `kraft-audit audit` of the binary ingest (replay, effective configurations, evaluation at the "
         "target, every level, findings; every table written). Pipeline = binary ingest + audit.",
         "- Floor: read `effective_configs`, count rows and sum value lengths per cluster and resource type, write "

@@ -12,8 +12,9 @@ from pyspark.sql import SparkSession
 from benchmarks.catalogs import sized_catalog
 from benchmarks.exports import export_cluster
 from benchmarks.jobcount import stage_of
+from benchmarks.machine import versions
 from benchmarks.pyvalidator import Pair, kafka_list, make_validator, parse_number, verdict
-from benchmarks.report import gate_lines, markdown, size_targets, target
+from benchmarks.report import gate_lines, markdown, size_targets, storage_versions, target
 from benchmarks.sizes import SIZES, parse_sizes
 from schemas.constraints import Check, CompiledCatalog, CompiledConstraint, Constraint, ConstraintCatalog
 from schemas.decoded import DecodedRecord
@@ -186,10 +187,12 @@ def _result(name: str, *, evaluation: float, floor: float, rows: int, total: flo
     return {
         "size": {"name": name},
         "machine": {"cores": 2, "ram_gib": 24, "cpu_model": "x", "os": "Linux", "load_average_1_5_15": [1.0, 1, 1]},
-        "versions": dict.fromkeys(
-            ("python", "java", "pyspark", "delta_spark", "deltalake", "delta_backend", "great_expectations", "pyarrow"),
-            "1",
-        ),
+        "versions": {
+            **dict.fromkeys(
+                ("python", "java", "pyspark", "delta_spark", "deltalake", "great_expectations", "pyarrow"), "1"
+            ),
+            "storage_engine": "delta-spark",
+        },
         "data": {"clusters": 1, "brokers": 1, "topics": 1, "records": 10, "effective_rows": rows},
         "steps": {
             "evaluate_default": {"seconds": evaluation, "constraints": 1028},
@@ -237,6 +240,27 @@ def test_markdown_lists_every_size_and_the_data_scaling_targets() -> None:
     assert "| figure | S | L |" in text
     assert "## Targets, L" in text
     assert "| time_growth_vs_data_growth | 0.40 | <= 1.00 | yes |" in text
+
+
+def test_the_versions_name_delta_spark_as_the_engine_and_deltalake_only_as_a_reader() -> None:
+    from importlib import metadata
+
+    found = versions()
+    assert (found["storage_engine"], found["delta_spark"]) == ("delta-spark", metadata.version("delta-spark"))
+    assert found["deltalake"] == metadata.version("deltalake")  # a test dependency: installed here
+    assert "delta_backend" not in found
+    small = _result("S", evaluation=3.0, floor=2.0, rows=100, total=10.0, py_rss=200)
+    small["versions"].update(delta_spark="4.4.0", deltalake="1.6.6")
+    small["targets"] = size_targets(small)
+    assert "pyspark 1, storage engine delta-spark 4.4.0, deltalake 1.6.6 (a second reader in the tests), " in (
+        markdown([small])
+    )
+    del small["versions"]["deltalake"]
+    assert "storage engine delta-spark 4.4.0, Great Expectations 1," in markdown([small])
+    # a result recorded before issue 59 still says which backend it was measured on
+    old = {**small["versions"], "deltalake": "1.6.6", "delta_backend": "auto"}
+    del old["storage_engine"]
+    assert storage_versions(old) == "delta-spark 4.4.0, deltalake 1.6.6 (backend auto)"
 
 
 def test_jobs_are_attributed_to_the_stage_that_started_them() -> None:
