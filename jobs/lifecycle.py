@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from jobs.stages import by_cluster, truncated
 from jobs.storage import DeltaStore
@@ -108,8 +109,13 @@ def apply(
             target_level=target_level,
             clusters=clusters,
         )
-        store.replace_partitions(
-            STATUS_TABLE, by_cluster(status_df, local_rows=local_rows), {"cluster_id": list(clusters)}
+        # MERGE on the identity: rows of the audited clusters updated or added, and rows of those clusters the new
+        # status no longer holds deleted, in one commit (the other clusters' rows untouched)
+        store.merge(
+            STATUS_TABLE,
+            by_cluster(status_df, local_rows=local_rows),
+            keys=("cluster_id", "violation_id"),
+            delete_where=F.col("t.cluster_id").isin(list(clusters)),
         )
     else:
         log.info("point-in-time audit: %s not updated", STATUS_TABLE)

@@ -181,7 +181,8 @@ def _append_results(
         for r in results
     ]
     store.ensure(DQ_TABLE, DQ_RESULTS)
-    store.append(DQ_TABLE, local_frame(spark, rows, DQ_RESULTS))
+    # MERGE on (run, stage, table, check): a stage checked again in the same run replaces its rows, never doubles them
+    store.merge(DQ_TABLE, local_frame(spark, rows, DQ_RESULTS), keys=("run_id", "stage", "table_name", "check_id"))
 
 
 # --- pipeline call sites ------------------------------------------------------------------------------------
