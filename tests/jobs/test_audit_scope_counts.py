@@ -1,9 +1,8 @@
-"""The audit's scope: records and quarantined rows per cluster, from the tables' logs or, when a log cannot tell,
-from one aggregate; both give the same counts."""
+"""The audit's scope: records and quarantined rows per cluster, from one aggregate over both tables (DeltaStore
+reads no row counts from the logs), or from the logs of a store that can tell, with no Spark job; both give the
+same counts."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
@@ -16,14 +15,17 @@ from jobs.storage import DeltaStore, open_store
 pytestmark = pytest.mark.spark
 
 _SCHEMA = "cluster_id string, offset long"
+# Cluster a: 3 records and 1 quarantined row; b: only 2 quarantined rows; c: 2 records.
+_RECORDS = [("a", 0), ("a", 1), ("a", 2), ("c", 0), ("c", 1)]
+_QUARANTINED = [("a", 9), ("b", 0), ("b", 1)]
+# What each table's log would tell, per partition value (counted by hand from the rows above).
+_LOG_COUNTS = {"metadata_records": {"a": 3, "c": 2}, "quarantine": {"a": 1, "b": 2}}
 
 
-def _warehouse(spark: SparkSession, warehouse: Path) -> DeltaStore:
-    """Cluster a: 3 records and 1 quarantined row; b: only 2 quarantined rows; c: 2 records."""
-    store = open_store(spark, str(warehouse), backend="deltars")
-    records = [("a", 0), ("a", 1), ("a", 2), ("c", 0), ("c", 1)]
-    quarantined = [("a", 9), ("b", 0), ("b", 1)]
-    for table, data in (("metadata_records", records), ("quarantine", quarantined)):
+@pytest.fixture(scope="module")
+def store(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> DeltaStore:
+    store = open_store(spark, str(tmp_path_factory.mktemp("scope") / "warehouse"))
+    for table, data in (("metadata_records", _RECORDS), ("quarantine", _QUARANTINED)):
         df = spark.createDataFrame(data, _SCHEMA)
         store.ensure(table, df.schema, ["cluster_id"])
         store.append(table, df)
@@ -38,20 +40,22 @@ def _warehouse(spark: SparkSession, warehouse: Path) -> DeltaStore:
     ],
     ids=["every-cluster", "two-clusters"],
 )
-def test_the_logs_and_the_aggregate_count_the_same(
+def test_the_aggregate_and_the_logs_count_the_same(
     spark: SparkSession,
-    tmp_path: Path,
+    store: DeltaStore,
     monkeypatch: pytest.MonkeyPatch,
     cluster_ids: list[str],
     expected: dict[str, tuple[int, int]],
 ) -> None:
-    store = _warehouse(spark, tmp_path)
     records_df = store.read("metadata_records")
     if cluster_ids:
         records_df = records_df.filter(F.col("cluster_id").isin(cluster_ids))
+    assert store.rows_per_partition("metadata_records", "cluster_id") is None  # so: the aggregate
+    assert _rows_per_cluster(store, records_df, cluster_ids) == expected
+    monkeypatch.setattr(
+        type(store), "rows_per_partition", lambda self, table, column, version=None: dict(_LOG_COUNTS[table])
+    )
     with counting(spark) as jobs:
         from_logs = _rows_per_cluster(store, records_df, cluster_ids)
     assert from_logs == expected
     assert jobs.total == 0
-    monkeypatch.setattr(type(store), "rows_per_partition", lambda self, table, column, version=None: None)
-    assert _rows_per_cluster(store, records_df, cluster_ids) == expected

@@ -197,7 +197,7 @@ def test_a_small_input_is_judged_by_records_and_an_ingest_by_bytes() -> None:
 
 def test_rows_the_driver_built_are_a_local_relation_with_the_same_rows_and_schema(spark: SparkSession) -> None:
     frame = local_frame(spark, ROWS, SCHEMA)
-    assert _leaf(frame) == "LocalRelation"  # what the deltars backend writes with pyarrow, without a Spark job
+    assert _leaf(frame) == "LocalRelation"  # the rows are in the plan itself: no input is scanned to produce them
     assert frame.schema == SCHEMA
     assert sorted(frame.collect()) == sorted(spark.createDataFrame(ROWS, SCHEMA).collect())
     empty = local_frame(spark, [], SCHEMA)
