@@ -287,9 +287,9 @@ class DeltaStore:
         """``MERGE`` ``df`` into the table on ``keys``: matched rows updated, new rows inserted, and (with
         ``delete_where``, a condition on the table's rows) rows of the target that ``df`` does not hold and that
         match ``delete_where`` deleted. One commit; returns its version."""
-        self._require(table)
         if self._still_pending(table) and (created := self._create(table, df)) is not None:
             return created
+        self._require(table)
         condition = " AND ".join(f"t.`{k}` <=> s.`{k}`" for k in keys)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             builder = (
