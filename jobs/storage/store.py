@@ -421,8 +421,9 @@ def check_same_schema(table: str, *, expected: StructType, actual: StructType) -
     For a table found in the warehouse (written by an older release of the tool, or by someone else): Delta's own
     schema enforcement judges each write. Nullability and column order are not compared.
     """
-    want = {f.name: f.dataType for f in expected.fields}
-    got = {f.name: f.dataType for f in actual.fields}
+    # types compared without their nullability, nested too (Delta stores array and map elements as nullable)
+    want = {f.name: f.dataType.simpleString() for f in expected.fields}
+    got = {f.name: f.dataType.simpleString() for f in actual.fields}
     problems: list[str] = []
     missing = [n for n in want if n not in got]
     extra = [n for n in got if n not in want]
@@ -432,7 +433,7 @@ def check_same_schema(table: str, *, expected: StructType, actual: StructType) -
         problems.append("unexpected columns " + ", ".join(extra))
     for name, dtype in want.items():
         if name in got and got[name] != dtype:
-            problems.append(f"column {name} is {got[name].simpleString()}, table has {dtype.simpleString()}")
+            problems.append(f"column {name} is {got[name]}, table has {dtype}")
     if problems:
         raise SchemaMismatchError(f"schema mismatch writing {table}: " + "; ".join(problems))
 
