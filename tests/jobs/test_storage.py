@@ -1,11 +1,16 @@
-"""Storage contract: every backend creates, appends, overwrites, replaces partitions, time-travels and refuses
-what it cannot do; every table written is read back by two independent readers (delta-rs and DuckDB)."""
+"""Storage contract (issue 59): the one store, DeltaStore on delta-spark, creates, appends, overwrites, replaces
+partitions, merges, deletes, undoes a commit, skips a transaction already committed, time-travels, enforces the
+schema, commits atomically and loses commit races cleanly; every table written here is read back by two independent
+readers (delta-rs and DuckDB's delta extension) with the same rows as Spark."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import time
+import os
+import subprocess
+import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +19,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType, TimestampType
 
-from benchmarks.jobcount import counting
-from jobs.stages import held_locally
-from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
-from jobs.storage.native import native_delta_available
-from schemas.errors import SchemaMismatchError, StorageError, UnsupportedTableError
+from jobs.storage import TABLE_PROPERTIES, ConcurrentCommitError, DeltaStore, delta_available, open_store
+from schemas.errors import SchemaMismatchError, StorageError
+from tests.short_jvm import FAST_JVM
 
+REPO = Path(__file__).resolve().parents[2]
 SCHEMA = StructType(
     [
         StructField("cluster_id", StringType(), False),
@@ -30,46 +34,46 @@ SCHEMA = StructType(
     ]
 )
 T0 = dt.datetime(2026, 11, 21, 5, 0, tzinfo=dt.UTC)
+Row = tuple[Any, ...]
 
 
-def rows(cluster: str, offsets: range, name: str = "x") -> list[tuple[Any, ...]]:
+def rows(cluster: str, offsets: range, name: str = "x") -> list[Row]:
     return [(cluster, o, f"{name}{o}", o % 7, T0 + dt.timedelta(seconds=o)) for o in offsets]
 
 
-@pytest.fixture(params=["deltars", "native"])
-def store(request: pytest.FixtureRequest, spark: SparkSession, warehouse: Path) -> DeltaStore:
-    if request.param == "native" and not native_delta_available(spark):
-        pytest.skip(
-            "Delta Lake JVM jars are not on the classpath (Maven Central is unreachable here); run with "
-            "DELTA_BACKEND=native and --packages io.delta:delta-spark_4.2_2.13:4.4.1 to exercise this backend"
-        )
-    return open_store(spark, str(warehouse), backend=request.param)
+@pytest.fixture
+def store(spark: SparkSession, warehouse: Path) -> DeltaStore:
+    return open_store(spark, str(warehouse))
 
 
-def frame(spark: SparkSession, data: list[tuple[Any, ...]]) -> DataFrame:
+def frame(spark: SparkSession, data: list[Row]) -> DataFrame:
     return spark.createDataFrame(data, SCHEMA)
 
 
-def normal(row: Any) -> tuple[Any, ...]:
+def normal(row: Any) -> Row:
     """Rows compared as plain tuples with timestamps as naive UTC (each reader returns its own flavour)."""
     return tuple(
         v.astimezone(dt.UTC).replace(tzinfo=None) if isinstance(v, dt.datetime) and v.tzinfo else v for v in row
     )
 
 
-def content(df: DataFrame) -> list[tuple[Any, ...]]:
-    return sorted(normal(r) for r in df.collect())
+def content(df: DataFrame) -> list[Row]:
+    return sorted(normal(r) for r in df.select(*SCHEMA.names).collect())
 
 
-def deltalake_rows(path: str) -> list[tuple[Any, ...]]:
+def expect(data: list[Row]) -> list[Row]:
+    return sorted(normal(r) for r in data)
+
+
+def deltalake_rows(path: str) -> list[Row]:
     from deltalake import DeltaTable
 
     table = DeltaTable(path).to_pyarrow_table()
-    cols = [table.column(n).to_pylist() for n in ["cluster_id", "offset", "name", "level", "ts"]]
+    cols = [table.column(n).to_pylist() for n in SCHEMA.names]
     return sorted(normal(r) for r in zip(*cols, strict=True))
 
 
-def duckdb_rows(path: str) -> list[tuple[Any, ...]]:
+def duckdb_rows(path: str) -> list[Row]:
     import duckdb
     import duckdb_extensions
 
@@ -81,144 +85,129 @@ def duckdb_rows(path: str) -> list[tuple[Any, ...]]:
     return sorted(normal(r) for r in result)
 
 
-def assert_three_readers_agree(store: DeltaStore, table: str, expected: list[tuple[Any, ...]]) -> None:
-    expected = sorted(normal(r) for r in expected)
-    assert content(store.read(table)) == expected
-    assert deltalake_rows(store.path(table)) == expected
-    assert duckdb_rows(store.path(table)) == expected
+def assert_three_readers_agree(store: DeltaStore, table: str, expected: list[Row]) -> None:
+    want = expect(expected)
+    assert content(store.read(table)) == want, "Spark"
+    assert deltalake_rows(store.path(table)) == want, "delta-rs"
+    assert duckdb_rows(store.path(table)) == want, "DuckDB"
 
 
-def test_create_then_read_gives_an_empty_table_with_the_schema(store: DeltaStore) -> None:
+def log_actions(store: DeltaStore, table: str, version: int) -> list[dict[str, Any]]:
+    """The actions of one commit, read from its JSON file in the table's log (not through Delta)."""
+    commit = Path(store.path(table)) / "_delta_log" / f"{version:020d}.json"
+    return [json.loads(line) for line in commit.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def assert_created_with_the_table_properties(store: DeltaStore, table: str) -> None:
+    """TABLE_PROPERTIES are in the table's metadata (as its log and delta-rs read it) and no reader feature, such as
+    deletion vectors, is required: every reader reads the plain Parquet files."""
+    from deltalake import DeltaTable
+
+    (metadata,) = [a["metaData"] for a in log_actions(store, table, 0) if "metaData" in a]
+    assert metadata["configuration"] == TABLE_PROPERTIES
+    assert TABLE_PROPERTIES["delta.enableDeletionVectors"] == "false"
+    table_rs = DeltaTable(store.path(table))
+    assert table_rs.metadata().configuration == TABLE_PROPERTIES
+    assert table_rs.protocol().reader_features in (None, [])
+    assert table_rs.protocol().min_reader_version == 1
+
+
+# ---- create ----------------------------------------------------------------------------------------------------
+
+
+def test_an_ensured_table_is_created_by_its_first_write_and_reads_as_empty_until_then(
+    spark: SparkSession, store: DeltaStore
+) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
-    df = store.read("t")
-    assert [f.name for f in df.schema.fields] == SCHEMA.names
-    assert [f.dataType for f in df.schema.fields] == [f.dataType for f in SCHEMA.fields]
-    assert_three_readers_agree(store, "t", [])
+    assert not store.exists("t")
+    assert not (Path(store.path("t")) / "_delta_log").exists()  # nothing on disk yet
+    pending = store.read("t")
+    assert [(f.name, f.dataType) for f in pending.schema.fields] == [(f.name, f.dataType) for f in SCHEMA.fields]
+    assert pending.collect() == []
+    assert (store.version("t"), store.history("t"), store.partition_columns("t")) == (-1, [], ["cluster_id"])
+    assert store.append("t", frame(spark, rows("a", range(3)))) == 0
+    assert store.exists("t") and store.version("t") == 0
+    assert store.partition_columns("t") == ["cluster_id"]
+    assert [(h["version"], h["operation"]) for h in store.history("t")] == [(0, "WRITE")]
+    assert_created_with_the_table_properties(store, "t")
+    assert_three_readers_agree(store, "t", rows("a", range(3)))
 
 
-def test_append_adds_rows_readable_by_all_readers(spark: SparkSession, store: DeltaStore) -> None:
+def test_create_pending_creates_every_ensured_table_empty_for_other_readers(store: DeltaStore) -> None:
+    store.ensure("by_cluster", SCHEMA, ["cluster_id"])
+    store.ensure("flat", SCHEMA)
+    store.create_pending()
+    for table, partitioned_by in (("by_cluster", ["cluster_id"]), ("flat", [])):
+        assert store.exists(table) and store.version(table) == 0
+        assert store.partition_columns(table) == partitioned_by
+        (metadata,) = [a["metaData"] for a in log_actions(store, table, 0) if "metaData" in a]
+        assert metadata["partitionColumns"] == partitioned_by
+        assert [f["name"] for f in json.loads(metadata["schemaString"])["fields"]] == SCHEMA.names
+        assert_created_with_the_table_properties(store, table)
+        assert_three_readers_agree(store, table, [])
+    # a second store on the same warehouse (another run) finds the tables as they are
+    again = DeltaStore(store.spark, store.warehouse)
+    again.ensure("by_cluster", SCHEMA, ["cluster_id"])
+    assert again.version("by_cluster") == 0
+
+
+@pytest.mark.parametrize(
+    ("schema", "partition_by", "message"),
+    [
+        (StructType([*SCHEMA.fields[:-1], StructField("ts", StringType(), True)]), ["cluster_id"], "column ts"),
+        (SCHEMA, ["level"], "partitioned by"),
+    ],
+    ids=["another-type", "another-partitioning"],
+)
+def test_ensure_refuses_an_existing_table_of_another_shape(
+    spark: SparkSession, store: DeltaStore, schema: StructType, partition_by: list[str], message: str
+) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
-    store.append("t", frame(spark, rows("a", range(3))))
-    store.append("t", frame(spark, rows("b", range(2))))
-    assert_three_readers_agree(store, "t", rows("a", range(3)) + rows("b", range(2)))
+    store.append("t", frame(spark, rows("a", range(1))))
+    with pytest.raises(SchemaMismatchError, match=message):
+        DeltaStore(store.spark, store.warehouse).ensure("t", schema, partition_by)
+
+
+# ---- append, overwrite, partition values -----------------------------------------------------------------------
+
+
+def test_appends_add_rows_and_each_returns_its_own_commits_version(spark: SparkSession, store: DeltaStore) -> None:
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    assert store.append("t", frame(spark, rows("a", range(3)))) == 0
+    assert store.append("t", frame(spark, rows("b", range(2)))) == 1
+    df = frame(spark, rows("c", range(2)))
+    assert store.append("t", df.select(*reversed(df.columns))) == 2  # columns are matched by name
+    assert [int(h["version"]) for h in store.history("t")] == [2, 1, 0]
+    assert_three_readers_agree(store, "t", rows("a", range(3)) + rows("b", range(2)) + rows("c", range(2)))
 
 
 def test_partition_values_come_from_the_log_not_from_paths(spark: SparkSession, store: DeltaStore) -> None:
-    odd = ["001", "a b/c", "x=y%z", "ünï"]
+    odd = ["001", "a b/c", "x=y%z", "ünï", "q:r#s?t*u", "o'b\\r"]
     store.ensure("t", SCHEMA, ["cluster_id"])
     data = [r for c in odd for r in rows(c, range(2))]
     store.append("t", frame(spark, data))
     assert_three_readers_agree(store, "t", data)
-
-
-def test_each_write_path_gives_the_layout_spark_writes(spark: SparkSession, store: DeltaStore, tmp_path: Path) -> None:
-    # deltars writes a small audit's held frames (local relations) with pyarrow in the driver, other frames with
-    # pyarrow in Spark's tasks (jobs.storage.task_files); both give the partition directories Spark's writer gives
-    odd = ["001", "a b/c", "x=y%z", "ünï", "q:r#s?t*u"]
-    data = [r for c in odd for r in rows(c, range(2))]
-    held = held_locally(frame(spark, data), 100)
-    assert held is not None
-    jobs_of: dict[str, int] = {}
-    for table, df in (("held", held), ("tasks", frame(spark, data))):
-        store.ensure(table, SCHEMA, ["cluster_id"])
-        with counting(spark) as jobs:
-            store.append(table, df)
-        jobs_of[table] = jobs.total
-        assert_three_readers_agree(store, table, data)
-    if store.backend == "deltars":
-        import pyarrow as pa
-        from deltalake import DeltaTable
-
-        def partitions(table: str) -> list[tuple[str, int]]:
-            # the rows each partition's files hold, from the log (a task writes one file per partition it holds)
-            files = pa.table(DeltaTable(store.path(table)).get_add_actions(flatten=True)).to_pylist()
-            counted: dict[str, int] = {}
-            for f in files:
-                counted[f["partition.cluster_id"]] = counted.get(f["partition.cluster_id"], 0) + f["num_records"]
-            return sorted(counted.items())
-
-        assert partitions("held") == partitions("tasks") == [(c, 2) for c in sorted(odd)]
-        assert jobs_of["held"] == 0 < jobs_of["tasks"]  # a local relation's rows are collected without a job
-        frame(spark, data).write.partitionBy("cluster_id").parquet(str(tmp_path / "spark"))
-        by_spark = {p.name for p in (tmp_path / "spark").iterdir() if p.is_dir()}
-        assert len(by_spark) == len(odd)
-        for table in ("held", "tasks"):
-            written = {p.parent.name for p in Path(store.path(table)).rglob("*.parquet")}
-            assert written == by_spark, table
-    empty = held_locally(frame(spark, []), 100)
-    assert empty is not None
-    store.replace_partitions("held", empty, {"cluster_id": ["001"]})
-    assert_three_readers_agree(store, "held", data[2:])
-    store.replace_partitions("tasks", frame(spark, []), {"cluster_id": ["001"]})
-    assert_three_readers_agree(store, "tasks", data[2:])
-
-
-def test_files_of_a_failed_task_attempt_are_removed_after_the_commit(
-    spark: SparkSession, warehouse: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # a retried task's first attempt leaves files in the staging folder that no commit names (task_files lists the
-    # files of the attempts that succeeded): planted here, they are gone after the write and the rows are the same
-    from jobs.storage import deltars
-
-    store = open_store(spark, str(warehouse), backend="deltars")
-    store.ensure("t", SCHEMA, ["cluster_id"])
-    write_files = deltars.task_files.write_files
-
-    def with_a_failed_attempt(df: DataFrame, uri: str, partition_by: Any, **kwargs: Any) -> Any:
-        written = write_files(df, uri, partition_by, **kwargs)
-        stray = Path(uri) / "cluster_id=a" / "part-from-a-failed-attempt.parquet"
-        stray.parent.mkdir(parents=True, exist_ok=True)
-        stray.write_bytes(b"partial")
-        return written
-
-    monkeypatch.setattr(deltars.task_files, "write_files", with_a_failed_attempt)
-    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(2))))
-    assert not list(Path(store.path("t")).rglob("part-from-a-failed-attempt.parquet"))
-    assert_three_readers_agree(store, "t", rows("a", range(3)) + rows("b", range(2)))
-
-
-def test_a_table_partitioned_by_a_number_is_written_by_sparks_writer(spark: SparkSession, store: DeltaStore) -> None:
-    # jobs.storage.task_files names string partitions only; any other type keeps Spark's writer and its names
-    data = rows("a", range(4))
-    store.ensure("by_level", SCHEMA, ["level"])
-    store.append("by_level", frame(spark, data))
-    assert_three_readers_agree(store, "by_level", data)
-    if store.backend == "deltars":
-        names = {p.name for p in Path(store.path("by_level")).rglob("*.parquet")}
-        assert names and all(n.endswith(".snappy.parquet") for n in names), names
-
-
-def test_many_partitions_read_in_one_scan_with_values_from_the_log(spark: SparkSession, store: DeltaStore) -> None:
-    odd = ["001", "a b/c", "x=y%z", "ünï", "e", "f", "g"]
-    store.ensure("t", SCHEMA, ["cluster_id"])
-    data = [r for c in odd for r in rows(c, range(2))]
-    store.append("t", frame(spark, data[:6]))
-    store.append("t", frame(spark, data[6:]))
-    assert_three_readers_agree(store, "t", data)
-    if store.backend == "deltars":
-        plan = store.read("t")._jdf.queryExecution().executedPlan().toString()
-        assert plan.count("FileScan parquet") == 1, plan
+    # a value with a quote and a backslash is matched exactly by a partition overwrite
+    store.replace_partitions("t", frame(spark, rows("o'b\\r", range(5, 6))), {"cluster_id": ["o'b\\r"]})
+    assert_three_readers_agree(store, "t", data[:-2] + rows("o'b\\r", range(5, 6)))
 
 
 def test_overwrite_replaces_everything(spark: SparkSession, store: DeltaStore) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
     store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(3))))
-    store.overwrite("t", frame(spark, rows("c", range(1))))
+    assert store.overwrite("t", frame(spark, rows("c", range(1)))) == 1
     assert_three_readers_agree(store, "t", rows("c", range(1)))
+
+
+# ---- replace_partitions ----------------------------------------------------------------------------------------
 
 
 def test_replace_partitions_touches_only_the_named_partitions(spark: SparkSession, store: DeltaStore) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
-    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(3))))
-    store.replace_partitions("t", frame(spark, rows("a", range(10, 12), "new")), {"cluster_id": ["a"]})
-    assert_three_readers_agree(store, "t", rows("a", range(10, 12), "new") + rows("b", range(3)))
-
-
-def test_replace_partitions_with_no_rows_empties_those_partitions(spark: SparkSession, store: DeltaStore) -> None:
-    store.ensure("t", SCHEMA, ["cluster_id"])
-    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(3))))
-    store.replace_partitions("t", frame(spark, []), {"cluster_id": ["a"]})
-    assert_three_readers_agree(store, "t", rows("b", range(3)))
+    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(3)) + rows("c", range(1))))
+    new = rows("a", range(10, 12), "new")
+    assert store.replace_partitions("t", frame(spark, new), {"cluster_id": ["a", "c"]}) == 1
+    assert_three_readers_agree(store, "t", new + rows("b", range(3)))  # c: named, no rows given, emptied
 
 
 def test_rerunning_a_partition_overwrite_with_the_same_data_changes_nothing(
@@ -227,234 +216,126 @@ def test_rerunning_a_partition_overwrite_with_the_same_data_changes_nothing(
     store.ensure("t", SCHEMA, ["cluster_id"])
     store.append("t", frame(spark, rows("b", range(4))))
     batch = frame(spark, rows("a", range(5)))
-    store.replace_partitions("t", batch, {"cluster_id": ["a"]})
-    first = content(store.read("t"))
-    store.replace_partitions("t", batch, {"cluster_id": ["a"]})
-    store.replace_partitions("t", batch, {"cluster_id": ["a"]})
-    assert content(store.read("t")) == first
+    versions = [store.replace_partitions("t", batch, {"cluster_id": ["a"]}) for _ in range(3)]
+    assert versions == [1, 2, 3]  # each run commits, and the content is the same after every one
+    for version in versions:
+        assert content(store.read("t", version=version)) == expect(rows("a", range(5)) + rows("b", range(4)))
     assert_three_readers_agree(store, "t", rows("a", range(5)) + rows("b", range(4)))
 
 
-def test_replace_partitions_refuses_rows_outside_the_predicate(spark: SparkSession, store: DeltaStore) -> None:
+def test_replace_partitions_refuses_rows_outside_the_predicate_and_writes_nothing(
+    spark: SparkSession, store: DeltaStore
+) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
-    store.append("t", frame(spark, rows("a", range(2))))
-    before = store.version("t")
-    with pytest.raises(Exception, match=r"(?i)outside|replaceWhere|does not conform|DELTA_REPLACE_WHERE"):
-        store.replace_partitions("t", frame(spark, rows("b", range(2))), {"cluster_id": ["a"]})
-    assert store.version("t") == before
-    assert_three_readers_agree(store, "t", rows("a", range(2)))
-
-
-def test_replace_partitions_rejects_a_non_partition_column(spark: SparkSession, store: DeltaStore) -> None:
-    store.ensure("t", SCHEMA, ["cluster_id"])
-    with pytest.raises(StorageError, match="not a partition column"):
-        store.replace_partitions("t", frame(spark, []), {"name": ["x"]})
+    store.append("t", frame(spark, rows("a", range(2)) + rows("b", range(1))))
+    with pytest.raises(StorageError, match="DELTA_REPLACE_WHERE_MISMATCH") as refused:
+        store.replace_partitions("t", frame(spark, rows("a", range(5)) + rows("b", range(2))), {"cluster_id": ["a"]})
+    assert not isinstance(refused.value, SchemaMismatchError | ConcurrentCommitError)
+    assert "\n" not in str(refused.value)
+    assert store.version("t") == 0
+    assert_three_readers_agree(store, "t", rows("a", range(2)) + rows("b", range(1)))
 
 
 @pytest.mark.parametrize(
-    ("mutation", "message"),
-    [
-        (lambda df: df.withColumn("level", F.col("level").cast("long")), "column level is bigint"),
-        (lambda df: df.drop("name"), "missing columns name"),
-        (lambda df: df.withColumn("extra", F.lit(1)), "unexpected columns extra"),
-    ],
-    ids=["type-change", "missing-column", "extra-column"],
+    ("where", "message"),
+    [({"name": ["x"]}, "name is not a partition column"), ({"cluster_id": []}, "no values given"), ({}, "needs")],
+    ids=["not-a-partition-column", "no-values", "no-predicate"],
 )
-def test_schema_mismatch_is_a_clear_error_and_writes_nothing(
-    spark: SparkSession, store: DeltaStore, mutation: Any, message: str
+def test_replace_partitions_refuses_a_predicate_it_cannot_run(
+    spark: SparkSession, store: DeltaStore, where: dict[str, list[str]], message: str
 ) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
-    before = store.version("t")
-    with pytest.raises(SchemaMismatchError, match=message):
-        store.append("t", mutation(frame(spark, rows("a", range(2)))))
-    assert store.version("t") == before
+    with pytest.raises(StorageError, match=message):
+        store.replace_partitions("t", frame(spark, []), where)
+    assert not store.exists("t")
 
 
-def test_columns_in_another_order_are_aligned_not_rejected(spark: SparkSession, store: DeltaStore) -> None:
+def test_a_table_partitioned_by_a_number_replaces_the_partitions_named_as_text(
+    spark: SparkSession, store: DeltaStore
+) -> None:
+    data = rows("a", range(10))  # levels 0..6, 0..2
+    store.ensure("by_level", SCHEMA, ["level"])
+    store.append("by_level", frame(spark, data))
+    store.replace_partitions("by_level", frame(spark, [r for r in data if r[3] == 1][:1]), {"level": ["1", "2"]})
+    kept = [r for r in data if r[3] not in (1, 2)] + [r for r in data if r[3] == 1][:1]
+    assert_three_readers_agree(store, "by_level", kept)
+
+
+# ---- merge, delete, undo ---------------------------------------------------------------------------------------
+
+
+def test_merge_updates_matched_rows_inserts_new_ones_and_deletes_only_what_delete_where_names(
+    spark: SparkSession, store: DeltaStore
+) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
-    df = frame(spark, rows("a", range(2)))
-    store.append("t", df.select(*reversed(df.columns)))
-    assert_three_readers_agree(store, "t", rows("a", range(2)))
-
-
-def test_ensure_refuses_an_existing_table_with_another_schema(store: DeltaStore) -> None:
-    store.ensure("t", SCHEMA, ["cluster_id"])
-    other = StructType([*SCHEMA.fields[:-1], StructField("ts", StringType(), True)])
-    with pytest.raises(SchemaMismatchError):
-        store.ensure("t", other, ["cluster_id"])
-
-
-def test_a_failed_spark_job_leaves_no_visible_change(spark: SparkSession, store: DeltaStore) -> None:
-    store.ensure("t", SCHEMA, ["cluster_id"])
-    store.append("t", frame(spark, rows("a", range(3))))
-    before = store.version("t")
-    # raise_error fails the job on the executors half-way through writing
-    failing = frame(spark, rows("a", range(100))).withColumn(
-        "name", F.when(F.col("offset") == 77, F.raise_error(F.lit("boom"))).otherwise(F.col("name"))
+    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(2))))
+    source = rows("a", range(1, 2), "updated") + rows("a", range(7, 8), "inserted")
+    # rows of a the source does not hold (offsets 0 and 2) are deleted; b is outside delete_where and stays
+    version = store.merge(
+        "t", frame(spark, source), keys=("cluster_id", "offset"), delete_where=F.col("t.cluster_id") == "a"
     )
-    with pytest.raises(Exception, match="boom"):
-        store.append("t", failing)
-    assert store.version("t") == before
+    assert version == 1 and store.version("t") == 1  # one commit
+    assert store.history("t")[0]["operation"] == "MERGE"
+    assert_three_readers_agree(store, "t", source + rows("b", range(2)))
+    # merging the same rows again changes nothing
+    store.merge("t", frame(spark, source), keys=("cluster_id", "offset"), delete_where=F.col("t.cluster_id") == "a")
+    assert_three_readers_agree(store, "t", source + rows("b", range(2)))
+
+
+def test_a_merge_into_an_ensured_table_creates_it_with_the_merged_rows(spark: SparkSession, store: DeltaStore) -> None:
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    assert store.merge("t", frame(spark, rows("a", range(3))), keys=("cluster_id", "offset")) == 0
+    assert_created_with_the_table_properties(store, "t")
     assert_three_readers_agree(store, "t", rows("a", range(3)))
-    if store.backend == "deltars":
-        from deltalake import DeltaTable
-
-        live = {p.split("/")[0] for p in DeltaTable(store.path("t")).get_add_actions().column("path").to_pylist()}
-        staged = {p.name for p in Path(store.path("t")).iterdir() if p.name.startswith("spark-")}
-        assert staged == live, "the failed job's staging folder was not removed"
 
 
-def test_time_travel_by_version_and_timestamp(spark: SparkSession, store: DeltaStore) -> None:
+def test_delete_removes_the_matching_rows_in_one_commit(spark: SparkSession, store: DeltaStore) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
-    store.append("t", frame(spark, rows("a", range(2))))
-    v1 = store.version("t")
-    time.sleep(1.1)
-    between = dt.datetime.now(dt.UTC)
-    time.sleep(1.1)
-    store.overwrite("t", frame(spark, rows("b", range(3))))
-    assert content(store.read("t", version=v1)) == sorted(normal(r) for r in rows("a", range(2)))
-    assert content(store.read("t", timestamp=between)) == sorted(normal(r) for r in rows("a", range(2)))
-    assert content(store.read("t")) == sorted(normal(r) for r in rows("b", range(3)))
+    store.append("t", frame(spark, rows("a", range(4)) + rows("b", range(2))))
+    assert store.delete("t", (F.col("cluster_id") == "a") & (F.col("offset") >= 2)) == 1
+    assert_three_readers_agree(store, "t", rows("a", range(2)) + rows("b", range(2)))
 
 
-def test_history_lists_every_commit_newest_first(spark: SparkSession, store: DeltaStore) -> None:
-    store.ensure("t", SCHEMA, ["cluster_id"])
-    store.append("t", frame(spark, rows("a", range(2))))
-    store.replace_partitions("t", frame(spark, rows("a", range(1))), {"cluster_id": ["a"]})
-    history = store.history("t")
-    versions = [int(h["version"]) for h in history]
-    assert versions == sorted(versions, reverse=True)
-    assert versions[0] == store.version("t") == 2
-
-
-def test_reading_a_missing_table_is_a_clear_error(store: DeltaStore) -> None:
-    with pytest.raises(StorageError, match="does not exist"):
-        store.read("nope")
-
-
-def test_rows_per_partition_are_read_from_the_log(spark: SparkSession, warehouse: Path) -> None:
-    """What the latest snapshot holds per partition value, replaced and removed files included, with no Spark job."""
-    store = open_store(spark, str(warehouse), backend="deltars")
-    store.ensure("t", SCHEMA, ["cluster_id"])
-    assert store.rows_per_partition("t", "cluster_id") == {}
-    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(5))))
-    store.append("t", frame(spark, rows("a", range(10, 12))))
-    store.replace_partitions("t", frame(spark, rows("b", range(20, 21))), {"cluster_id": ["b"]})
-    store.replace_partitions("t", frame(spark, []), {"cluster_id": ["c"]})
-    with counting(spark) as jobs:
-        counts = store.rows_per_partition("t", "cluster_id")
-    assert counts == {"a": 5, "b": 1}
-    assert jobs.total == 0
-    with pytest.raises(StorageError, match="not a partition column"):
-        store.rows_per_partition("t", "name")
-
-
-def test_partition_files_name_the_live_files_of_each_value_at_a_version(spark: SparkSession, warehouse: Path) -> None:
-    """The files a reader opens itself: exactly the rows of each partition value, replaced files left out."""
-    import pyarrow.parquet as pq
-
-    store = open_store(spark, str(warehouse), backend="deltars")
-    store.ensure("t", SCHEMA, ["cluster_id"])
-    assert store.partition_files("t", "cluster_id") == {}
-    first = store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(5))))
-    store.append("t", frame(spark, rows("a", range(10, 12))))
-    store.replace_partitions("t", frame(spark, rows("b", range(20, 21))), {"cluster_id": ["b"]})
-
-    def offsets(files: list[str]) -> list[int]:
-        return sorted(o for f in files for o in pq.read_table(f).column("offset").to_pylist())
-
-    files = store.partition_files("t", "cluster_id")
-    assert files is not None and set(files) == {"a", "b"}
-    assert offsets(files["a"]) == [0, 1, 2, 10, 11]
-    assert offsets(files["b"]) == [20]
-    then = store.partition_files("t", "cluster_id", version=first)
-    assert then is not None and offsets(then["b"]) == [0, 1, 2, 3, 4] and offsets(then["a"]) == [0, 1, 2]
-    nullable = StructType([StructField("cluster_id", StringType(), True), StructField("offset", LongType(), False)])
-    store.ensure("u", nullable, ["cluster_id"])
-    store.append("u", spark.createDataFrame([("a", 1), (None, 2)], nullable))
-    assert store.partition_files("u", "cluster_id") is None  # a NULL value's rows: Spark reads them
-    with pytest.raises(StorageError, match="not partitioned by name"):
-        store.partition_files("t", "name")
-
-
-def test_a_write_returns_the_version_it_committed_when_another_writer_committed_after_it(
-    spark: SparkSession, warehouse: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("partition_by", [["cluster_id"], []], ids=["partitioned", "unpartitioned"])
+def test_undo_reverses_one_commit_and_keeps_later_commits_of_others(
+    spark: SparkSession, store: DeltaStore, partition_by: list[str]
 ) -> None:
-    import pyarrow as pa
-    from deltalake import DeltaTable, write_deltalake
+    store.ensure("t", SCHEMA, partition_by)
+    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(2))))
+    deleted = store.delete("t", (F.col("cluster_id") == "a") & (F.col("offset") >= 1))  # removes a1, a2
+    appended = store.append("t", frame(spark, rows("a", range(20, 21), "mine")))
+    store.append("t", frame(spark, rows("c", range(1))))  # a later commit of another writer
+    undone = store.undo("t", appended)
+    assert undone == 4 == store.version("t")
+    assert content(store.read("t")) == expect(rows("a", range(1)) + rows("b", range(2)) + rows("c", range(1)))
+    assert store.undo("t", deleted) == 5
+    assert_three_readers_agree(store, "t", rows("a", range(3)) + rows("b", range(2)) + rows("c", range(1)))
 
-    store = open_store(spark, str(warehouse), backend="deltars")
+
+# ---- transactions, versions ------------------------------------------------------------------------------------
+
+
+def test_an_append_under_a_transaction_id_already_committed_adds_nothing(
+    spark: SparkSession, store: DeltaStore
+) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
-    assert store.append("t", frame(spark, rows("a", range(3)))) == 1
-    commit = DeltaTable.create_write_transaction
-    other = pa.Table.from_pylist(
-        [dict(zip(SCHEMA.names, r, strict=True)) for r in rows("a", range(100, 104))],
-        schema=pa.schema(
-            [
-                ("cluster_id", pa.string()),
-                ("offset", pa.int64()),
-                ("name", pa.string()),
-                ("level", pa.int32()),
-                ("ts", pa.timestamp("us", tz="UTC")),
-            ]
-        ),
-    )
-
-    def then_another_writer(self: DeltaTable, *args: Any, **kwargs: Any) -> None:
-        commit(self, *args, **kwargs)
-        write_deltalake(str(warehouse / "t"), other, mode="append", partition_by=["cluster_id"])
-
-    monkeypatch.setattr(DeltaTable, "create_write_transaction", then_another_writer)
-    version = store.replace_partitions("t", frame(spark, rows("a", range(10, 12))), {"cluster_id": ["a"]})
-    monkeypatch.undo()
-    assert (version, store.version("t")) == (2, 3)
-    assert store.rows_per_partition("t", "cluster_id", version=version) == {"a": 2}
-    assert store.rows_per_partition("t", "cluster_id") == {"a": 6}
+    store.append("t", frame(spark, rows("a", range(2))))
+    assert store.append("t", frame(spark, rows("b", range(2))), txn=("ingest-b", 1)) == 1
+    assert store.append("t", frame(spark, rows("b", range(2))), txn=("ingest-b", 1)) == 1  # skipped: the latest
+    assert store.version("t") == 1
+    assert store.append("t", frame(spark, rows("b", range(2, 3))), txn=("ingest-b", 2)) == 2  # a newer version
+    assert store.append("t", frame(spark, rows("b", range(2))), txn=("ingest-b", 1)) == 2  # an older one: skipped
+    assert store.append("t", frame(spark, rows("c", range(1))), txn=("ingest-c", 1)) == 3  # another application
+    (txn,) = [a["txn"] for a in log_actions(store, "t", 1) if "txn" in a]
+    assert (txn["appId"], txn["version"]) == ("ingest-b", 1)
+    assert_three_readers_agree(store, "t", rows("a", range(2)) + rows("b", range(3)) + rows("c", range(1)))
 
 
-def test_rows_per_partition_are_unknown_when_a_file_has_no_row_count(spark: SparkSession, warehouse: Path) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    from deltalake import DeltaTable
-    from deltalake.transaction import AddAction
-
-    store = open_store(spark, str(warehouse), backend="deltars")
+def test_the_first_write_of_an_ensured_table_may_carry_a_transaction_id(spark: SparkSession, store: DeltaStore) -> None:
     store.ensure("t", SCHEMA, ["cluster_id"])
-    store.append("t", frame(spark, rows("a", range(3))))
-    folder = warehouse / "t" / "cluster_id=b"
-    folder.mkdir()
-    data = pa.table({"offset": pa.array([1], pa.int64())})
-    pq.write_table(data, folder / "part-0.parquet")
-    table = DeltaTable(str(warehouse / "t"))
-    action = AddAction(
-        path="cluster_id=b/part-0.parquet",
-        size=(folder / "part-0.parquet").stat().st_size,
-        partition_values={"cluster_id": "b"},
-        modification_time=int(time.time() * 1000),
-        data_change=True,
-        stats=None,
-    )
-    table.create_write_transaction([action], mode="append", schema=table.schema(), partition_by=["cluster_id"])
-    assert store.rows_per_partition("t", "cluster_id") is None
-
-
-def test_deltars_refuses_tables_with_deletion_vectors(spark: SparkSession, warehouse: Path) -> None:
-    import pyarrow as pa
-    from deltalake import write_deltalake
-
-    path = warehouse / "dv"
-    write_deltalake(
-        str(path),
-        pa.table({"a": [1, 2]}),
-        configuration={"delta.enableDeletionVectors": "true"},
-    )
-    log = sorted((path / "_delta_log").glob("*.json"))[0]
-    protocol = [json.loads(line) for line in log.read_text().splitlines() if '"protocol"' in line]
-    if "deletionVectors" not in json.dumps(protocol):
-        pytest.skip("this delta-rs release does not write the deletionVectors reader feature")
-    store = open_store(spark, str(warehouse), backend="deltars")
-    with pytest.raises(UnsupportedTableError, match="deletionVectors"):
-        store.read("dv")
+    assert store.append("t", frame(spark, rows("a", range(2))), txn=("ingest-a", 1)) == 0
+    assert store.append("t", frame(spark, rows("a", range(2))), txn=("ingest-a", 1)) == 0
+    assert_three_readers_agree(store, "t", rows("a", range(2)))
 
 
 def test_a_write_based_on_an_old_version_is_refused_and_commits_nothing(spark: SparkSession, store: DeltaStore) -> None:
@@ -468,36 +349,341 @@ def test_a_write_based_on_an_old_version_is_refused_and_commits_nothing(spark: S
         store.replace_partitions(
             "t", frame(spark, rows("a", range(9, 10))), {"cluster_id": ["a"]}, read_version=read_at
         )
-    assert_three_readers_agree(store, "t", rows("a", range(2)) + rows("b", range(2)))
-    store.append("t", frame(spark, rows("c", range(1))), read_version=store.version("t"))  # current: accepted
-    assert len(store.read("t").filter(F.col("cluster_id") == "c").collect()) == 1
+    assert store.version("t") == 1
+    assert store.append("t", frame(spark, rows("c", range(1))), read_version=1) == 2  # current: accepted
+    assert_three_readers_agree(store, "t", rows("a", range(2)) + rows("b", range(2)) + rows("c", range(1)))
 
 
-def test_undo_reverses_one_commit_and_keeps_later_commits_of_others(spark: SparkSession, store: DeltaStore) -> None:
-    if store.backend == "native":
-        pytest.skip("the native backend cannot undo a commit (ingest then stops with a one-line error)")
+def test_a_table_read_at_the_version_it_had_while_pending_is_empty_after_another_writer_created_it(
+    spark: SparkSession, store: DeltaStore
+) -> None:
+    """A run that ensured a table records its version -1 (not there yet); another writer then creates it: reading it
+    at -1 (what the run decided from) is still the empty table, not an error."""
     store.ensure("t", SCHEMA, ["cluster_id"])
-    store.append("t", frame(spark, rows("a", range(3)) + rows("b", range(2))))
-    replaced = store.replace_partitions("t", frame(spark, rows("a", range(10, 12), "new")), {"cluster_id": ["a"]})
-    appended = store.append("t", frame(spark, rows("a", range(20, 21), "mine")))
-    store.append("t", frame(spark, rows("c", range(1))))  # a later commit of another writer
-    store.undo("t", appended)
-    store.undo("t", replaced)
-    assert_three_readers_agree(store, "t", rows("a", range(3)) + rows("b", range(2)) + rows("c", range(1)))
+    read_at = store.version("t")
+    assert read_at == -1
+    other = DeltaStore(spark, store.warehouse)
+    other.ensure("t", SCHEMA, ["cluster_id"])
+    other.append("t", frame(spark, rows("b", range(2))))
+    assert store.read("t", version=read_at).collect() == []
+    with pytest.raises(ConcurrentCommitError):
+        store.append("t", frame(spark, rows("a", range(2))), read_version=read_at)
 
 
-def test_delta_is_found_as_spark_finds_a_data_source(spark: SparkSession) -> None:
-    """The backend's auto-detection asks whether Delta's registered source class loads; Spark's own lookup of
-    ``format("delta")`` must agree (here, without Delta's jars: both no; with them: both yes)."""
-    jvm = spark._jvm
-    try:
-        jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource(
-            "delta", spark._jsparkSession.sessionState().conf()
-        )
-        spark_finds = True
-    except Exception:  # py4j's error for Spark's "failed to find the data source"
-        spark_finds = False
-    assert native_delta_available(spark) is spark_finds
-    assert jvm.org.apache.spark.util.Utils.classIsLoadable(
-        "org.apache.spark.sql.execution.datasources.v2.parquet.ParquetDataSourceV2"
+def _another_writer_commits_right_after(
+    monkeypatch: pytest.MonkeyPatch, store: DeltaStore, table: str
+) -> Callable[[], None]:
+    """Patch every way the store commits (a DataFrame write, MERGE, DELETE) so that delta-rs, another writer,
+    appends one row (cluster z) to ``table`` just after the store's own commit and before the store learns its
+    version. Returns a function that removes the patches."""
+    import pyarrow as pa
+    from delta.tables import DeltaMergeBuilder, DeltaTable
+    from deltalake import write_deltalake
+    from pyspark.sql.readwriter import DataFrameWriter
+
+    other = pa.Table.from_pylist(
+        [dict(zip(SCHEMA.names, r, strict=True)) for r in rows("z", range(1))],
+        schema=pa.schema(
+            [
+                ("cluster_id", pa.string()),
+                ("offset", pa.int64()),
+                ("name", pa.string()),
+                ("level", pa.int32()),
+                ("ts", pa.timestamp("us", tz="UTC")),
+            ]
+        ),
     )
+
+    def then_another_writer(real: Callable[..., Any]) -> Callable[..., Any]:
+        def commit(*args: Any, **kwargs: Any) -> Any:
+            result = real(*args, **kwargs)
+            write_deltalake(store.path(table), other, mode="append")
+            return result
+
+        return commit
+
+    for owner, name in ((DataFrameWriter, "save"), (DeltaMergeBuilder, "execute"), (DeltaTable, "delete")):
+        monkeypatch.setattr(owner, name, then_another_writer(getattr(owner, name)))
+    return monkeypatch.undo
+
+
+@pytest.mark.parametrize(
+    ("write", "own"),
+    [
+        (lambda s, df: s.append("t", df), rows("a", range(2)) + rows("a", range(5, 7))),
+        (lambda s, df: s.overwrite("t", df), rows("a", range(5, 7))),
+        (lambda s, df: s.replace_partitions("t", df, {"cluster_id": ["a"]}), rows("a", range(5, 7))),
+        (lambda s, df: s.merge("t", df, keys=("cluster_id", "offset")), rows("a", range(2)) + rows("a", range(5, 7))),
+        (lambda s, df: s.delete("t", F.col("offset") == 0), rows("a", range(1, 2))),
+    ],
+    ids=["append", "overwrite", "replace_partitions", "merge", "delete"],
+)
+def test_a_write_returns_its_own_commits_version_when_another_writer_committed_after_it(
+    spark: SparkSession,
+    store: DeltaStore,
+    monkeypatch: pytest.MonkeyPatch,
+    write: Callable[[DeltaStore, DataFrame], int],
+    own: list[Row],
+) -> None:
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    store.append("t", frame(spark, rows("a", range(2))))
+    undo = _another_writer_commits_right_after(monkeypatch, store, "t")
+    version = write(store, frame(spark, rows("a", range(5, 7))))
+    undo()
+    assert (version, store.version("t")) == (1, 2)
+    assert content(store.read("t", version=version)) == expect(own)
+    assert_three_readers_agree(store, "t", own + rows("z", range(1)))
+
+
+# ---- time travel -----------------------------------------------------------------------------------------------
+
+
+def test_time_travel_by_version_and_by_timestamp(spark: SparkSession, store: DeltaStore) -> None:
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    store.append("t", frame(spark, rows("a", range(2))))
+    store.append("t", frame(spark, rows("b", range(1))))
+    store.delete("t", F.col("cluster_id") == "a")
+    states = [rows("a", range(2)), rows("a", range(2)) + rows("b", range(1)), rows("b", range(1))]
+    # each commit's time: its file's modification time in milliseconds (what Delta takes a commit's time to be
+    # without in-commit timestamps), read from the file system
+    log = Path(store.path("t")) / "_delta_log"
+    times = [
+        dt.datetime.fromtimestamp((log / f"{v:020d}.json").stat().st_mtime_ns // 1_000_000 / 1000, dt.UTC)
+        for v in range(3)
+    ]
+    for version, state in enumerate(states):
+        assert content(store.read("t", version=version)) == expect(state)
+        assert content(store.read("t", timestamp=times[version])) == expect(state)
+        # a naive timestamp is UTC
+        assert content(store.read("t", timestamp=times[version].replace(tzinfo=None))) == expect(state)
+    assert content(store.read("t")) == expect(states[-1])
+    with pytest.raises(StorageError, match="DELTA_VERSION_NOT_FOUND"):
+        store.read("t", version=3)
+    with pytest.raises(StorageError, match="before the earliest version"):
+        store.read("t", timestamp=times[0] - dt.timedelta(days=1))
+
+
+def test_reading_a_missing_table_is_a_clear_error(store: DeltaStore) -> None:
+    with pytest.raises(StorageError, match="does not exist"):
+        store.read("nope")
+
+
+# ---- schema enforcement, atomic commits, corrupt logs ----------------------------------------------------------
+
+MISMATCHES = [
+    pytest.param(lambda df: df.withColumn("extra", F.lit(1)), id="extra-column"),
+    pytest.param(lambda df: df.withColumn("level", F.col("level").cast("long")), id="wider-type"),
+    pytest.param(lambda df: df.withColumn("offset", F.col("offset").cast("int")), id="narrower-type"),
+    pytest.param(lambda df: df.withColumn("level", F.col("level").cast("string")), id="string-for-int"),
+]
+
+
+@pytest.mark.parametrize("mutation", MISMATCHES)
+def test_a_frame_of_another_shape_is_a_schema_mismatch_and_writes_nothing(
+    spark: SparkSession, store: DeltaStore, mutation: Callable[[DataFrame], DataFrame]
+) -> None:
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    store.append("t", frame(spark, rows("a", range(2))))
+    wrong = mutation(frame(spark, rows("b", range(2))))
+    writes: list[Callable[[], int]] = [
+        lambda: store.append("t", wrong),
+        lambda: store.overwrite("t", wrong),
+        lambda: store.replace_partitions("t", wrong, {"cluster_id": ["b"]}),
+    ]
+    for attempt in writes:
+        with pytest.raises(SchemaMismatchError):
+            attempt()
+    assert store.version("t") == 0
+    assert [(f.name, f.dataType) for f in store.schema("t").fields] == [(f.name, f.dataType) for f in SCHEMA.fields]
+    assert_three_readers_agree(store, "t", rows("a", range(2)))
+
+
+@pytest.mark.parametrize("mutation", MISMATCHES)
+def test_a_merge_of_a_frame_of_another_shape_is_a_schema_mismatch_and_writes_nothing(
+    spark: SparkSession, store: DeltaStore, mutation: Callable[[DataFrame], DataFrame]
+) -> None:
+    # MERGE's UPDATE SET * / INSERT * would otherwise drop an extra column and cast a different type silently
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    store.append("t", frame(spark, rows("a", range(2))))
+    with pytest.raises(SchemaMismatchError):
+        store.merge("t", mutation(frame(spark, rows("b", range(2)))), keys=("cluster_id", "offset"))
+    assert store.version("t") == 0
+    assert_three_readers_agree(store, "t", rows("a", range(2)))
+
+
+@pytest.mark.parametrize("mutation", MISMATCHES)
+def test_the_first_write_of_an_ensured_table_is_held_to_the_ensured_schema(
+    spark: SparkSession, store: DeltaStore, mutation: Callable[[DataFrame], DataFrame]
+) -> None:
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    with pytest.raises(SchemaMismatchError):
+        store.append("t", mutation(frame(spark, rows("a", range(2)))))
+    assert not store.exists("t")
+
+
+def test_a_failed_spark_job_leaves_no_visible_change(spark: SparkSession, store: DeltaStore) -> None:
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    store.append("t", frame(spark, rows("a", range(3))))
+    # raise_error fails the job on the executors half-way through writing
+    failing = frame(spark, rows("a", range(100))).withColumn(
+        "name", F.when(F.col("offset") == 77, F.raise_error(F.lit("boom"))).otherwise(F.col("name"))
+    )
+    with pytest.raises(StorageError, match="boom"):
+        store.append("t", failing)
+    with pytest.raises(StorageError, match="boom"):
+        store.replace_partitions("t", failing, {"cluster_id": ["a"]})
+    assert store.version("t") == 0
+    assert sorted(p.name for p in (Path(store.path("t")) / "_delta_log").glob("*.json")) == [f"{0:020d}.json"]
+    assert_three_readers_agree(store, "t", rows("a", range(3)))
+
+
+def test_check_tables_names_a_table_whose_log_is_corrupt_in_one_line(spark: SparkSession, store: DeltaStore) -> None:
+    for table in ("good", "bad"):
+        store.ensure(table, SCHEMA, ["cluster_id"])
+        store.append(table, frame(spark, rows("a", range(2))))
+    store.check_tables(["good", "bad", "missing"])  # a missing table is not an error here
+    (Path(store.path("bad")) / "_delta_log" / f"{1:020d}.json").write_text('{"add": {"path": ', encoding="utf-8")
+    fresh = DeltaStore(spark, store.warehouse)  # another run
+    with pytest.raises(StorageError) as refused:
+        fresh.check_tables(["good", "bad"])
+    message = str(refused.value)
+    assert message.startswith(f"{store.path('bad')}: cannot read the table: ")
+    assert "\n" not in message and len(message) < 500
+    fresh.check_tables(["good"])
+
+
+def test_delta_lake_is_loaded_in_every_session_the_builder_starts(spark: SparkSession) -> None:
+    """``delta_available`` asks whether Delta's registered source class loads; Spark's own lookup of
+    ``format("delta")`` finds the same source."""
+    jvm = spark._jvm
+    assert jvm is not None
+    source = jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource(
+        "delta", spark._jsparkSession.sessionState().conf()
+    )
+    assert source.getName() == "org.apache.spark.sql.delta.sources.DeltaDataSource"
+    assert delta_available(spark)
+
+
+# ---- two processes ---------------------------------------------------------------------------------------------
+
+# One writer process: a session of its own, then three writes, each started at the same moment as the other
+# process's (a barrier of files) and slowed by a second and a half of computing, so that both read the table before
+# either commits. Prints each write's outcome as JSON, and how many commit races the store lost and retried.
+WRITER = textwrap.dedent(
+    """
+    import datetime as dt, json, logging, sys, time
+    from pathlib import Path
+
+    from pyspark.sql import functions as F
+    from jobs.session import build_session
+    from jobs.storage import ConcurrentCommitError, open_store
+
+    warehouse, me, other, gate, jvm = sys.argv[1:6]
+    lost = []
+    retried = lambda record: "lost a commit race" in record.getMessage() and lost.append(1)
+    logging.getLogger("kraft_audit").addHandler(type("H", (logging.Handler,), {"emit": lambda s, r: retried(r)})())
+    logging.getLogger("kraft_audit").setLevel(logging.INFO)
+    spark = build_session(
+        master="local[1]", app_name=f"race-{me}",
+        extra_conf={"spark.ui.enabled": "false", "spark.driver.memory": "1g", "spark.driver.extraJavaOptions": jvm},
+    )
+    store = open_store(spark, warehouse)
+    schema = store.schema("t")
+
+    def frame(cluster, offsets):
+        t0 = dt.datetime(2026, 11, 21, 5, 0, tzinfo=dt.UTC)
+        data = [(cluster, o, f"{me}{o}", o % 7, t0 + dt.timedelta(seconds=o)) for o in offsets]
+        slow = F.expr("java_method('java.lang.Thread', 'sleep', 750L)") == F.lit("null")
+        return spark.createDataFrame(data, schema).filter(slow)
+
+    def barrier(step):
+        Path(gate, f"{step}-{me}").touch()
+        deadline = time.monotonic() + 300
+        while not Path(gate, f"{step}-{other}").exists():
+            if time.monotonic() > deadline:
+                sys.exit(f"{other} never reached {step}")
+            time.sleep(0.005)
+
+    first = 10 if me == "one" else 20
+    outcome = {}
+    store.read("t").filter(F.col("cluster_id") == "none").collect()  # Delta's classes loaded before the races
+    for step, table, cluster, offsets in (
+        ("same", "t", "shared", range(first, first + 2)),
+        ("different", "t", me, range(first, first + 2)),
+        ("create", "fresh", me, range(first, first + 2)),
+    ):
+        df = frame(cluster, offsets)
+        if table == "fresh":
+            store.ensure("fresh", schema, ["cluster_id"])
+        barrier(step)
+        before = len(lost)
+        try:
+            if table == "fresh":
+                version = store.append("fresh", df)
+            else:
+                version = store.replace_partitions(table, df, {"cluster_id": [cluster]})
+            outcome[step] = {"version": version, "retries": len(lost) - before}
+        except ConcurrentCommitError as error:
+            outcome[step] = {"conflict": str(error), "retries": len(lost) - before}
+    print("OUTCOME " + json.dumps(outcome), flush=True)
+    """
+)
+
+
+def _race_rows(writer: str, cluster: str) -> list[Row]:
+    first = 10 if writer == "one" else 20
+    return [(cluster, o, f"{writer}{o}", o % 7, T0 + dt.timedelta(seconds=o)) for o in range(first, first + 2)]
+
+
+@pytest.mark.system
+def test_two_processes_racing_for_a_partition_leave_one_of_their_contents_and_different_partitions_both_land(
+    spark: SparkSession, store: DeltaStore, tmp_path: Path
+) -> None:
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    store.append("t", frame(spark, rows("shared", range(2), "before") + rows("kept", range(1))))
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SPARK_LOCAL_IP": "127.0.0.1", "TZ": "UTC"}
+    env.pop("PYSPARK_GATEWAY_PORT", None)
+    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    python = str(REPO / ".venv" / "bin" / "python")
+    jvm = f"{FAST_JVM} -Duser.timezone=UTC"
+    writers = {
+        me: subprocess.Popen(
+            [python, "-c", WRITER, store.warehouse, me, other, str(gate), jvm],
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for me, other in (("one", "two"), ("two", "one"))
+    }
+    outcomes: dict[str, dict[str, dict[str, Any]]] = {}
+    for me, process in writers.items():
+        out, err = process.communicate(timeout=420)
+        assert process.returncode == 0, err[-3000:]
+        (line,) = [line for line in out.splitlines() if line.startswith("OUTCOME ")]
+        outcomes[me] = json.loads(line.removeprefix("OUTCOME "))
+
+    # the same partition: each write landed (after a retry) or was refused; the table holds exactly one content
+    same = {me: o["same"] for me, o in outcomes.items()}
+    landed = {me: s["version"] for me, s in same.items() if "version" in s}
+    assert landed, same
+    last = max(landed, key=lambda me: landed[me])
+    final = rows("kept", range(1)) + _race_rows(last, "shared")
+    for me, version in landed.items():  # each one's version is its own commit, whatever the other committed
+        shared = store.read("t", version=version).filter(F.col("cluster_id") == "shared")
+        assert content(shared) == expect(_race_rows(me, "shared")), (me, same)
+    assert sum(s["retries"] for s in same.values()) + len(same) - len(landed) >= 1, same  # the race was lost once
+    # different partitions: both land, neither has to retry
+    different = {me: o["different"] for me, o in outcomes.items()}
+    assert all("version" in d and d["retries"] == 0 for d in different.values()), different
+    assert sorted(d["version"] for d in different.values()) == [max(landed.values()) + 1, max(landed.values()) + 2]
+    final += _race_rows("one", "one") + _race_rows("two", "two")
+    assert_three_readers_agree(DeltaStore(spark, store.warehouse), "t", final)
+    # two first writes of a new table: one creates it, the other appends; both rows are there, with the properties
+    created = {me: o["create"] for me, o in outcomes.items()}
+    assert sorted(c.get("version") for c in created.values()) == [0, 1], created
+    assert_created_with_the_table_properties(store, "fresh")
+    assert_three_readers_agree(store, "fresh", _race_rows("one", "one") + _race_rows("two", "two"))
