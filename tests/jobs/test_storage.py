@@ -370,6 +370,23 @@ def test_a_table_read_at_the_version_it_had_while_pending_is_empty_after_another
         store.append("t", frame(spark, rows("a", range(2))), read_version=read_at)
 
 
+def test_a_table_another_process_created_is_found_by_a_store_that_looked_before(
+    spark: SparkSession, store: DeltaStore
+) -> None:
+    """What a first write that lost the creation race to another process relies on: the store sees the table the
+    other process created (here delta-rs, another process's writer) although this session looked at the path
+    before, when its log held no commit yet (as the losing writer's own transaction did)."""
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    (Path(store.path("t")) / "_delta_log").mkdir(parents=True)
+    assert not store.exists("t")
+    other = pa.table({"cluster_id": ["a"], "offset": pa.array([1], pa.int64())})
+    write_deltalake(store.path("t"), other, partition_by=["cluster_id"])
+    assert store.exists("t")
+    assert store.version("t") == 0
+
+
 def _another_writer_commits_right_after(
     monkeypatch: pytest.MonkeyPatch, store: DeltaStore, table: str
 ) -> Callable[[], None]:
@@ -625,6 +642,8 @@ WRITER = textwrap.dedent(
             outcome[step] = {"version": version, "retries": len(lost) - before}
         except ConcurrentCommitError as error:
             outcome[step] = {"conflict": str(error), "retries": len(lost) - before}
+        except Exception as error:  # reported, and the next step still runs
+            outcome[step] = {"error": f"{type(error).__name__}: {error}"[:600], "retries": len(lost) - before}
     print("OUTCOME " + json.dumps(outcome), flush=True)
     """
 )
@@ -668,6 +687,7 @@ def test_two_processes_racing_for_a_partition_leave_one_of_their_contents_and_di
 
     # the same partition: each write landed (after a retry) or was refused; the table holds exactly one content
     same = {me: o["same"] for me, o in outcomes.items()}
+    assert not any("error" in o for o in same.values()), same
     landed = {me: s["version"] for me, s in same.items() if "version" in s}
     assert landed, same
     last = max(landed, key=lambda me: landed[me])
@@ -684,6 +704,7 @@ def test_two_processes_racing_for_a_partition_leave_one_of_their_contents_and_di
     assert_three_readers_agree(DeltaStore(spark, store.warehouse), "t", final)
     # two first writes of a new table: one creates it, the other appends; both rows are there, with the properties
     created = {me: o["create"] for me, o in outcomes.items()}
+    assert not any("error" in o for o in created.values()), created
     assert sorted(c.get("version") for c in created.values()) == [0, 1], created
     assert_created_with_the_table_properties(store, "fresh")
     assert_three_readers_agree(store, "fresh", _race_rows("one", "one") + _race_rows("two", "two"))
