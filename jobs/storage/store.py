@@ -67,6 +67,13 @@ _CONFLICTS = (
 )
 _SCHEMA_ERRORS = ("DELTA_FAILED_TO_MERGE_FIELDS", "schema mismatch", "DELTA_SCHEMA_CHANGED", "_LEGACY_ERROR_TEMP_DELTA")
 _ALREADY_EXISTS = ("DELTA_TABLE_ALREADY_EXISTS", "already exists")
+_NOT_A_TABLE = (
+    "DELTA_MISSING_DELTA_TABLE",
+    "PATH_NOT_FOUND",
+    "is not a Delta table",
+    "does not exist",
+    "doesn't exist",
+)
 
 
 class ConcurrentCommitError(StorageError):
@@ -104,10 +111,20 @@ class DeltaStore:
         return DeltaTable.forPath(self.spark, self.path(table))
 
     def exists(self, table: str) -> bool:
-        """Whether the table has a Delta log."""
+        """Whether the table has a Delta log. ``DeltaTable.isDeltaTable`` answers from the session's cached log, which
+        misses a table another process created after this session looked; a "no" is therefore asked again through a
+        read, which refreshes the log (no Spark job)."""
         from delta.tables import DeltaTable
 
-        return bool(DeltaTable.isDeltaTable(self.spark, self.path(table)))
+        if DeltaTable.isDeltaTable(self.spark, self.path(table)):
+            return True
+        try:
+            self.spark.read.format("delta").load(self.path(table)).schema  # noqa: B018  (the load refreshes the log)
+        except (PySparkException, Py4JJavaError) as error:
+            if _is(error, _NOT_A_TABLE):
+                return False
+            raise
+        return True
 
     def _require(self, table: str) -> None:
         if not self.exists(table):
@@ -186,6 +203,8 @@ class DeltaStore:
         """The latest snapshot, or the one at ``version`` / as of ``timestamp`` (Delta's time travel)."""
         if self._still_pending(table) and version in (None, -1) and timestamp is None:
             return self.spark.createDataFrame([], self._pending[table][0])
+        if version == -1:  # the version a table had before its creation (read while it was pending): no rows
+            return self.spark.createDataFrame([], self.schema(table))
         self._require(table)
         reader = self.spark.read.format("delta")
         if version is not None:
@@ -228,16 +247,19 @@ class DeltaStore:
             if self._still_pending(table):
                 self._create(table, self.spark.createDataFrame([], self._pending[table][0]))
 
-    def _create(self, table: str, df: DataFrame) -> int | None:
+    def _create(self, table: str, df: DataFrame, *, txn: tuple[str, int] | None = None) -> int | None:
         """Create a pending table with the rows of ``df`` (its first write: two Spark jobs, as for an empty table)
         and ``TABLE_PROPERTIES``; returns the version (0), or None when another writer created it meanwhile (then
-        the caller writes into it as into any table)."""
+        the caller writes into it as into any table). ``df`` must have the ensured schema's columns and types."""
         schema, partition_by = self._pending[table]
+        check_same_schema(table, expected=schema, actual=df.schema)
         writer = df.select(*schema.names).write.format("delta").mode("errorifexists")
         if partition_by:
             writer = writer.partitionBy(*partition_by)
         for key, value in TABLE_PROPERTIES.items():
             writer = writer.option(key, value)
+        if txn is not None:
+            writer = writer.option("txnAppId", txn[0]).option("txnVersion", str(txn[1]))
         try:
             self.spark.conf.unset(LAST_COMMIT)
             writer.save(self.path(table))
@@ -266,7 +288,7 @@ class DeltaStore:
 
     def overwrite(self, table: str, df: DataFrame) -> int:
         """Replace the whole content with ``df``; returns the table version this write committed."""
-        return self._write(table, df, mode="overwrite")
+        return self._write(table, df, mode="overwrite", static=True)
 
     def replace_partitions(
         self, table: str, df: DataFrame, where: PartitionPredicate, *, read_version: int | None = None
@@ -290,6 +312,8 @@ class DeltaStore:
         if self._still_pending(table) and (created := self._create(table, df)) is not None:
             return created
         self._require(table)
+        # MERGE itself drops source columns the target lacks and casts types: held to the table's schema here
+        check_same_schema(table, expected=self.schema(table), actual=df.schema)
         condition = " AND ".join(f"t.`{k}` <=> s.`{k}`" for k in keys)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             builder = (
@@ -348,11 +372,12 @@ class DeltaStore:
         replace_where: str | None = None,
         read_version: int | None = None,
         txn: tuple[str, int] | None = None,
+        static: bool = False,
     ) -> int:
         if self._still_pending(table):
             if read_version not in (None, -1):
                 raise ConcurrentCommitError(f"{table} changed after version {read_version} (another writer committed)")
-            if txn is None and (created := self._create(table, df)) is not None:
+            if (created := self._create(table, df, txn=txn)) is not None:
                 return created
         self._require(table)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
@@ -361,6 +386,8 @@ class DeltaStore:
             writer = df.write.format("delta").mode(mode)
             if replace_where is not None:
                 writer = writer.option("replaceWhere", replace_where)
+            if static:  # the whole table, whatever the session's partitionOverwriteMode (dynamic: jobs.session)
+                writer = writer.option("partitionOverwriteMode", "static")
             if txn is not None:
                 writer = writer.option("txnAppId", txn[0]).option("txnVersion", str(txn[1]))
             try:
