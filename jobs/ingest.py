@@ -474,7 +474,8 @@ def _ingest_files(
                 redaction_key=redaction_key(),
             )
             per_file = _rows_per_file(decoded)
-            decoded_df = arrow_frame(spark, decoded, bronze.DECODED_ROWS)
+            # one task writes them: a file per cluster (a local relation is scanned in as many slices as cores)
+            decoded_df = arrow_frame(spark, decoded, bronze.DECODED_ROWS).coalesce(1)
         else:
             decoded_df, per_file = _decode_on_executors(spark, todo, descriptors, rules, small=small)
     records_df = decoded_df.filter(F.col("row_kind") == "RECORD").select(

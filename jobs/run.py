@@ -54,9 +54,7 @@ def run(
     rules = rules or audit.load_rules(settings.audit)
     # what can only be checked with Spark, before the ingest writes: the catalogs' expressions, every table's log
     validate_with_spark(rules[0], spark)
-    open_store(spark, settings.ingest.warehouse).check_tables(
-        [*ingest.TABLES, *audit.written_tables()]
-    )
+    open_store(spark, settings.ingest.warehouse).check_tables([*ingest.TABLES, *audit.written_tables()])
     ingested = ingest.run(spark, settings.ingest, inputs=inputs)
     if settings.print_ingest_summary:
         ingest.print_summary(ingested)

@@ -341,8 +341,8 @@ def test_a_small_input_read_and_decoded_by_the_driver_lands_the_rows_the_executo
 
     with counting(spark) as jobs:
         driver = ingest(spark, tmp_path / "driver", cluster)
-    # no job hashes or decodes; the one job left writes the quarantine, a union with the unrecognised file's row
-    assert jobs.by_description == {"writing bronze tables": 1}
+    # no job hashes or decodes: every job there is a write of Delta Lake's (or its bookkeeping)
+    assert not [d for d in jobs.by_description if d and ("hashing" in d or "decoding" in d)], jobs.by_description
     monkeypatch.setattr(ingest_job, "SMALL_INPUT_BYTES", 0)  # every input over the line: read by the executors
     executors = ingest(spark, tmp_path / "executors", cluster)
 
