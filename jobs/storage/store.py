@@ -258,11 +258,8 @@ class DeltaStore:
             writer = writer.partitionBy(*partition_by)
         for key, value in TABLE_PROPERTIES.items():
             writer = writer.option(key, value)
-        if txn is not None:
-            writer = writer.option("txnAppId", txn[0]).option("txnVersion", str(txn[1]))
         try:
-            self.spark.conf.unset(LAST_COMMIT)
-            writer.save(self.path(table))
+            self._save(writer, table, txn)
         except (PySparkException, Py4JJavaError) as error:
             # two first runs on a fresh warehouse: the other one created it first
             if not (_is(error, _ALREADY_EXISTS + _CONFLICTS) and self.exists(table)):
@@ -388,11 +385,8 @@ class DeltaStore:
                 writer = writer.option("replaceWhere", replace_where)
             if static:  # the whole table, whatever the session's partitionOverwriteMode (dynamic: jobs.session)
                 writer = writer.option("partitionOverwriteMode", "static")
-            if txn is not None:
-                writer = writer.option("txnAppId", txn[0]).option("txnVersion", str(txn[1]))
             try:
-                self.spark.conf.unset(LAST_COMMIT)
-                writer.save(self.path(table))
+                self._save(writer, table, txn)
             except (PySparkException, Py4JJavaError) as error:
                 if read_version is not None and _is(error, _CONFLICTS):
                     raise ConcurrentCommitError(f"{table}: another writer committed first") from error
@@ -400,6 +394,14 @@ class DeltaStore:
                 continue
             return self._own_version(table)
         raise AssertionError("unreachable")
+
+    def _save(self, writer: Any, table: str, txn: tuple[str, int] | None) -> None:
+        """Run a Delta write of ``table`` (with its transaction identifier, if any), Delta's record of the session's
+        last commit cleared first (``_own_version``)."""
+        if txn is not None:
+            writer = writer.option("txnAppId", txn[0]).option("txnVersion", str(txn[1]))
+        self.spark.conf.unset(LAST_COMMIT)
+        writer.save(self.path(table))
 
     def _raise_unless_conflict(self, table: str, error: Exception, attempt: int) -> None:
         """A lost commit race is retried (after a short pause) up to ``WRITE_ATTEMPTS``; anything else, or a race
