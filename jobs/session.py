@@ -23,6 +23,9 @@ DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 # Delta Lake for Spark 4.2 / Scala 2.13: the jar of the pinned pip package delta-spark (pyproject.toml,
 # scripts/delta-jars/pom.xml); what spark-submit users pass as --packages.
 DELTA_PACKAGE = "io.delta:delta-spark_4.2_2.13:4.4.0"
+# Dependencies of it that Spark ships itself, left out of --packages (--exclude-packages): Ivy's resolution otherwise
+# fails where ~/.m2 holds their POMs without their jars ("download failed: org.slf4j#slf4j-api;2.0.13").
+DELTA_EXCLUDED = "org.slf4j:slf4j-api,org.xerial.snappy:snappy-java"
 
 
 def build_session(
@@ -138,7 +141,7 @@ def _delta_jars() -> dict[str, str]:
     jars = sorted(delta_jars_dir().glob("*.jar"))
     if any(jar.name.startswith("delta-spark_") for jar in jars):
         return {"spark.jars": ",".join(str(jar) for jar in jars)}
-    return {"spark.jars.packages": DELTA_PACKAGE}
+    return {"spark.jars.packages": DELTA_PACKAGE, "spark.jars.excludes": DELTA_EXCLUDED}
 
 
 def _names_delta(submitted: Mapping[str, str]) -> bool:

@@ -34,7 +34,7 @@ from deltalake import DeltaTable
 
 from jobs import conf_loader
 from jobs.audit import code_fingerprint
-from jobs.session import DELTA_PACKAGE
+from jobs.session import DELTA_EXCLUDED, DELTA_PACKAGE
 from tests.short_jvm import FAST_JVM
 
 pytestmark = pytest.mark.system
@@ -143,6 +143,9 @@ def spark_submit(package: Path, tmp: Path, name: str, master: str, *conf: str) -
         # Delta Lake as users add it (README): resolved by spark-submit's Ivy from Maven Central, cached between runs
         "--packages",
         DELTA_PACKAGE,
+        # what Spark ships itself: Ivy would take their POMs from ~/.m2 (Maven's set-up fetched them) without a jar
+        "--exclude-packages",
+        DELTA_EXCLUDED,
         "--conf",
         f"spark.jars.ivy={IVY_CACHE}",
         "--conf",
