@@ -288,7 +288,13 @@ class DeltaStore:
         return self._write(table, df, mode="overwrite", static=True)
 
     def replace_partitions(
-        self, table: str, df: DataFrame, where: PartitionPredicate, *, read_version: int | None = None
+        self,
+        table: str,
+        df: DataFrame,
+        where: PartitionPredicate,
+        *,
+        read_version: int | None = None,
+        note: str | None = None,
     ) -> int:
         """Replace exactly the partitions matching ``where`` with ``df`` (``replaceWhere``).
 
@@ -300,7 +306,7 @@ class DeltaStore:
         predicate = " AND ".join(
             f"`{column}` IN ({', '.join(_sql_literal(v) for v in values)})" for column, values in where.items()
         )
-        return self._write(table, df, mode="overwrite", replace_where=predicate, read_version=read_version)
+        return self._write(table, df, mode="overwrite", replace_where=predicate, read_version=read_version, note=note)
 
     def merge(self, table: str, df: DataFrame, *, keys: Sequence[str], delete_where: Column | None = None) -> int:
         """``MERGE`` ``df`` into the table on ``keys``: matched rows updated, new rows inserted, and (with
@@ -358,7 +364,9 @@ class DeltaStore:
         for column, values in where.items():
             in_scope = in_scope & F.col(column).isin(values)
         current = self.read(table).filter(in_scope)
-        return self.replace_partitions(table, current.exceptAll(added).unionByName(removed), where)
+        return self.replace_partitions(
+            table, current.exceptAll(added).unionByName(removed), where, note=f"UNDO of version {version}"
+        )
 
     def _write(
         self,
@@ -370,6 +378,7 @@ class DeltaStore:
         read_version: int | None = None,
         txn: tuple[str, int] | None = None,
         static: bool = False,
+        note: str | None = None,
     ) -> int:
         if self._still_pending(table):
             if read_version not in (None, -1):
@@ -383,6 +392,8 @@ class DeltaStore:
             writer = df.write.format("delta").mode(mode)
             if replace_where is not None:
                 writer = writer.option("replaceWhere", replace_where)
+            if note is not None:  # the commit's userMetadata, shown by DESCRIBE HISTORY
+                writer = writer.option("userMetadata", note)
             if static:  # the whole table, whatever the session's partitionOverwriteMode (dynamic: jobs.session)
                 writer = writer.option("partitionOverwriteMode", "static")
             try:

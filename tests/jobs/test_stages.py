@@ -228,14 +228,15 @@ def test_the_rows_of_a_held_frame_are_counted_from_its_plan_without_a_job(spark:
     assert row_count(joined) == 3  # the others by a Spark job, as df.count()
 
 
-def test_a_large_input_is_written_one_file_per_cluster_and_a_small_one_is_left_as_it_is(
+def test_a_large_input_is_written_one_file_per_cluster_and_a_small_one_by_one_task(
     spark: SparkSession, tmp_path: Path
 ) -> None:
     # three clusters, each spread over all four partitions: Spark's writer opens a file per cluster in each task
     mixed_df = spark.range(0, 120, numPartitions=4).select(
         (F.col("id") % 3).cast("string").alias("cluster_id"), F.col("id").alias("n")
     )
-    assert by_cluster(mixed_df, local_rows=LOCAL_ROWS) is mixed_df
+    one_task_df = by_cluster(mixed_df, local_rows=LOCAL_ROWS)  # a small input's frame: written by one task
+    assert one_task_df.rdd.getNumPartitions() == 1 and sorted(one_task_df.collect()) == sorted(mixed_df.collect())
     clustered_df = by_cluster(mixed_df, local_rows=0)
     per_task = clustered_df.groupBy(F.spark_partition_id().alias("task")).agg(
         F.collect_set("cluster_id").alias("clusters")
@@ -253,6 +254,7 @@ def test_a_large_input_is_written_one_file_per_cluster_and_a_small_one_is_left_a
 
     assert files_written(mixed_df, "mixed") == 12
     assert files_written(clustered_df, "clustered") == 3
+    assert files_written(one_task_df, "one-task") == 3
 
 
 def test_a_checkpointed_frame_is_computed_when_held_and_keeps_no_lineage(spark: SparkSession) -> None:
