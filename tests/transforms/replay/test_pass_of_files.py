@@ -78,6 +78,11 @@ def test_a_file_without_a_later_column_reads_it_as_null_as_spark_does(
     assert rows(replay_pass_of_files(records, {cluster: older}, as_of_offset=None, as_of_time=None)) == expected
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="#59: the sizing reads the records' plan statistics, which a Delta scan reports otherwise than the "
+    "parquet scan of the retired deltars reads; the audit no longer takes this path (the store lists no files)",
+)
 def test_the_planner_sizes_the_pass_by_its_records_not_by_its_cluster_list(
     spark: SparkSession, fleet_warehouse: Path
 ) -> None:
