@@ -332,7 +332,10 @@ def test_spark_submit_settings_win_over_the_jobs_defaults(local_run: Submitted, 
     assert props["spark.master"] == "local[2]"
     assert props["spark.app.name"] == "kraft-audit-local"
     assert props["spark.sql.shuffle.partitions"] == "3"
-    assert props["spark.submit.pyFiles"] == str(package / "kraft_audit.zip")
+    # the package comes first; spark-submit appends the jars --packages resolved (Delta's) after it
+    py_files = props["spark.submit.pyFiles"].split(",")
+    assert py_files[0] == str(package / "kraft_audit.zip")
+    assert all(f.endswith(".jar") for f in py_files[1:])
     assert props["spark.sql.session.timeZone"] == "UTC"  # what the tables' semantics need is always set
     # Spark puts its module options first; the submitter's options stay, and the job adds its zone after them
     assert props["spark.executor.extraJavaOptions"].endswith(f" {FAST_JVM} -Duser.timezone=UTC")
