@@ -71,3 +71,14 @@ package: setup
 
 clean:
 	rm -rf dist build warehouse .pytest_cache .mypy_cache .ruff_cache
+
+# Kafka as the oracle (issue #60, oracle/): real releases' jars fetched once with Maven into
+# ~/.cache/kraft-audit/kafka (KRAFT_AUDIT_KAFKA_CACHE), outside the repository; Kafka's answers per scenario and
+# release go to out/oracle/<scenario>/<version>/ (kafka.json, server.properties, __cluster_metadata-0).
+KAFKA_VERSIONS ?= 3.9.1 4.2.0 4.4.0
+.PHONY: kafka-runtime kafka-oracle
+kafka-runtime:
+	@./scripts/kafka-oracle/fetch.sh $(KAFKA_VERSIONS)
+
+kafka-oracle: setup kafka-runtime
+	$(PY) -m oracle.scenarios $(foreach v,$(KAFKA_VERSIONS),--release $(v))

@@ -41,6 +41,9 @@ log4j.appender.out.layout=org.apache.log4j.PatternLayout
 log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n
 """
 
+# Command-line tools log only warnings, so their output is what they print.
+TOOL_LOG4J1 = LOG4J1.replace("rootLogger=INFO", "rootLogger=WARN")
+
 LOG4J2 = """status = warn
 appender.out.type = Console
 appender.out.name = out
@@ -49,6 +52,7 @@ appender.out.layout.pattern = [%d] %p %m (%c)%n
 rootLogger.level = INFO
 rootLogger.appenderRef.out.ref = out
 """
+TOOL_LOG4J2 = LOG4J2.replace("rootLogger.level = INFO", "rootLogger.level = WARN")
 
 # The lines of a node's log that explain why it stopped, most specific first.
 _FATAL = re.compile(r"Exiting Kafka due to fatal exception|Fatal error|fatal exception", re.IGNORECASE)
@@ -237,18 +241,26 @@ class KafkaNode:
     def write_properties(self) -> Path:
         """Write ``server.properties`` and the logging configuration of the release."""
         self.properties_file.write_text(render_properties(self.properties()))
-        log_config = self.root / ("log4j2.properties" if self.release.log4j2 else "log4j.properties")
-        log_config.write_text(LOG4J2 if self.release.log4j2 else LOG4J1)
+        for prefix, text in (
+            ("", LOG4J2 if self.release.log4j2 else LOG4J1),
+            ("tool-", TOOL_LOG4J2 if self.release.log4j2 else TOOL_LOG4J1),
+        ):
+            (self.root / (prefix + self._log_config_name)).write_text(text)
         return self.properties_file
 
-    def _logging_option(self) -> str:
-        if self.release.log4j2:
-            return f"-Dlog4j2.configurationFile={self.root / 'log4j2.properties'}"
-        return f"-Dlog4j.configuration=file:{self.root / 'log4j.properties'}"
+    @property
+    def _log_config_name(self) -> str:
+        return "log4j2.properties" if self.release.log4j2 else "log4j.properties"
+
+    def _logging_option(self, prefix: str = "") -> str:
+        path = self.root / (prefix + self._log_config_name)
+        return f"-Dlog4j2.configurationFile={path}" if self.release.log4j2 else f"-Dlog4j.configuration=file:{path}"
 
     def tool(self, main_class: str, *args: str, timeout: float = FORMAT_TIMEOUT_S) -> ToolResult:
         """Run one of the release's command-line tools (a main class) to completion, with a timeout."""
-        command = self.release.java(main_class, *args, jvm=(*JVM_OPTIONS, self._logging_option()))
+        if not (self.root / ("tool-" + self._log_config_name)).is_file():
+            self.write_properties()
+        command = self.release.java(main_class, *args, jvm=(*JVM_OPTIONS, self._logging_option("tool-")))
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired as exc:
