@@ -130,6 +130,38 @@ def startup_error(log_text: str) -> str | None:
     return None
 
 
+# Log lines where a broker says a dynamic configuration was not applied (DynamicBrokerConfig and friends).
+_CONFIG_REFUSAL = re.compile(
+    r"Failed to update broker configuration|could not be applied|Dynamic .*validation failed|"
+    r"Invalid dynamic configuration|Reconfiguration failed|ignoring .*config",
+    re.IGNORECASE,
+)
+_LOG_LINE = re.compile(r"^\[[^\]]+\] (WARN|ERROR) ")
+
+
+def config_refusals(log_text: str, limit: int = 200) -> list[dict[str, str]]:
+    """Each WARN/ERROR entry of a node's log about a dynamic configuration it did not apply, with the exception
+    that followed it (its stack frames dropped, the line cut at 500 characters). These refusals answer no request:
+    the controller stored the records, the broker logged and kept its old values."""
+    found: list[dict[str, str]] = []
+    lines = log_text.splitlines()
+    for index, line in enumerate(lines):
+        if not (_LOG_LINE.match(line) and _CONFIG_REFUSAL.search(line)):
+            continue
+        reason = ""
+        for follow in lines[index + 1 : index + 6]:
+            if _LOG_LINE.match(follow):
+                break
+            match = _EXCEPTION.search(follow)
+            if match:
+                reason = match.group(0).strip()[:500]
+                break
+        found.append({"line": line.strip()[:500], "reason": reason})
+        if len(found) >= limit:
+            break
+    return found
+
+
 @dataclass
 class ToolResult:
     """A finished command-line tool: its arguments, exit code and combined output."""

@@ -15,7 +15,10 @@ A scenario (``oracle/scenarios.yaml``) has:
 A value keyed by release prefixes (``{"3": ..., "4.4": ...}``) takes the longest prefix that matches, and a step or
 describe entry with ``releases`` is skipped elsewhere. The runner writes, per scenario and release, a directory
 with ``kafka.json`` (every answer, refusal, startup outcome and feature level), ``server.properties``,
-``__cluster_metadata-0`` (after the node stopped) and ``__cluster_metadata-0.pre-upgrade`` (before an upgrade).
+``__cluster_metadata-0`` (after the node stopped), ``__cluster_metadata-0.pre-upgrade`` (before an upgrade) and
+``node.log``. ``kafka.json``'s ``config_refusals_logged`` lists the dynamic changes the broker logged as not
+applied: such a layer is stored by the controller and answers its request with success, so only the log and the
+described values show the refusal.
 
 ``python -m oracle.scenarios [--release V ...] [--scenario NAME ...] [--out DIR]`` runs them (default: every
 scenario on every fetched release of 3.9.1, 4.2.0, 4.4.0, into ``out/oracle``).
@@ -36,7 +39,7 @@ from typing import Any
 import yaml
 
 from oracle import admin
-from oracle.node import KafkaNode, StartResult, ToolResult
+from oracle.node import KafkaNode, StartResult, ToolResult, config_refusals
 from oracle.runtime import DEFAULT_VERSIONS, REPO, Release, RuntimeMissing, release
 
 SCENARIO_FILE = Path(__file__).resolve().parent / "scenarios.yaml"
@@ -181,6 +184,8 @@ class Recorder:
                 node.copy_metadata(self.out / "__cluster_metadata-0")
                 if node.log_file.exists():
                     shutil.copy2(node.log_file, self.out / "node.log")
+                    log_text = node.log_file.read_text(errors="replace")
+                    self.data["config_refusals_logged"] = config_refusals(log_text)
         self.data["seconds"] = round(time.monotonic() - began, 1)
         (self.out / "kafka.json").write_text(json.dumps(self.data, indent=2, sort_keys=False) + "\n")
         return self.data
