@@ -7,8 +7,9 @@ A scenario (``oracle/scenarios.yaml``) has:
 * ``static``: server.properties overrides on top of the harness's base (``oracle.node.base_properties``);
 * ``format_release_version``: the metadata.version ``kafka-storage format`` sets (the release's latest when absent);
 * ``steps``: in order, Admin operations (``oracle.admin``) and three harness steps: ``{op: restart}``,
-  ``{op: upgrade, target: latest | X.Y[-IVn], mode: release-version | metadata}`` (Kafka's own ``kafka-features``,
-  a dry run first; the metadata log is copied just before it) and ``{op: feature_command, args: [...]}``;
+  ``{op: upgrade, target: latest | X.Y[-IVn], mode: release-version | metadata, via: broker | controller}``
+  (Kafka's own ``kafka-features``, a dry run first; the metadata log is copied just before it) and
+  ``{op: feature_command, args: [...], via: broker | controller}``;
 * ``describe``: the resources DescribeConfigs reads (with synonyms) after the steps;
 * ``restart``: also stop, start and describe them again (after a restart "current" values are the static ones).
 
@@ -99,6 +100,8 @@ class Scenario:
                 raise ScenarioError(f"scenario {name!r}: unknown step {step!r}")
             if op == "upgrade" and step.get("mode", "release-version") not in ("release-version", "metadata"):
                 raise ScenarioError(f"scenario {name!r}: upgrade mode must be release-version or metadata")
+            if step.get("via", "broker") not in ("broker", "controller"):
+                raise ScenarioError(f"scenario {name!r}: via must be broker or controller")
         describe = list(data.get("describe") or [])
         for entry in describe:
             if not isinstance(entry, dict) or "type" not in entry:
@@ -216,7 +219,7 @@ class Recorder:
             elif step["op"] == "upgrade":
                 self._upgrade(node, step)
             else:
-                self._feature_command(node, [str(a) for a in step.get("args", [])])
+                self._feature_command(node, [str(a) for a in step.get("args", [])], str(step.get("via", "broker")))
         self._requests(node, pending)
         self.data["features"]["final"] = self._features(node)
         self.data["describe"] = self._describe(node)
@@ -260,21 +263,22 @@ class Recorder:
             return {"error_class": result.get("error_class"), "error_message": result.get("error_message")}
         return {"finalized": result.get("finalized", {}), "supported": result.get("supported", {})}
 
-    def _feature_command(self, node: KafkaNode, args: list[str]) -> ToolResult:
-        done = admin.feature_command(node, *args)
+    def _feature_command(self, node: KafkaNode, args: list[str], via: str = "broker") -> ToolResult:
+        done = admin.feature_command(node, *args, via=via)
         self.data["feature_commands"].append(_tool(done))
         return done
 
     def _upgrade(self, node: KafkaNode, step: dict[str, Any]) -> None:
         target = upgrade_target(step, self.release)
         mode = str(step.get("mode", "release-version"))
+        via = str(step.get("via", "broker"))
         self.data["features"]["before_upgrade"] = self._features(node)
         node.copy_metadata(self.out / "__cluster_metadata-0.pre-upgrade")
-        self._feature_command(node, ["describe"])
-        self._feature_command(node, admin.upgrade_args(self.release, target, mode=mode, dry_run=True))
-        self._feature_command(node, admin.upgrade_args(self.release, target, mode=mode))
+        self._feature_command(node, ["describe"], via)
+        self._feature_command(node, admin.upgrade_args(self.release, target, mode=mode, dry_run=True), via)
+        self._feature_command(node, admin.upgrade_args(self.release, target, mode=mode), via)
         self.data["features"]["after_upgrade"] = self._features(node)
-        self._feature_command(node, ["describe"])
+        self._feature_command(node, ["describe"], via)
 
     def _describe(self, node: KafkaNode) -> dict[str, Any]:
         entries = [e for e in self.scenario.describe if applies(e.get("releases"), self.release.version)]
