@@ -5,6 +5,8 @@ A scenario (``oracle/scenarios.yaml``) has:
 * ``name``, ``description``;
 * ``releases``: version prefixes it applies to (all when absent);
 * ``static``: server.properties overrides on top of the harness's base (``oracle.node.base_properties``);
+* ``static_after_format``: overrides written only after ``kafka-storage format`` succeeded, so the node's start
+  (rather than the format command, which validates the same file) meets them;
 * ``format_release_version``: the metadata.version ``kafka-storage format`` sets (the release's latest when absent);
 * ``steps``: in order, Admin operations (``oracle.admin``) and three harness steps: ``{op: restart}``,
   ``{op: upgrade, target: latest | X.Y[-IVn], mode: release-version | metadata, via: broker | controller}``
@@ -77,6 +79,7 @@ class Scenario:
     description: str = ""
     releases: list[str] | None = None
     static: dict[str, str] = field(default_factory=dict)
+    static_after_format: dict[str, str] = field(default_factory=dict)
     format_release_version: Any = None
     steps: list[dict[str, Any]] = field(default_factory=list)
     describe: list[dict[str, Any]] = field(default_factory=list)
@@ -85,7 +88,17 @@ class Scenario:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Scenario:
         """Validate and build a scenario from its YAML mapping."""
-        known = {"name", "description", "releases", "static", "format_release_version", "steps", "describe", "restart"}
+        known = {
+            "name",
+            "description",
+            "releases",
+            "static",
+            "static_after_format",
+            "format_release_version",
+            "steps",
+            "describe",
+            "restart",
+        }
         unknown = set(data) - known
         if unknown:
             raise ScenarioError(f"scenario {data.get('name')!r}: unknown fields {sorted(unknown)}")
@@ -93,6 +106,7 @@ class Scenario:
             raise ScenarioError("a scenario needs a name")
         name = data["name"]
         static = {str(k): _string(name, k, v) for k, v in (data.get("static") or {}).items()}
+        after_format = {str(k): _string(name, k, v) for k, v in (data.get("static_after_format") or {}).items()}
         steps = list(data.get("steps") or [])
         for step in steps:
             op = step.get("op") if isinstance(step, dict) else None
@@ -112,6 +126,7 @@ class Scenario:
             description=str(data.get("description") or "").strip(),
             releases=[str(r) for r in releases] if releases else None,
             static=static,
+            static_after_format=after_format,
             format_release_version=data.get("format_release_version"),
             steps=steps,
             describe=describe,
@@ -200,6 +215,9 @@ class Recorder:
         if not formatted.ok:
             self.data["startup_error"] = formatted.error
             return
+        if self.scenario.static_after_format:
+            node.overrides.update(self.scenario.static_after_format)
+            node.write_properties()
         if not self._start(node):
             return
         self.data["features"]["initial"] = self._features(node)
@@ -346,7 +364,10 @@ def main(argv: list[str] | None = None) -> int:
                 failed += 1
                 continue
             state = "started" if data["started"] else f"did not start: {data['startup_error']}"
-            print(f"{scenario.name} on {rel.version}: {state}; {len(data['refused'])} refused; {data['seconds']} s")
+            print(
+                f"{scenario.name} on {rel.version}: {state}; {len(data['refused'])} refused; {data['seconds']} s",
+                flush=True,
+            )
     return 1 if failed else 0
 
 

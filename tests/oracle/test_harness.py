@@ -185,8 +185,11 @@ def test_malformed_scenarios_are_refused(data: dict[str, object], message: str) 
 
 @pytest.mark.unit
 def test_static_numbers_become_strings() -> None:
-    scenario = scenarios.Scenario.from_dict({"name": "a", "static": {"num.io.threads": 8}})
+    scenario = scenarios.Scenario.from_dict(
+        {"name": "a", "static": {"num.io.threads": 8}, "static_after_format": {"x.ms": 20000}}
+    )
     assert scenario.static == {"num.io.threads": "8"}
+    assert scenario.static_after_format == {"x.ms": "20000"}
 
 
 @pytest.mark.unit
