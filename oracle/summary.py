@@ -2,8 +2,9 @@
 
 Per scenario and release: whether the node formatted and started (and Kafka's error when not), the requests Kafka
 refused, the dynamic changes the broker logged as not applied, feature levels before and after an upgrade, and,
-per described resource, every entry not at its default (the harness's own static keys aside), with the value Kafka shows, its source and, when the
-value differs from the top synonym's, that synonym (a stored value the broker did not apply).
+per described resource, every entry not at its default (the harness's own static keys aside), with the value
+Kafka shows, its source and, when the value differs from the top synonym's, that synonym (a stored value the
+broker did not apply).
 
 ``python -m oracle.summary [DIR]`` (default ``out/oracle``).
 """
