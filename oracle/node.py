@@ -68,8 +68,14 @@ def free_port() -> int:
 
 
 def new_cluster_id() -> str:
-    """A cluster id as Kafka's ``Uuid.randomUuid().toString()`` prints one (URL-safe base64, no padding)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A cluster id as Kafka's ``Uuid.randomUuid().toString()`` prints one (URL-safe base64, no padding).
+
+    Like Kafka's, it never starts with ``-``: StorageTool's argument parser would read such an id as an option.
+    """
+    while True:
+        cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cid.startswith("-"):
+            return cid
 
 
 def render_properties(props: dict[str, str]) -> str:

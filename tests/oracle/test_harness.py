@@ -69,8 +69,9 @@ def test_scenario_overrides_win_and_the_node_writes_its_files(tmp_path: Path) ->
 
 @pytest.mark.unit
 def test_cluster_ids_look_like_kafkas() -> None:
-    cid = node.new_cluster_id()
-    assert len(cid) == 22 and "=" not in cid and "+" not in cid and "/" not in cid
+    ids = [node.new_cluster_id() for _ in range(2000)]
+    assert all(len(cid) == 22 and "=" not in cid and "+" not in cid and "/" not in cid for cid in ids)
+    assert not any(cid.startswith("-") for cid in ids)  # StorageTool would take it for an option
 
 
 @pytest.mark.unit
