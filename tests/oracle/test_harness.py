@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle import admin, node, runtime, scenarios
+from oracle import admin, node, runtime, scenarios, summary
 from oracle.node import KafkaNode, base_properties, render_properties, startup_error
 from oracle.runtime import Release, RuntimeMissing
 
@@ -242,3 +242,51 @@ def test_a_live_node_formats_starts_takes_a_dynamic_config_and_stops() -> None:
         assert files and sum(p.stat().st_size for p in files) > 0
         workdir = kafka.root
     assert not workdir.exists()
+
+
+@pytest.mark.unit
+def test_config_refusals_pair_the_log_entry_with_its_exception() -> None:
+    log = (
+        "[2026-12-02 09:47:12,509] ERROR Failed to update broker configuration with configs : {...} (x)\n"
+        "org.apache.kafka.common.config.ConfigException: Dynamic thread count update validation failed for "
+        "num.io.threads=32, value should not be greater than double the current value 8\n"
+        "\tat kafka.server.DynamicThreadPool.validateReconfiguration(DynamicBrokerConfig.scala:1)\n"
+        "[2026-12-02 09:47:12,516] ERROR Cluster default configs could not be applied: [message.max.bytes] (y)\n"
+        "[2026-12-02 09:47:13,000] INFO unrelated (z)\n"
+    )
+    found = node.config_refusals(log)
+    assert [f["reason"].split(":")[0] for f in found] == ["org.apache.kafka.common.config.ConfigException", ""]
+    assert "could not be applied: [message.max.bytes]" in found[1]["line"]
+
+
+@pytest.mark.unit
+def test_the_summary_shows_stored_values_a_broker_did_not_apply() -> None:
+    result = {
+        "scenario": "s",
+        "release": "4.4.0",
+        "format": {"returncode": 0},
+        "starts": [{"started": True, "error": None}],
+        "refused": [],
+        "features": {"initial": {"finalized": {"metadata.version": 33}}},
+        "describe": {
+            "BROKER:1": {
+                "message.max.bytes": {
+                    "value": "1048588",
+                    "source": "DYNAMIC_DEFAULT_BROKER_CONFIG",
+                    "synonyms": [
+                        {"value": "2000000", "source": "DYNAMIC_DEFAULT_BROKER_CONFIG"},
+                        {"value": "1048588", "source": "DEFAULT_CONFIG"},
+                    ],
+                },
+                "listeners": {"value": "x", "source": "STATIC_BROKER_CONFIG", "synonyms": [{"value": "x"}]},
+                "num.network.threads": {"value": "3", "source": "DEFAULT_CONFIG", "synonyms": [{"value": "3"}]},
+            }
+        },
+    }
+    text = "\n".join(summary.summarize(result))
+    assert "features initial: metadata.version=33" in text
+    assert (
+        "message.max.bytes=1048588 (DYNAMIC_DEFAULT_BROKER_CONFIG)  "
+        "[stored, not applied: 2000000 (DYNAMIC_DEFAULT_BROKER_CONFIG)]" in text
+    )
+    assert "listeners" not in text and "num.network.threads" not in text
