@@ -82,3 +82,4 @@ kafka-runtime:
 
 kafka-oracle: setup kafka-runtime
 	$(PY) -m oracle.scenarios $(foreach v,$(KAFKA_VERSIONS),--release $(v))
+	$(PY) -m oracle.summary out/oracle
