@@ -42,7 +42,8 @@ for version in "$@"; do
     echo "kafka $version: fetched into $dest ($(ls "$dest" | wc -l) jars)"
   else
     rm -rf "$tmp"
-    echo "kafka $version: did not resolve (Maven's output: $log)" >&2
+    reason=$(grep -m1 -oE 'could not be resolved: [^,]+|Could not find artifact [^ ]+' "$log")
+    echo "kafka $version: ${reason:-did not resolve} (Maven's output: $log)" >&2
     failed+=("$version")
   fi
 done
