@@ -381,13 +381,17 @@ class KafkaNode:
     ) -> None:
         self.close()
 
-    def copy_metadata(self, dest: Path) -> Path | None:
-        """Copy ``__cluster_metadata-0`` to ``dest`` (files only, so a copy of a live node is a prefix of its log)."""
+    def copy_metadata(self, dest: Path, *, indexes: bool = False) -> Path | None:
+        """Copy ``__cluster_metadata-0`` to ``dest``: segments, snapshots (``.checkpoint``), quorum and epoch files.
+
+        A copy of a live node is a prefix of its log. The offset and time indexes are left out unless asked for:
+        they are preallocated (10 MiB each), Kafka rebuilds them, and kraft-audit does not read them.
+        """
         if not self.metadata_dir.is_dir():
             return None
         dest.mkdir(parents=True, exist_ok=True)
         for item in sorted(self.metadata_dir.iterdir()):
-            if item.is_file():
+            if item.is_file() and (indexes or item.suffix not in (".index", ".timeindex")):
                 shutil.copy2(item, dest / item.name)
         return dest
 

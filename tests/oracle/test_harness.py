@@ -215,7 +215,7 @@ def _live_release() -> Release:
 
 
 @pytest.mark.system
-def test_a_live_node_formats_starts_takes_a_dynamic_config_and_stops() -> None:
+def test_a_live_node_formats_starts_takes_a_dynamic_config_and_stops(tmp_path: Path) -> None:
     rel = _live_release()
     with KafkaNode(rel) as kafka:
         formatted = kafka.format()
@@ -240,6 +240,11 @@ def test_a_live_node_formats_starts_takes_a_dynamic_config_and_stops() -> None:
         assert not node.process_alive(started.pid)
         files = [p for p in kafka.metadata_dir.iterdir() if p.suffix == ".log"]
         assert files and sum(p.stat().st_size for p in files) > 0
+        copied = kafka.copy_metadata(tmp_path / "copy")
+        assert copied is not None
+        names = {p.name for p in copied.iterdir()}
+        assert {p.name for p in files} <= names and "quorum-state" in names
+        assert not any(name.endswith((".index", ".timeindex")) for name in names)
         workdir = kafka.root
     assert not workdir.exists()
 
