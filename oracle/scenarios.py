@@ -35,6 +35,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ from oracle.runtime import DEFAULT_VERSIONS, REPO, Release, RuntimeMissing, rele
 
 SCENARIO_FILE = Path(__file__).resolve().parent / "scenarios.yaml"
 HARNESS_STEPS = ("restart", "upgrade", "feature_command")
+SETTLE_TRIES = 8
+SETTLE_PAUSE_S = 1.0
 DRIVER_STEPS = ("alter", "create_topic", "describe", "describe_features", "update_features")
 
 
@@ -262,7 +265,10 @@ class Recorder:
         return started.started
 
     def _requests(self, node: KafkaNode, operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        results = admin.run_operations(node, operations)
+        return self._record(admin.run_operations(node, operations))
+
+    def _record(self, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Keep every result in kafka.json's ``requests`` and each refusal in ``refused``."""
         for result in results:
             self.data["requests"].append(result)
             if not result.get("ok"):
@@ -276,7 +282,7 @@ class Recorder:
         return results
 
     def _features(self, node: KafkaNode) -> dict[str, Any]:
-        result = admin.run_one(node, {"op": "describe_features"})
+        result = settled(lambda: admin.run_operations(node, [{"op": "describe_features"}]))[0]
         if not result.get("ok"):
             return {"error_class": result.get("error_class"), "error_message": result.get("error_message")}
         return {"finalized": result.get("finalized", {}), "supported": result.get("supported", {})}
@@ -299,10 +305,12 @@ class Recorder:
         self._feature_command(node, ["describe"], via)
 
     def _describe(self, node: KafkaNode) -> dict[str, Any]:
+        """DescribeConfigs of the scenario's resources, once the answers are settled (see ``settled``)."""
         entries = [e for e in self.scenario.describe if applies(e.get("releases"), self.release.version)]
         operations = [{"op": "describe", "type": e["type"], "name": str(e.get("name", ""))} for e in entries]
+        results = settled(lambda: admin.run_operations(node, operations))
         answers: dict[str, Any] = {}
-        for entry, result in zip(entries, self._requests(node, operations), strict=True):
+        for entry, result in zip(entries, self._record(results), strict=True):
             if result.get("ok"):
                 answers[describe_key(entry)] = result.get("configs", {})
             else:
@@ -311,6 +319,24 @@ class Recorder:
                     "error_message": result.get("error_message"),
                 }
         return answers
+
+
+def settled(read: Callable[[], list[dict[str, Any]]], tries: int = SETTLE_TRIES) -> list[dict[str, Any]]:
+    """``read()`` repeated until two answers in a row are equal (at most ``tries`` reads after the first).
+
+    A successful AlterConfigs returns once the controller committed the records; the broker applies them later, on
+    its metadata publisher. A DescribeConfigs in between shows the new layer as the source with the old value (seen
+    on 4.4.0: ``log.cleaner.backoff.ms`` 15000 from DYNAMIC_BROKER_CONFIG right after setting 20000), which is
+    neither Kafka's answer before nor after the change.
+    """
+    answer = read()
+    for _ in range(tries):
+        time.sleep(SETTLE_PAUSE_S)
+        again = read()
+        if again == answer:
+            break
+        answer = again
+    return answer
 
 
 def _tool(done: ToolResult) -> dict[str, Any]:

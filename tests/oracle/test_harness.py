@@ -223,18 +223,17 @@ def test_a_live_node_formats_starts_takes_a_dynamic_config_and_stops(tmp_path: P
         started = kafka.start(timeout=90)
         assert started.started, started.error
         assert started.pid is not None and node.process_alive(started.pid)
-        results = admin.run_operations(
-            kafka,
-            [
-                {"op": "alter", "type": "BROKER", "name": "1", "set": {"log.cleaner.backoff.ms": "20000"}},
-                {"op": "describe", "type": "BROKER", "name": "1"},
-            ],
-            timeout=120,
+        altered = admin.run_one(
+            kafka, {"op": "alter", "type": "BROKER", "name": "1", "set": {"log.cleaner.backoff.ms": "20000"}}
         )
-        assert results[0]["ok"], results[0]
-        entry = results[1]["configs"]["log.cleaner.backoff.ms"]
+        assert altered["ok"], altered
+        # The broker applies the committed record a moment later: read until two answers agree.
+        described = scenarios.settled(
+            lambda: admin.run_operations(kafka, [{"op": "describe", "type": "BROKER", "name": "1"}])
+        )
+        entry = described[0]["configs"]["log.cleaner.backoff.ms"]
         assert (entry["value"], entry["source"]) == ("20000", "DYNAMIC_BROKER_CONFIG")
-        assert results[1]["configs"]["broker.id"]["value"] == "1"
+        assert described[0]["configs"]["broker.id"]["value"] == "1"
         stopped = kafka.stop()
         assert stopped.how in ("SIGTERM", "SIGKILL")
         assert not node.process_alive(started.pid)
@@ -295,3 +294,12 @@ def test_the_summary_shows_stored_values_a_broker_did_not_apply() -> None:
         "[stored, not applied: 2000000 (DYNAMIC_DEFAULT_BROKER_CONFIG)]" in text
     )
     assert "listeners" not in text and "num.network.threads" not in text
+
+
+@pytest.mark.unit
+def test_settled_reads_until_two_answers_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scenarios, "SETTLE_PAUSE_S", 0.0)
+    answers = iter([[{"v": "15000"}], [{"v": "20000"}], [{"v": "20000"}], [{"v": "never read"}]])
+    assert scenarios.settled(lambda: next(answers)) == [{"v": "20000"}]
+    changing = iter([[{"v": str(i)}] for i in range(10)])
+    assert scenarios.settled(lambda: next(changing), tries=3) == [{"v": "3"}]
