@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -282,7 +283,7 @@ class Recorder:
         return results
 
     def _features(self, node: KafkaNode) -> dict[str, Any]:
-        result = settled(lambda: admin.run_operations(node, [{"op": "describe_features"}]))[0]
+        result = settled(lambda: admin.run_operations(node, [{"op": "describe_features"}]), same=_without_epoch)[0]
         if not result.get("ok"):
             return {"error_class": result.get("error_class"), "error_message": result.get("error_message")}
         return {"finalized": result.get("finalized", {}), "supported": result.get("supported", {})}
@@ -321,8 +322,13 @@ class Recorder:
         return answers
 
 
-def settled(read: Callable[[], list[dict[str, Any]]], tries: int = SETTLE_TRIES) -> list[dict[str, Any]]:
-    """``read()`` repeated until two answers in a row are equal (at most ``tries`` reads after the first).
+def settled(
+    read: Callable[[], list[dict[str, Any]]],
+    tries: int = SETTLE_TRIES,
+    same: Callable[[list[dict[str, Any]]], object] = lambda answer: answer,
+) -> list[dict[str, Any]]:
+    """``read()`` repeated until two answers in a row are equal as ``same`` sees them (at most ``tries`` reads after
+    the first).
 
     A successful AlterConfigs returns once the controller committed the records; the broker applies them later, on
     its metadata publisher. A DescribeConfigs in between shows the new layer as the source with the old value (seen
@@ -333,10 +339,16 @@ def settled(read: Callable[[], list[dict[str, Any]]], tries: int = SETTLE_TRIES)
     for _ in range(tries):
         time.sleep(SETTLE_PAUSE_S)
         again = read()
-        if again == answer:
-            break
+        if same(again) == same(answer):
+            return again
         answer = again
     return answer
+
+
+def _without_epoch(answer: list[dict[str, Any]]) -> object:
+    """A DescribeFeatures answer less its epoch, which moves with every metadata record (the controller's periodic
+    NoOpRecords too)."""
+    return [{k: v for k, v in result.items() if k != "epoch"} for result in answer]
 
 
 def _tool(done: ToolResult) -> dict[str, Any]:
@@ -366,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--file", type=Path, default=SCENARIO_FILE, help="scenario file")
     parser.add_argument("--out", type=Path, default=REPO / "out" / "oracle", help="results root")
     args = parser.parse_args(argv)
+    # Stopped by SIGTERM, still stop the node and remove its directory (the `finally` blocks run on SystemExit).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         scenarios = load(args.file)
         releases = [release(v) for v in (args.release or DEFAULT_VERSIONS)]
