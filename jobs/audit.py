@@ -18,7 +18,7 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -36,7 +36,7 @@ from jobs.session import build_session
 from jobs.stages import Checkpoints, by_cluster, local_rows_for, one_job, plans_for, row_count, truncated
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, verdict_text, write_junit, write_summary_json
-from schemas import gold, silver
+from schemas import bronze, gold, silver
 from schemas.changes import changes_from_remediations, dump_changes
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.errors import InputError, StorageError, UsageError
@@ -122,6 +122,16 @@ class AuditSettings:
     run_id: str | None = None  # given by `run`/`gate`, whose bronze checks carry the same id
     dq: bool = True  # the data-quality stage (--no-dq skips it)
     upgrade_with: UpgradeWith = UpgradeWith.RELEASE_VERSION  # the kafka-features.sh form whose effects are predicted
+    # Delta time travel: the bronze tables as the warehouse held them at metadata_records' version N, or at an instant
+    warehouse_version: int | None = None
+    warehouse_as_of: datetime | None = None
+
+    @property
+    def point_in_time(self) -> bool:
+        """An audit of a past state (of the log or of the warehouse), which must not move the current lifecycle."""
+        return any(
+            v is not None for v in (self.as_of_offset, self.as_of_time, self.warehouse_version, self.warehouse_as_of)
+        )
 
 
 @dataclass
@@ -184,18 +194,27 @@ def add_audit_arguments(parser: argparse.ArgumentParser, *, cluster_option: bool
             metavar="ID",
             help="audit only this cluster; repeatable (default: every ingested cluster)",
         )
+        warehouse_as_of = parser.add_mutually_exclusive_group()
+        warehouse_as_of.add_argument(
+            "--warehouse-version",
+            type=int,
+            metavar="N",
+            help="audit the bronze tables as the warehouse held them at metadata_records' Delta version N",
+        )
+        warehouse_as_of.add_argument(
+            "--warehouse-as-of",
+            metavar="ISO",
+            help="audit the bronze tables as the warehouse held them at this instant (UTC if no zone)",
+        )
 
 
 def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> AuditSettings:
     """Validated settings from parsed arguments (bad values are UsageError, exit 2)."""
-    as_of_time = None
-    if args.as_of_time:
-        try:
-            as_of_time = datetime.fromisoformat(args.as_of_time.replace("Z", "+00:00"))
-        except ValueError as error:
-            raise UsageError(f"--as-of-time {args.as_of_time!r} is not an ISO-8601 instant") from error
-        if as_of_time.tzinfo is None:
-            as_of_time = as_of_time.replace(tzinfo=UTC)
+    as_of_time = _instant("--as-of-time", args.as_of_time)
+    warehouse_as_of = _instant("--warehouse-as-of", getattr(args, "warehouse_as_of", None))
+    warehouse_version = getattr(args, "warehouse_version", None)
+    if warehouse_version is not None and not 0 <= warehouse_version <= JAVA_LONG_MAX:
+        raise UsageError("--warehouse-version must be a Delta table version (0 or more)")
     if args.as_of_offset is not None and not 0 <= args.as_of_offset <= JAVA_LONG_MAX:
         raise UsageError(f"--as-of-offset must be between 0 and {JAVA_LONG_MAX} (a log offset is a Java long)")
     if args.no_default_constraints and not args.constraints:
@@ -215,7 +234,20 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
         waivers=conf_loader.waivers(getattr(args, "waivers", None) or []),  # validated before Spark starts
         dq=not args.no_dq,
         upgrade_with=UpgradeWith(args.upgrade_with),
+        warehouse_version=warehouse_version,
+        warehouse_as_of=warehouse_as_of,
     )
+
+
+def _instant(option: str, text: str | None) -> datetime | None:
+    """An ISO-8601 instant given to ``option`` (UTC if it has no zone)."""
+    if not text:
+        return None
+    try:
+        instant = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as error:
+        raise UsageError(f"{option} {text[:64]!r} is not an ISO-8601 instant") from error
+    return instant if instant.tzinfo is not None else instant.replace(tzinfo=UTC)
 
 
 def _check_release(text: str) -> None:
@@ -327,15 +359,23 @@ class _Evaluated:
     violations_df: DataFrame  # VIOLATIONS of the run
     safe_df: DataFrame  # HIGHEST_SAFE_LEVELS of the run, without run_id / run_ts
     findings_df: DataFrame  # FINDINGS of the run (without the lifecycle's EXPIRED_WAIVER rows)
+    upgrade_effects_df: DataFrame  # the UPGRADE_EFFECTS rows of the run, with run_id / run_ts
+    written: dict[str, int]  # table -> the version of the run's own commit to it (violations, upgrade effects)
 
 
 def run(
-    spark: SparkSession, settings: AuditSettings, *, rules: Rules | None = None, checked: bool = False
+    spark: SparkSession,
+    settings: AuditSettings,
+    *,
+    rules: Rules | None = None,
+    checked: bool = False,
+    dq_ledger: quality.Ledger | None = None,
 ) -> AuditResult:
     """Replay, resolve, evaluate and load; see the module docstring. Each stage is a function below.
 
     ``checked``: the caller (``run``, ``gate``) already validated ``rules`` with Spark and checked every table this
-    audit writes, before its own first write.
+    audit writes, before its own first write. ``dq_ledger``: the data-quality results the caller's checks of this
+    run hold (``run``: bronze), written with the audit's own.
     """
     started = time.monotonic()
     run_id = settings.run_id or uuid.uuid4().hex
@@ -358,15 +398,16 @@ def run(
         resolved = _replay_and_resolve(spark, store, settings, scope, target=target, mv_table=mv_table)
         dq = None
         if settings.dq:
+            ledger = dq_ledger or quality.Ledger(store, run_id=run_id, run_ts=run_ts, command=settings.command)
             dq = quality.check_silver(
                 spark,
                 store,
                 resolved.state,
-                clusters=scope.clusters,
-                versions=resolved.written,
+                versions={t: v for t, v in resolved.written.items() if t in quality.stage_tables("silver")},
                 run_id=run_id,
                 run_ts=run_ts,
                 command=settings.command,
+                ledger=ledger,
             )
         evaluated = _evaluate(
             spark,
@@ -395,18 +436,28 @@ def run(
         )
         audit_run_df = local_frame(spark, [audit_row], gold.AUDIT_RUNS)
         if dq is not None:
+            held = {
+                "effective_configs": resolved.effective_df.select(*gold.EFFECTIVE_CONFIGS.names),
+                "violations": evaluated.violations_df,
+                # the lifecycle's EXPIRED_WAIVER findings of the run too, as the table holds them
+                "findings": evaluated.findings_df
+                if evaluated.life.findings_df is None
+                else evaluated.findings_df.unionByName(evaluated.life.findings_df),
+                upgrade_effects.TABLE: evaluated.upgrade_effects_df,
+            }
             dq += quality.check_gold(
                 spark,
                 store,
-                effective_df=resolved.effective_df,
-                effective_version=resolved.written["effective_configs"],
-                clusters=scope.clusters,
+                held,
+                versions={"effective_configs": resolved.written["effective_configs"], **evaluated.written},
                 run_id=run_id,
                 run_ts=run_ts,
                 command=settings.command,
                 audit_run_df=audit_run_df,
+                ledger=ledger,
             )
             summary.dq = dq.to_json()
+            ledger.write()  # the run's data-quality results, in one commit
         # Written last: a run killed before this line has no audit_runs row (its verdict never counted), and its
         # bronze rows stay pending for the data-quality checks of the next run (jobs.quality.check_bronze).
         store.ensure("audit_runs", gold.AUDIT_RUNS)
@@ -425,14 +476,21 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
     """The bronze records and static configs of the clusters this audit covers."""
     if not store.exists("metadata_records"):
         raise InputError(f"nothing ingested in {settings.warehouse}: run `kraft-audit ingest` first")
-    version = store.version("metadata_records")
+    versions = bronze_versions(store, settings)
+    version = versions["metadata_records"]
     records_df = _only_clusters(store.read("metadata_records", version=version), settings.cluster_ids)
     record_files = store.partition_files("metadata_records", "cluster_id", version=version)
     if record_files is not None and settings.cluster_ids:
         wanted = set(settings.cluster_ids)
         record_files = {c: files for c, files in record_files.items() if c in wanted}
-    static_df = _only_clusters(store.read("static_configs"), settings.cluster_ids)
-    per_cluster = _rows_per_cluster(store, records_df, settings.cluster_ids, records_version=version)
+    static_df = _only_clusters(_bronze(store, "static_configs", versions), settings.cluster_ids)
+    per_cluster = _rows_per_cluster(
+        store,
+        records_df,
+        settings.cluster_ids,
+        records_version=version,
+        quarantine_df=_bronze(store, "quarantine", versions),
+    )
     clusters = sorted(c for c, (records, _) in per_cluster.items() if records > 0)
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))
@@ -454,6 +512,55 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
     )
 
 
+def bronze_versions(store: DeltaStore, settings: AuditSettings) -> dict[str, int | None]:
+    """The Delta version of each bronze table the audit reads (None: the table did not exist at that point).
+
+    By default each table's latest. ``--warehouse-version N``: ``metadata_records`` at version N and the other
+    tables as they were when that commit was made; ``--warehouse-as-of TS``: every table's newest version committed
+    at or before TS.
+
+    Raises:
+        UsageError: version N does not exist, or nothing had been ingested at TS.
+    """
+    tables = ("metadata_records", "static_configs", "quarantine")
+    if settings.warehouse_version is None and settings.warehouse_as_of is None:
+        return {table: store.version(table) if store.exists(table) else None for table in tables}
+    instant = settings.warehouse_as_of
+    if settings.warehouse_version is not None:
+        instant = store.commit_time("metadata_records", settings.warehouse_version)
+        if instant is None:
+            latest = store.version("metadata_records")
+            raise UsageError(
+                f"--warehouse-version {settings.warehouse_version}: metadata_records has versions 0 to {latest}"
+                " (kraft-audit history shows them)"
+                if latest >= 0
+                else f"--warehouse-version {settings.warehouse_version}: metadata_records has no version yet"
+            )
+    assert instant is not None
+    versions = {table: store.version_as_of(table, instant) for table in tables}
+    if settings.warehouse_version is not None:
+        versions["metadata_records"] = settings.warehouse_version
+    if versions["metadata_records"] is None:
+        raise UsageError(f"--warehouse-as-of {instant.isoformat()}: nothing had been ingested in the warehouse then")
+    log.info(
+        "reading the bronze tables as of %s: %s",
+        instant.isoformat(),
+        ", ".join(f"{t} version {v if v is not None else '(not created yet)'}" for t, v in versions.items()),
+    )
+    return versions
+
+
+def _bronze(store: DeltaStore, table: str, versions: Mapping[str, int | None]) -> DataFrame:
+    """A bronze table at the version the audit reads (no rows when it did not exist then)."""
+    version = versions.get(table)
+    if version is None:
+        return store.spark.createDataFrame([], _BRONZE_SCHEMAS[table])
+    return store.read(table, version=version)
+
+
+_BRONZE_SCHEMAS = {"static_configs": bronze.STATIC_CONFIGS, "quarantine": bronze.QUARANTINE}
+
+
 def not_audited_reason(quarantined: int) -> str:
     """Why a cluster of an audit's scope could not be audited (docs/contract.md §8: it blocks the verdict)."""
     if quarantined:
@@ -462,7 +569,12 @@ def not_audited_reason(quarantined: int) -> str:
 
 
 def _rows_per_cluster(
-    store: DeltaStore, records_df: DataFrame, cluster_ids: Sequence[str], *, records_version: int | None = None
+    store: DeltaStore,
+    records_df: DataFrame,
+    cluster_ids: Sequence[str],
+    *,
+    records_version: int | None = None,
+    quarantine_df: DataFrame | None = None,
 ) -> dict[str, tuple[int, int]]:
     """``(records, quarantined rows)`` per cluster of the scope (``cluster_ids``; none: every cluster). Read from the
     two tables' logs when they know their row counts (no Spark job: at L a scan of 1.8 M records took 7-8 s), the
@@ -477,7 +589,9 @@ def _rows_per_cluster(
             for c in records.keys() | quarantined.keys()
             if not wanted or c in wanted
         }
-    quarantine_df = _only_clusters(store.read("quarantine"), cluster_ids)
+    quarantine_df = _only_clusters(
+        quarantine_df if quarantine_df is not None else store.read("quarantine"), cluster_ids
+    )
     per_cluster_df = (
         records_df.select("cluster_id", F.lit(0).alias("_quarantined"))
         .unionByName(quarantine_df.select("cluster_id", F.lit(1).alias("_quarantined")))
@@ -631,8 +745,9 @@ def _evaluate(
                 ).select(*VIOLATIONS.names),
                 local_rows=local_rows,
             )
+        written: dict[str, int] = {}
         with step(spark, "violations"):
-            _append(store, "violations", violations_df, local_rows=local_rows)
+            written["violations"] = _append(store, "violations", violations_df, local_rows=local_rows)
         with step(spark, "lifecycle"):
             life = lifecycle.apply(
                 spark,
@@ -643,7 +758,7 @@ def _evaluate(
                 clusters=scope.clusters,
                 constraint_ids=[r.constraint.id for r in compiled.rules],
                 waivers=settings.waivers,
-                update_status=settings.as_of_offset is None and settings.as_of_time is None,
+                update_status=not settings.point_in_time,
                 violations_df=violations_df,
                 local_rows=local_rows,
             )
@@ -680,14 +795,20 @@ def _evaluate(
         all_findings_df = all_findings_df.unionByName(to_upgrade_effect_findings(resolved.upgrade_effects))
         if scope.not_audited:
             all_findings_df = all_findings_df.unionByName(_not_audited_findings(spark, scope.not_audited))
+        effects_df = _with_run(resolved.upgrade_effects, run_id, run_ts)
         with step(spark, "upgrade effects"):
-            _append(
-                store, upgrade_effects.TABLE, _with_run(resolved.upgrade_effects, run_id, run_ts), local_rows=local_rows
-            )
+            written[upgrade_effects.TABLE] = _append(store, upgrade_effects.TABLE, effects_df, local_rows=local_rows)
         findings_df = truncated(_findings(all_findings_df, run_id, run_ts), local_rows=local_rows)
         with step(spark, "findings"):
             _append(store, "findings", findings_df, local_rows=local_rows)
-    return _Evaluated(life=life, violations_df=violations_df, safe_df=safe_df, findings_df=findings_df)
+    return _Evaluated(
+        life=life,
+        violations_df=violations_df,
+        safe_df=safe_df,
+        findings_df=findings_df,
+        upgrade_effects_df=effects_df.select(*RUN_TABLES[upgrade_effects.TABLE].names),
+        written=written,
+    )
 
 
 def _summarize(
@@ -797,10 +918,10 @@ def _read(store: DeltaStore, table: str, clusters: list[str]) -> DataFrame:
     return store.read(table).filter(F.col("cluster_id").isin(clusters))
 
 
-def _append(store: DeltaStore, table: str, df: DataFrame, *, local_rows: int) -> None:
+def _append(store: DeltaStore, table: str, df: DataFrame, *, local_rows: int) -> int:
     schema = RUN_TABLES[table]
     store.ensure(table, schema, ["cluster_id"])
-    store.append(table, by_cluster(df.select(*schema.names), local_rows=local_rows))
+    return store.append(table, by_cluster(df.select(*schema.names), local_rows=local_rows))
 
 
 def _with_run(df: DataFrame, run_id: str, run_ts: datetime) -> DataFrame:

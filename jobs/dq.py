@@ -79,12 +79,22 @@ def run(spark: SparkSession, settings: DqSettings) -> quality.DqCounts:
     run_ts = datetime.now(UTC).replace(microsecond=0)
     audited = _audit_run(store, settings.run_id) if "gold" in settings.stages else None
     total = quality.DqCounts()
+    ledger = quality.Ledger(store, run_id=run_id, run_ts=run_ts, command="dq")  # every stage's rows in one commit
     for stage in settings.stages:
         frames = {name: _frame(store, name, audited) for name in quality.stage_tables(stage) if store.exists(name)}
         if frames:
             total = total + quality.check(
-                spark, store, stage, frames, run_id=run_id, run_ts=run_ts, command="dq", raise_on_critical=False
+                spark,
+                store,
+                stage,
+                frames,
+                run_id=run_id,
+                run_ts=run_ts,
+                command="dq",
+                raise_on_critical=False,
+                ledger=ledger,
             )
+    ledger.write()
     if not total.tables:
         raise InputError(f"no tables to check in {settings.warehouse}: run `kraft-audit ingest` or `run` first")
     total.raise_on_critical(", ".join(settings.stages))

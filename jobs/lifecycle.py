@@ -49,6 +49,7 @@ class LifecycleResult:
     expired_waivers: list[dict[str, str]] = field(default_factory=list)  # id, owner, expires
     status_updated: bool = False
     findings_added: int = 0  # EXPIRED_WAIVER findings appended for the run
+    findings_df: DataFrame | None = None  # those findings as written (held), None when there are none
 
 
 def add_waiver_argument(parser: argparse.ArgumentParser) -> None:
@@ -142,7 +143,11 @@ def apply(
         store.append("findings", findings_df)
         findings_added = findings_df.count()
     return LifecycleResult(
-        waived=waived, expired_waivers=expired, status_updated=update_status, findings_added=findings_added
+        waived=waived,
+        expired_waivers=expired,
+        status_updated=update_status,
+        findings_added=findings_added,
+        findings_df=findings_df if expired else None,
     )
 
 

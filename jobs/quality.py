@@ -1,18 +1,19 @@
 """The data-quality stage: validate tables with Great Expectations, keep the results, stop on critical failures.
 
 ``check(spark, store, stage, frames, ...)`` validates each DataFrame with its table's suite
-(``transforms.quality.suites``) through GX's Spark datasource (``jobs.quality_gx``), appends one row per
-expectation to the Delta table ``dq_results``, renders GX Data Docs under ``<warehouse>/dq/data-docs/``, logs
-failed warnings, and raises ``DataQualityError`` (exit code 2) naming the table, the expectation and the failing
-row count when a critical expectation fails.
+(``transforms.quality.suites``) through GX's Spark datasource (``jobs.quality_gx``), keeps one row per
+expectation for the Delta table ``dq_results`` (a run's rows of every stage are merged in one commit: ``Ledger``),
+renders GX Data Docs under ``<warehouse>/dq/data-docs/``, logs failed warnings, and raises ``DataQualityError``
+(exit code 2) naming the table, the expectation and the failing row count when a critical expectation fails.
 
 Pipeline call sites: ``check_bronze`` after an ingest (``run``, ``gate``), ``check_silver`` after the state
 tables are written and ``check_gold`` after the run's results are written (``audit``, ``run``, ``gate``);
 ``--no-dq`` skips them. ``kraft-audit dq`` (``jobs.dq``) checks a whole warehouse.
 
 Cost: each table is read twice by GX (a row count, then one aggregate with every unexpected count), once when its
-row count is known without a job: from the plan of a frame the run holds as a local relation, or from the log of the
-table the run has just written the frame to (``written_rows``; both through ``quality_gx.held_row_counts``);
+row count is known without a job: from the plan of a frame the run holds as a local relation, or from the commit
+the run has just made writing the frame (``written_rows``; both through ``quality_gx.held_row_counts``); the silver
+and gold checks take the frames the run wrote, not the tables read back;
 cross-row rules are precomputed as flag columns, so a large bronze table is not scanned per expectation.
 """
 
@@ -34,7 +35,6 @@ from jobs.quality_gx import CheckResult, GxRunner, prefetch, quiet_gx
 from jobs.stages import one_job
 from jobs.storage import DeltaStore
 from schemas.errors import DataQualityError
-from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.quality import CRITICAL, DQ_RESULTS, Stage
 from transforms.local_frames import local_frame
 from transforms.quality.suites import all_suites, suites_for
@@ -43,7 +43,17 @@ log = logging.getLogger("kraft_audit")
 
 DQ_TABLE = "dq_results"
 
-__all__ = ["DQ_TABLE", "DqCounts", "check", "check_bronze", "check_gold", "check_silver", "prefetch", "written_rows"]
+__all__ = [
+    "DQ_TABLE",
+    "DqCounts",
+    "Ledger",
+    "check",
+    "check_bronze",
+    "check_gold",
+    "check_silver",
+    "prefetch",
+    "written_rows",
+]
 
 
 @dataclass
@@ -99,11 +109,14 @@ def check(
     raise_on_critical: bool = True,
     scope: Mapping[str, Any] | None = None,
     known_rows: Mapping[str, int] | None = None,
+    ledger: Ledger | None = None,
 ) -> DqCounts:
     """Validate ``frames`` (table name -> DataFrame) with their suites; see the module docstring.
 
     ``scope`` is recorded in every result row's ``details`` (bronze: the ingest ids checked). ``known_rows``: the
-    row counts of some frames, when the caller knows them (GX then runs no Spark job to count them).
+    row counts of some frames, when the caller knows them (GX then runs no Spark job to count them). ``ledger``:
+    the run's results not written yet, which this check's join (written by the run when it ends, or here when a
+    critical expectation fails); without it the results are written now.
 
     Raises:
         DataQualityError: a critical expectation failed (raised after ``dq_results`` and the Data Docs are
@@ -123,10 +136,11 @@ def check(
                 known = (known_rows or {}).get(table)
                 results.extend(runner.validate(suites[table], df, run_id=run_id, run_ts=run_ts, known_rows=known))
         docs = runner.build_docs()
-        _append_results(
-            spark, store, results, stage=stage, run_id=run_id, run_ts=run_ts, command=command, scope=scope or {}
-        )
-    failed_critical = [r for r in results if not r.success and r.spec.criticality == CRITICAL]
+        own = ledger or Ledger(store, run_id=run_id, run_ts=run_ts, command=command)
+        own.add(results, stage=stage, scope=scope or {}, run_ts=run_ts)
+        failed_critical = [r for r in results if not r.success and r.spec.criticality == CRITICAL]
+        if ledger is None or (failed_critical and raise_on_critical):
+            own.write()  # before the run stops: the failures are read from dq_results
     failed_warning = [r for r in results if not r.success and r.spec.criticality != CRITICAL]
     for result in failed_warning:
         log.warning("  data quality warning: %s", result.describe())
@@ -150,39 +164,52 @@ def check(
     return counts
 
 
-def _append_results(
-    spark: SparkSession,
-    store: DeltaStore,
-    results: Sequence[CheckResult],
-    *,
-    stage: str,
-    run_id: str,
-    run_ts: datetime,
-    command: str,
-    scope: Mapping[str, Any],
-) -> None:
-    rows = [
-        (
-            run_id,
-            run_ts,
-            command,
-            stage,
-            r.table,
-            r.spec.check_id,
-            r.spec.kind,
-            r.spec.column,
-            r.spec.criticality,
-            r.success,
-            r.element_count,
-            r.unexpected_count,
-            r.spec.description,
-            json.dumps({**r.details, **scope}, sort_keys=True, default=str),
+class Ledger:
+    """The ``dq_results`` rows of one run's checks, written in one ``MERGE`` (a MERGE is five Spark jobs whatever
+    its size: one per run, not one per stage). A run writes it when it ends, before its ``audit_runs`` row; a
+    critical failure writes it before the run stops. A run killed before then leaves no rows, as it leaves no
+    ``audit_runs`` row: its bronze rows are checked again by the next run (``check_bronze``)."""
+
+    def __init__(self, store: DeltaStore, *, run_id: str, run_ts: datetime, command: str) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.run_ts = run_ts
+        self.command = command
+        self._rows: list[tuple[object, ...]] = []
+
+    def add(
+        self, results: Sequence[CheckResult], *, stage: str, scope: Mapping[str, Any], run_ts: datetime | None = None
+    ) -> None:
+        """Hold the rows of one stage's results (checked at ``run_ts``, default the ledger's)."""
+        self._rows.extend(
+            (
+                self.run_id,
+                run_ts or self.run_ts,
+                self.command,
+                stage,
+                r.table,
+                r.spec.check_id,
+                r.spec.kind,
+                r.spec.column,
+                r.spec.criticality,
+                r.success,
+                r.element_count,
+                r.unexpected_count,
+                r.spec.description,
+                json.dumps({**r.details, **scope}, sort_keys=True, default=str),
+            )
+            for r in results
         )
-        for r in results
-    ]
-    store.ensure(DQ_TABLE, DQ_RESULTS)
-    # MERGE on (run, stage, table, check): a stage checked again in the same run replaces its rows, never doubles them
-    store.merge(DQ_TABLE, local_frame(spark, rows, DQ_RESULTS), keys=("run_id", "stage", "table_name", "check_id"))
+
+    def write(self) -> None:
+        """MERGE the rows held (if any) on (run, stage, table, check): a stage checked again in the same run replaces
+        its rows, never doubles them."""
+        if not self._rows:
+            return
+        self.store.ensure(DQ_TABLE, DQ_RESULTS)
+        rows_df = local_frame(self.store.spark, self._rows, DQ_RESULTS)
+        self.store.merge(DQ_TABLE, rows_df, keys=("run_id", "stage", "table_name", "check_id"))
+        self._rows = []
 
 
 # --- pipeline call sites ------------------------------------------------------------------------------------
@@ -196,6 +223,7 @@ def check_bronze(
     clusters: Sequence[str],
     run_id: str,
     command: str,
+    ledger: Ledger | None = None,
 ) -> DqCounts:
     """After an ingest: the bronze rows it wrote, and those of earlier ingests of these clusters that no finished
     run has checked.
@@ -210,7 +238,16 @@ def check_bronze(
         for name in stage_tables("bronze")
         if store.exists(name)
     }
-    return check(spark, store, "bronze", frames, run_id=run_id, command=command, scope={"ingest_ids": pending})
+    return check(
+        spark,
+        store,
+        "bronze",
+        frames,
+        run_id=run_id,
+        command=command,
+        scope={"ingest_ids": pending},
+        ledger=ledger,
+    )
 
 
 def pending_ingests(store: DeltaStore, clusters: Sequence[str]) -> set[str]:
@@ -247,62 +284,58 @@ def check_silver(
     store: DeltaStore,
     state: Any,
     *,
-    clusters: Sequence[str],
     versions: Mapping[str, int],
     run_id: str,
     run_ts: datetime,
     command: str,
+    ledger: Ledger | None = None,
 ) -> DqCounts:
-    """After replay: the silver state tables as written for the run's ``clusters`` (``state`` holds the frames the
-    run wrote; their row counts are read from the logs of the versions the writes committed, ``versions``)."""
+    """After replay: the silver state tables as written for the run's clusters (``state`` holds the frames the run
+    wrote; their row counts are read from the commits the writes made, ``versions``)."""
     tables = stage_tables("silver")
     frames = {name: getattr(state, name) for name in tables}
-    known = written_rows(store, tables, clusters, versions)
-    return check(spark, store, "silver", frames, run_id=run_id, run_ts=run_ts, command=command, known_rows=known)
+    known = written_rows(store, versions)
+    return check(
+        spark, store, "silver", frames, run_id=run_id, run_ts=run_ts, command=command, known_rows=known, ledger=ledger
+    )
 
 
 def check_gold(
     spark: SparkSession,
     store: DeltaStore,
+    held: Mapping[str, DataFrame],
     *,
-    effective_df: DataFrame,
-    effective_version: int,
-    clusters: Sequence[str],
+    versions: Mapping[str, int],
     run_id: str,
     run_ts: datetime,
     command: str,
     audit_run_df: DataFrame,
+    ledger: Ledger | None = None,
 ) -> DqCounts:
     """After evaluation: the effective configs of the run's clusters, the run's violations, findings and upgrade
     effects, and its ``audit_runs`` row before it is written (the row is written last, after these checks).
 
-    ``effective_df`` is the frame the run wrote as its clusters' ``effective_configs`` (the audit holds it): it is
-    checked as it is, not read back from the table (at L, 5.8 M rows decoded from Parquet again); its row count is
-    read from the log of the version its write committed (``effective_version``) for the run's ``clusters``.
+    ``held``: the frames the run wrote to these tables, with the tables' columns (the audit holds them), checked
+    as they are rather than read back from the tables (at L, 5.8 M effective rows decoded from Parquet again; for a
+    small run, a Delta snapshot rebuilt per table); row counts are read from the commits the writes made
+    (``versions``) where Delta recorded them.
     """
-    frames = {"effective_configs": effective_df.select(*EFFECTIVE_CONFIGS.names)}
-    frames.update(
-        {name: scoped(store.read(name), run_id=run_id) for name in ("violations", "findings", "upgrade_effects")}
+    frames = {**held, "audit_runs": audit_run_df}
+    known = written_rows(store, versions)
+    return check(
+        spark, store, "gold", frames, run_id=run_id, run_ts=run_ts, command=command, known_rows=known, ledger=ledger
     )
-    frames["audit_runs"] = audit_run_df
-    known = written_rows(store, ["effective_configs"], clusters, {"effective_configs": effective_version})
-    return check(spark, store, "gold", frames, run_id=run_id, run_ts=run_ts, command=command, known_rows=known)
 
 
-def written_rows(
-    store: DeltaStore, tables: Sequence[str], clusters: Sequence[str], versions: Mapping[str, int]
-) -> dict[str, int]:
-    """The rows of ``clusters`` in each of ``tables``, partitioned by ``cluster_id``, at the version the run's
-    write of it committed (``versions``), read from the tables' logs (``rows_per_partition``: no Spark job): what
-    the run wrote, whatever another writer committed since. A table with no version given, or whose log cannot
-    tell, is left out (its rows are counted by the checks)."""
+def written_rows(store: DeltaStore, versions: Mapping[str, int]) -> dict[str, int]:
+    """The rows each table's write committed at its version (``versions``: table -> the version of the run's own
+    commit), from the commit's metrics in the table's log (``DeltaStore.rows_written``: no Spark job). A table whose
+    commit does not tell is left out (its rows are counted by the checks)."""
     known: dict[str, int] = {}
-    for table in tables:
-        if table not in versions:
-            continue
-        per_cluster = store.rows_per_partition(table, "cluster_id", version=versions[table])
-        if per_cluster is not None:
-            known[table] = sum(per_cluster.get(cluster, 0) for cluster in clusters)
+    for table, version in versions.items():
+        rows = store.rows_written(table, version)
+        if rows is not None:
+            known[table] = rows
     return known
 
 

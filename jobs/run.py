@@ -8,6 +8,7 @@ import sys
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from pyspark.sql import SparkSession
 
@@ -58,9 +59,11 @@ def run(
     ingested = ingest.run(spark, settings.ingest, inputs=inputs)
     if settings.print_ingest_summary:
         ingest.print_summary(ingested)
-    bronze_dq = None
+    bronze_dq = ledger = None
     if settings.audit.dq:
         store = open_store(spark, settings.ingest.warehouse)
+        # the run's data-quality results, bronze's and the audit's, written in one commit when the audit ends
+        ledger = quality.Ledger(store, run_id=run_id, run_ts=datetime.now(UTC), command=settings.audit.command)
         with interpreted(spark, when=interpreted_input(ingested.records)):  # as the audit decides (jobs.stages)
             bronze_dq = quality.check_bronze(
                 spark,
@@ -69,9 +72,10 @@ def run(
                 clusters=ingested.clusters,
                 run_id=run_id,
                 command=settings.audit.command,
+                ledger=ledger,
             )
     scoped = dataclasses.replace(settings.audit, cluster_ids=tuple(ingested.clusters), run_id=run_id)
-    result = audit.run(spark, scoped, rules=rules, checked=True)
+    result = audit.run(spark, scoped, rules=rules, checked=True, dq_ledger=ledger)
     result.summary.dq = quality.combined(bronze_dq, result.summary.dq)
     return result
 

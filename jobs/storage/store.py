@@ -22,10 +22,12 @@ a new version (one job without adaptive execution, three with it). Reading the s
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from py4j.protocol import Py4JJavaError
@@ -179,6 +181,27 @@ class DeltaStore:
         self._require(table)
         return [row.asDict(recursive=True) for row in self._delta_table(table).history().collect()]
 
+    def version_as_of(self, table: str, timestamp: datetime) -> int | None:
+        """The newest version of the table committed at or before ``timestamp`` (UTC if naive); None when the table
+        did not exist then (or does not exist)."""
+        ts = timestamp if timestamp.tzinfo else timestamp.replace(tzinfo=UTC)
+        if not self.exists(table):
+            return None
+        for commit in self.history(table):  # newest first
+            committed = commit["timestamp"]
+            committed = committed if committed.tzinfo else committed.replace(tzinfo=UTC)  # the session is in UTC
+            if committed <= ts:
+                return int(commit["version"])
+        return None
+
+    def commit_time(self, table: str, version: int) -> datetime | None:
+        """When the table's commit ``version`` was made (UTC); None when the table has no such version."""
+        for commit in self.history(table):
+            if int(commit["version"]) == version:
+                committed: datetime = commit["timestamp"]
+                return committed if committed.tzinfo else committed.replace(tzinfo=UTC)
+        return None
+
     def check_tables(self, tables: Iterable[str]) -> None:
         """Every table of ``tables`` that exists can be read (its log, version and schema): run by a job before its
         first write, so that a warehouse it cannot reach (an object store without its connector or credentials) or
@@ -220,6 +243,25 @@ class DeltaStore:
     def rows_per_partition(self, table: str, column: str, *, version: int | None = None) -> dict[str, int] | None:
         """The row count per value of the partition ``column`` when the store can tell without a Spark job; None
         here: the caller counts the rows."""
+        return None
+
+    def rows_written(self, table: str, version: int) -> int | None:
+        """The rows the write committed as ``version`` added (``numOutputRows`` of the commit's metrics, read from
+        the commit's file in the table's log: no Spark job); None when the warehouse is not a local path or the
+        commit does not record it (then the caller counts the rows). For the version a write of this store returned
+        (not for a write Delta skipped under its transaction identifier: that version is another writer's)."""
+        if "://" in self.warehouse and not self.warehouse.startswith("file:"):
+            return None
+        log_file = Path(self.path(table).removeprefix("file:")) / "_delta_log" / f"{version:020d}.json"
+        try:
+            with log_file.open(encoding="utf-8") as actions:
+                for line in actions:
+                    info = json.loads(line).get("commitInfo") if line.strip() else None
+                    if info is not None:
+                        rows = (info.get("operationMetrics") or {}).get("numOutputRows")
+                        return int(rows) if rows is not None else None
+        except (OSError, ValueError):
+            return None
         return None
 
     def partition_files(self, table: str, column: str, *, version: int | None = None) -> dict[str, list[str]] | None:

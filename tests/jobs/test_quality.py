@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
@@ -335,40 +335,28 @@ def test_the_row_count_of_a_held_frame_costs_no_job_and_gx_judges_it_as_shipped(
     assert {r[2] for outcome, _ in mine for r in outcome if r[2] is not None} == {rows}
 
 
-class _LogCounts:
-    """A store whose log tells the rows per partition value at each version (what ``written_rows`` asks of it)."""
-
-    def __init__(self, counts: dict[tuple[str, int | None], dict[str, int]]) -> None:
-        self.counts = counts
-        self.asked: list[tuple[str, str, int | None]] = []
-
-    def rows_per_partition(self, table: str, column: str, *, version: int | None = None) -> dict[str, int] | None:
-        self.asked.append((table, column, version))
-        return self.counts.get((table, version))
-
-
-def test_the_rows_written_for_some_clusters_are_summed_at_the_version_the_run_committed() -> None:
-    log = _LogCounts({("t", 3): {"a": 2, "b": 1, "c": 1}, ("t", 5): {"a": 7}})
-    store = cast(DeltaStore, log)
-    # a table the run wrote no version of is left out (its rows are counted by the checks), as is a cluster absent
-    known = quality.written_rows(store, ["t", "missing"], ["a", "b", "z"], {"t": 3})
-    assert known == {"t": 3}
-    assert log.asked == [("t", "cluster_id", 3)]
-    # another writer's later commit (version 5) does not change what the run's own write (3) is counted as
-    assert quality.written_rows(store, ["t"], ["a"], {"t": 3}) == {"t": 2}
-    assert quality.written_rows(store, ["t"], ["a"], {"t": 5}) == {"t": 7}
-    # a version whose log cannot tell its rows: left out, not counted as 0
-    assert quality.written_rows(store, ["t"], ["a"], {"t": 4}) == {}
-
-
-def test_the_delta_store_leaves_a_written_tables_rows_to_the_checks(spark: SparkSession, tmp_path: Path) -> None:
-    # DeltaStore does not read row counts from the log (rows_per_partition is None): every table is left out and
-    # its rows are counted by the checks themselves, never guessed
+def test_the_rows_a_write_committed_are_read_from_its_commit_whatever_was_committed_since(
+    spark: SparkSession, tmp_path: Path
+) -> None:
     store = open_store(spark, str(tmp_path / "warehouse"))
     df = spark.createDataFrame([("a", 1), ("a", 2), ("b", 3)], "cluster_id string, n long")
     store.ensure("t", df.schema, ["cluster_id"])
-    appended = store.append("t", df)
-    assert quality.written_rows(store, ["t"], ["a", "b"], {"t": appended}) == {}
+    created = store.append("t", df)  # the table's creation with its rows
+    replaced = store.replace_partitions("t", df.filter("cluster_id = 'a'"), {"cluster_id": ["a"]})
+    later = store.append("t", df.filter("cluster_id = 'b'"))  # another write after the run's
+    # each version counts the rows its own commit wrote (Delta's operation metrics), not the table's at the end
+    assert quality.written_rows(store, {"t": created}) == {"t": 3}
+    assert quality.written_rows(store, {"t": replaced}) == {"t": 2}
+    assert quality.written_rows(store, {"t": later}) == {"t": 1}
+    # what Spark counts in each version's partitions the write replaced
+    assert store.read("t", version=replaced).filter("cluster_id = 'a'").count() == 2
+    # a version whose commit cannot be read is left out (its rows are counted by the checks), never taken as 0
+    assert quality.written_rows(store, {"t": later + 5}) == {}
+
+
+def test_a_warehouse_on_an_object_store_leaves_the_counts_to_the_checks(spark: SparkSession) -> None:
+    store = DeltaStore(spark, "s3a://bucket/warehouse")
+    assert store.rows_written("t", 0) is None
 
 
 def test_great_expectations_imports_where_main_has_no_file() -> None:
