@@ -32,7 +32,7 @@ from pyspark.sql import functions as F
 
 from jobs.progress import stage as progress_stage
 from jobs.quality_gx import CheckResult, GxRunner, prefetch, quiet_gx
-from jobs.stages import one_job
+from jobs.stages import held_locally, one_job
 from jobs.storage import DeltaStore
 from schemas.errors import DataQualityError
 from schemas.quality import CRITICAL, DQ_RESULTS, Stage
@@ -224,9 +224,14 @@ def check_bronze(
     run_id: str,
     command: str,
     ledger: Ledger | None = None,
+    local_rows: int = 0,
 ) -> DqCounts:
     """After an ingest: the bronze rows it wrote, and those of earlier ingests of these clusters that no finished
     run has checked.
+
+    ``local_rows`` (``jobs.stages.local_rows_for`` of the ingest): a table's rows to check are read once and held in
+    the driver when there are at most that many (each read of a table just written lists its files, and rebuilds its
+    Delta snapshot first; GX reads a frame twice, once when its row count is not known).
 
     Files skipped as unchanged were checked when they came, but only if that run finished (its ``audit_runs`` row
     is written last): a run killed, or stopped by a critical failure, before it ended leaves its ingest pending, so
@@ -238,6 +243,8 @@ def check_bronze(
         for name in stage_tables("bronze")
         if store.exists(name)
     }
+    if local_rows > 0:
+        frames = {name: held_locally(df, local_rows) or df for name, df in frames.items()}
     return check(
         spark,
         store,

@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 
 from jobs import audit, ingest, quality
 from jobs.session import build_session
-from jobs.stages import interpreted, interpreted_input
+from jobs.stages import interpreted, interpreted_input, local_rows_for
 from jobs.storage import open_store
 from transforms.constraints.expressions import validate_with_spark
 
@@ -73,6 +73,7 @@ def run(
                 run_id=run_id,
                 command=settings.audit.command,
                 ledger=ledger,
+                local_rows=local_rows_for(ingested.records),
             )
     scoped = dataclasses.replace(settings.audit, cluster_ids=tuple(ingested.clusters), run_id=run_id)
     result = audit.run(spark, scoped, rules=rules, checked=True, dq_ledger=ledger)
