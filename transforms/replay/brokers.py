@@ -13,8 +13,8 @@ Kafka semantics (``ClusterDelta``):
 * ``kafka_release`` is the release the broker runs, read from the maxima of **every** feature range it registered
   (metadata.version, kraft.version, group.version, transaction.version, eligible.leader.replicas.version,
   share.version, streams.version, ...) against each release's own table (``MetadataVersionTable.releases``: what a
-  broker of that release registers; e.g. 4.4 registers metadata.version up to 4.3-IV0, like 4.3, but
-  share.version 2). ``release_candidates`` lists every release whose table agrees with each registered maximum
+  broker of that release registers; e.g. 4.3 and 4.4 register share.version 1 and 2, metadata.version up to
+  4.3-IV0 and 4.4-IV2). ``release_candidates`` lists every release whose table agrees with each registered maximum
   (a feature a release does not register counts as 0); the oldest is taken, and more than one is a finding
   (``ambiguous_release_findings``; ``--kafka-version`` settles it). When none agrees (unstable feature versions
   enabled, a build of its own), the release of ``max_supported_mv`` in the metadata.version table is taken (the
