@@ -54,8 +54,8 @@ ELR = _f("eligible.leader.replicas.version", 1)
         ([_f("metadata.version", 21, 1), _f("kraft.version", 1)], ["3.9"]),
         # only the metadata.version range: 20 is what 3.8 registers, and 3.9 registers kraft.version 1 besides
         ([_f("metadata.version", 20, 7)], ["3.8"]),
-        # unstable feature versions enabled (4.4-IV2 without the features 4.4 registers): no release registers that
-        ([_f("metadata.version", 33, 7), *COMMON_4X], []),
+        # unstable feature versions enabled (a level above every release's production one): no release registers it
+        ([_f("metadata.version", 34, 7), *COMMON_4X], []),
     ],
     ids=["4.3", "4.4", "4.3-mv-with-4.4-share", "4.1", "3.9", "3.8-mv-only", "unstable-none"],
 )
