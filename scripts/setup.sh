@@ -55,3 +55,11 @@ if [ ! -f "$DELTA_JARS/.complete" ] || [ "$DELTA_POM" -nt "$DELTA_JARS/.complete
   .venv/bin/python scripts/delta-jars/keep_new.py "$staging/jars" "$DELTA_JARS"
   touch "$DELTA_JARS/.complete"
 fi
+
+# Kafka 4.4.0's own broker for the oracle's live test (tests/oracle, issue 60): its jars fetched once with Maven into
+# ~/.cache/kraft-audit/kafka (KRAFT_AUDIT_KAFKA_CACHE), outside the repository; a present release is skipped.
+# `make kafka-runtime` fetches the other releases the oracle compares.
+if ! scripts/kafka-oracle/fetch.sh 4.4.0 >/dev/null; then
+  echo "setup: Maven could not fetch Kafka 4.4.0 (org.apache.kafka:kafka_2.13) from Maven Central (see above)" >&2
+  exit 2
+fi
