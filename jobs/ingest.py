@@ -8,7 +8,10 @@ cannot be read there, by ``sha2`` over ``binaryFile`` on the executors), and dec
 executors. Both run the same decoder.
 Load: append to ``metadata_records`` / ``quarantine`` / ``ingested_files`` — or, when a file already ingested has
 changed (an active segment that grew), replace its clusters' partitions so its old rows go away in the same
-commit. Re-ingesting the same inputs is a no-op.
+commit. Re-ingesting the same inputs is a no-op. ``ingested_files`` is committed last: an ingest killed before it
+leaves bronze rows under an ingest id that ``ingested_files`` does not know (each bronze commit names its ingest in
+its ``userMetadata``); the next ingest that finds such a commit replaces its files' rows instead of appending, so
+a re-run after a kill holds every record once.
 """
 
 from __future__ import annotations
@@ -200,6 +203,10 @@ def execute(args: argparse.Namespace) -> int:
 
 # A concurrent ingest of the same files wins at most this many times in a row before this one gives up.
 ATTEMPTS = 3
+# The userMetadata of a bronze data commit: this prefix and the ingest's id.
+INGEST_NOTE = "ingest "
+# How many recent commits of metadata_records are looked through for ingests that never recorded their files.
+UNFINISHED_LOOKBACK = 50
 
 
 class _Superseded(Exception):
@@ -271,7 +278,7 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
     with stage(spark, f"hashing {len(discovery.files)} input files"):
         hashes = _input_hashes(spark, inputs_known, contents, size)
     files_version = store.version("ingested_files")
-    previous = _previous_hashes(store, files_version)
+    previous, finished = _previous_ingests(store, files_version)
     todo: list[tuple[InputFile, str]] = []
     changed: set[tuple[str, str]] = set()
     for item in discovery.files:
@@ -286,6 +293,10 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
             changed.add((item.cluster_id, item.path))
         todo.append((item, digest))
     unrecognised = [f for f in discovery.files if not f.input_kind and (f.cluster_id, f.path) not in previous]
+    if todo and (stopped := _unfinished_ingests(store, finished)):
+        # their rows of these files (if any) are replaced, not doubled
+        log.info("  %d earlier ingest(s) stopped before recording their files: %s", len(stopped), ", ".join(stopped))
+        changed |= {(item.cluster_id, item.path) for item, _ in todo}
     log.info(
         "  %d new or changed, %d unchanged, %d unrecognised (%d not regular files), %d side files ignored",
         len(todo),
@@ -421,14 +432,29 @@ def _escape_glob(path: str) -> str:
 
 
 def _previous_hashes(store: DeltaStore, version: int) -> dict[tuple[str, str], str]:
+    return _previous_ingests(store, version)[0]
+
+
+def _previous_ingests(store: DeltaStore, version: int) -> tuple[dict[tuple[str, str], str], set[str]]:
+    """At ``version`` of ``ingested_files``: the latest hash of every (cluster, file) recorded, and the ids of the
+    ingests that recorded files (ingests that ended)."""
     with one_job(store.spark):
         rows = (
             store.read("ingested_files", version=version)
             .groupBy("cluster_id", "source_file")
-            .agg(F.max_by("file_sha256", "ingested_at").alias("sha"))
+            .agg(F.max_by("file_sha256", "ingested_at").alias("sha"), F.collect_set("ingest_id").alias("ingests"))
             .collect()
         )
-    return {(r["cluster_id"], r["source_file"]): r["sha"] for r in rows}
+    hashes = {(r["cluster_id"], r["source_file"]): r["sha"] for r in rows}
+    return hashes, {ingest for r in rows for ingest in r["ingests"]}
+
+
+def _unfinished_ingests(store: DeltaStore, finished: set[str]) -> list[str]:
+    """Ingests named by the recent commits of ``metadata_records`` that never recorded their files: killed (or
+    still running elsewhere, which the commit point of ``ingested_files`` then settles). One Spark job."""
+    notes = store.notes("metadata_records", limit=UNFINISHED_LOOKBACK)
+    ingests = {note.removeprefix(INGEST_NOTE) for note in notes if note.startswith(INGEST_NOTE)}
+    return sorted(ingests - finished)
 
 
 def _ingest_files(
@@ -491,10 +517,11 @@ def _ingest_files(
     claimed = {(item.cluster_id, item.path): digest for item, digest in todo}
     with stage(spark, "writing bronze tables"):
         try:
-            commits += _load(store, "metadata_records", records_df, changed)
+            note = INGEST_NOTE + result.ingest_id
+            commits += _load(store, "metadata_records", records_df, changed, note=note)
             # a quarantine without a row to add or to replace commits nothing (one Spark job and one commit fewer)
             if changed or unrecognised or any(kind != "RECORD" for _file, kind, _type in per_file):
-                commits += _load(store, "quarantine", quarantine_df, changed)
+                commits += _load(store, "quarantine", quarantine_df, changed, note=note)
             _commit_ingested_files(store, files_df, claimed, files_version)
         except _Superseded:
             _undo(store, commits)
@@ -554,14 +581,16 @@ def _no_files(spark: SparkSession) -> DataFrame:
     return spark.createDataFrame([], "path string, content binary")
 
 
-def _load(store: DeltaStore, table: str, df: DataFrame, changed: set[tuple[str, str]]) -> list[tuple[str, int]]:
+def _load(
+    store: DeltaStore, table: str, df: DataFrame, changed: set[tuple[str, str]], *, note: str
+) -> list[tuple[str, int]]:
     """Append; when files were re-ingested, swap their clusters' partitions so their old rows disappear.
 
     Returns the (table, version) of every commit made. The swap is committed only at the version it read (a
     concurrent writer to the table makes this ingest start again rather than drop or double its rows).
     """
     if not changed:
-        return [(table, store.append(table, df))]
+        return [(table, store.append(table, df, note=note))]
     clusters = sorted({cluster for cluster, _ in changed})
     stale = [path for _, path in changed]
     version = store.version(table)
@@ -574,11 +603,12 @@ def _load(store: DeltaStore, table: str, df: DataFrame, changed: set[tuple[str, 
             kept.unionByName(df.filter(F.col("cluster_id").isin(clusters))),
             {"cluster_id": clusters},
             read_version=version,
+            note=note,
         )
     except ConcurrentCommitError as error:
         raise _Superseded(f"a write to {table}") from error
     others = df.filter(~F.col("cluster_id").isin(clusters))
-    return [(table, replaced), (table, store.append(table, others))]
+    return [(table, replaced), (table, store.append(table, others, note=note))]
 
 
 def _commit_ingested_files(

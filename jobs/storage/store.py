@@ -181,6 +181,14 @@ class DeltaStore:
         self._require(table)
         return [row.asDict(recursive=True) for row in self._delta_table(table).history().collect()]
 
+    def notes(self, table: str, *, limit: int) -> list[str]:
+        """The ``userMetadata`` of the table's last ``limit`` commits that have one, newest first (one Spark job)."""
+        if self._still_pending(table):
+            return []
+        self._require(table)
+        rows = self._delta_table(table).history(limit).select("userMetadata").collect()
+        return [row[0] for row in rows if row[0]]
+
     def version_as_of(self, table: str, timestamp: datetime) -> int | None:
         """The newest version of the table committed at or before ``timestamp`` (UTC if naive); None when the table
         did not exist then (or does not exist)."""
@@ -289,7 +297,9 @@ class DeltaStore:
             if self._still_pending(table):
                 self._create(table, self.spark.createDataFrame([], self._pending[table][0]))
 
-    def _create(self, table: str, df: DataFrame, *, txn: tuple[str, int] | None = None) -> int | None:
+    def _create(
+        self, table: str, df: DataFrame, *, txn: tuple[str, int] | None = None, note: str | None = None
+    ) -> int | None:
         """Create a pending table with the rows of ``df`` (its first write: two Spark jobs, as for an empty table)
         and ``TABLE_PROPERTIES``; returns the version (0), or None when another writer created it meanwhile (then
         the caller writes into it as into any table). ``df`` must have the ensured schema's columns and types."""
@@ -300,6 +310,8 @@ class DeltaStore:
             writer = writer.partitionBy(*partition_by)
         for key, value in TABLE_PROPERTIES.items():
             writer = writer.option(key, value)
+        if note is not None:
+            writer = writer.option("userMetadata", note)
         try:
             self._save(writer, table, txn)
         except (PySparkException, Py4JJavaError) as error:
@@ -314,16 +326,23 @@ class DeltaStore:
         return self._own_version(table)
 
     def append(
-        self, table: str, df: DataFrame, *, read_version: int | None = None, txn: tuple[str, int] | None = None
+        self,
+        table: str,
+        df: DataFrame,
+        *,
+        read_version: int | None = None,
+        txn: tuple[str, int] | None = None,
+        note: str | None = None,
     ) -> int:
         """Add the rows of ``df``; returns the table version this write committed.
 
         With ``read_version`` the commit is made only if the table is still at that version (the rows were decided
         from it); otherwise ConcurrentCommitError is raised and nothing is committed. With ``txn`` (an application
         id and a version) Delta skips the write when that transaction was committed already: a re-run of the same
-        work adds nothing (the version returned is then the table's latest).
+        work adds nothing (the version returned is then the table's latest). ``note`` becomes the commit's
+        ``userMetadata`` (:meth:`notes`).
         """
-        return self._write(table, df, mode="append", read_version=read_version, txn=txn)
+        return self._write(table, df, mode="append", read_version=read_version, txn=txn, note=note)
 
     def overwrite(self, table: str, df: DataFrame) -> int:
         """Replace the whole content with ``df``; returns the table version this write committed."""
@@ -425,7 +444,7 @@ class DeltaStore:
         if self._still_pending(table):
             if read_version not in (None, -1):
                 raise ConcurrentCommitError(f"{table} changed after version {read_version} (another writer committed)")
-            if (created := self._create(table, df, txn=txn)) is not None:
+            if (created := self._create(table, df, txn=txn, note=note)) is not None:
                 return created
         self._require(table)
         for attempt in range(1, WRITE_ATTEMPTS + 1):
