@@ -76,10 +76,17 @@ clean:
 # ~/.cache/kraft-audit/kafka (KRAFT_AUDIT_KAFKA_CACHE), outside the repository; Kafka's answers per scenario and
 # release go to out/oracle/<scenario>/<version>/ (kafka.json, server.properties, __cluster_metadata-0).
 KAFKA_VERSIONS ?= 3.9.1 4.2.0 4.4.0
-.PHONY: kafka-runtime kafka-oracle
+# Every published line of 3.7-4.4 (newest patch): their config definitions are committed under
+# tests/data/kafka-oracle/configdefs/ and compared with conf/kafka/ by the suite.
+CONFIGDEF_VERSIONS ?= 3.7.2 3.9.1 4.0.2 4.1.2 4.2.0 4.3.1 4.4.0
+.PHONY: kafka-runtime kafka-oracle kafka-configdefs
 kafka-runtime:
 	@./scripts/kafka-oracle/fetch.sh $(KAFKA_VERSIONS)
 
 kafka-oracle: setup kafka-runtime
 	$(PY) -m oracle.scenarios $(foreach v,$(KAFKA_VERSIONS),--release $(v))
 	$(PY) -m oracle.summary out/oracle
+
+kafka-configdefs: setup
+	@./scripts/kafka-oracle/fetch.sh $(CONFIGDEF_VERSIONS)
+	$(PY) -m oracle.configdefs $(CONFIGDEF_VERSIONS) --write tests/data/kafka-oracle/configdefs

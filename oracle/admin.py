@@ -50,15 +50,20 @@ def _javac() -> str:
 
 def driver_classes(release: Release) -> Path:
     """The driver compiled against ``release`` (cached by the source's hash, recompiled when it changes)."""
-    digest = hashlib.sha256(DRIVER_SOURCE.read_bytes()).hexdigest()[:12]
-    out = cache_dir() / "driver" / release.version / digest
-    if (out / "Driver.class").is_file():
+    return compiled(release, DRIVER_SOURCE)
+
+
+def compiled(release: Release, source: Path) -> Path:
+    """The directory of ``source`` (one Java class) compiled against ``release``, cached by the source's hash."""
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+    out = cache_dir() / source.stem.lower() / release.version / digest
+    if (out / f"{source.stem}.class").is_file():
         return out
     out.mkdir(parents=True, exist_ok=True)
-    command = [_javac(), "-nowarn", "-d", str(out), "-cp", release.classpath, str(DRIVER_SOURCE)]
+    command = [_javac(), "-nowarn", "-d", str(out), "-cp", release.classpath, str(source)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
     if done.returncode != 0:
-        raise DriverFailed(f"Driver.java did not compile against Kafka {release.version}: {done.stderr.strip()}")
+        raise DriverFailed(f"{source.name} did not compile against Kafka {release.version}: {done.stderr.strip()}")
     return out
 
 
