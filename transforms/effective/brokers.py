@@ -42,11 +42,25 @@ from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER,
 IGNORED_DYNAMIC_CONFIG = "IGNORED_DYNAMIC_CONFIG"
 INVALID_DYNAMIC_CONFIG = "INVALID_DYNAMIC_CONFIG"
 _ROW_KEY = ["cluster_id", "node_id", "layer", "name"]
+_ID_SYNONYMS = ("node.id", "broker.id")
+
+
+def _with_id_synonyms(static_df: DataFrame) -> DataFrame:
+    """``KafkaConfig.populateSynonyms``: a node's static ``node.id`` without ``broker.id`` gives ``broker.id`` the
+    same value, and the other way round; brokers describe the copy as a static config (confluentinc/kafka 3.9:
+    core/src/main/scala/kafka/server/KafkaConfig.scala; 4.4: server/.../config/AbstractKafkaConfig.java; oracle
+    scenario ``broker-id-mirrors-node-id``)."""
+    ids_df = static_df.where(F.col("value").isNotNull() & F.col("name").isin(*_ID_SYNONYMS))
+    alone_df = ids_df.groupBy("cluster_id", "node_id").agg(F.count("*").alias("_ids")).where(F.col("_ids") == 1)
+    copies_df = ids_df.join(alone_df.drop("_ids"), on=["cluster_id", "node_id"], how="left_semi").withColumn(
+        "name", F.when(F.col("name") == "node.id", F.lit("broker.id")).otherwise(F.lit("node.id"))
+    )
+    return static_df.unionByName(copies_df)
 
 
 def _static_layer(static_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
     return (
-        static_df.where(F.col("value").isNotNull())
+        _with_id_synonyms(static_df.where(F.col("value").isNotNull()))
         .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
         .select(
             "cluster_id",

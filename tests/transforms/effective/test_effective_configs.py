@@ -938,3 +938,29 @@ def test_a_filter_on_the_resource_type_plans_only_the_parts_of_that_type(inputs:
     assert scanned == ["LogicalRDD"] * 3  # broker_rows, controller_broker_rows, group_rows
     every_row = effective_df.collect()
     assert sorted(wanted.collect()) == sorted(r for r in every_row if r.resource_type in ("BROKER", "GROUP"))
+
+
+def test_a_static_node_id_alone_gives_broker_id_the_same_value_and_the_other_way_round(spark: SparkSession) -> None:
+    """KafkaConfig.populateSynonyms (confluentinc/kafka 3.9 KafkaConfig.scala, 4.4 AbstractKafkaConfig.java); Kafka
+    3.9.1, 4.2.0 and 4.4.0 describe broker.id = 1, STATIC_BROKER_CONFIG, for a node.id=1 file (oracle scenario
+    broker-id-mirrors-node-id)."""
+    from schemas.silver import BROKER_STATIC_CONFIGS
+    from transforms.effective.brokers import _with_id_synonyms
+
+    rows = [
+        ("c", 1, "node.id", "1", None, "FILE", None),
+        ("c", 2, "broker.id", "2", None, "FILE", None),
+        ("c", 3, "node.id", "3", None, "FILE", None),
+        ("c", 3, "broker.id", "7", None, "FILE", None),  # both set: neither is copied (KafkaConfig refuses them)
+        ("c", 4, "log.segment.bytes", "2000000", None, "FILE", None),
+    ]
+    got = _with_id_synonyms(spark.createDataFrame(rows, BROKER_STATIC_CONFIGS)).collect()
+    assert sorted((r.node_id, r.name, r.value) for r in got) == [
+        (1, "broker.id", "1"),
+        (1, "node.id", "1"),
+        (2, "broker.id", "2"),
+        (2, "node.id", "2"),
+        (3, "broker.id", "7"),
+        (3, "node.id", "3"),
+        (4, "log.segment.bytes", "2000000"),
+    ]
