@@ -37,6 +37,13 @@ to 30) with a v5 static ``group.consumer.min.session.timeout.ms=50000`` and ``gr
 * offset 3, group g1 ``consumer.session.timeout.ms=46000`` below the broker's minimum 50000: the group uses 50000,
   which ``group-session-at-most-48s`` judges.
 
+tests/data/e2e/applied-static-bound/metadata.jsonl (metadata.version 29, broker 1 runs 4.3 with a v5 static
+``group.consumer.assignment.interval.ms=20000``, above the default maximum 15000): the clamp is the dynamic path's
+(confluentinc/kafka 4.4 DynamicBrokerConfig.scala ``updateCurrentConfig``); at startup ``KafkaConfig.fromProps`` of
+server.properties requires the bound and the node does not start (Kafka 4.4.0 refuses even ``kafka-storage
+format``; oracle scenario ``group-assignment-interval-out-of-bounds``): the value stays 20000, not clamped, for the
+cross-field rule to judge.
+
 The rules (tests/data/e2e/applied-rules.yaml) would fail on the raw values (1000, 0, a set message.format.version);
 on what the broker applies only the client-metrics rule fails in cluster ``applied``, on the default it relies on.
 """
@@ -54,7 +61,7 @@ from jobs.cli import main as cli_main
 from jobs.storage import open_store
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "e2e"
-CLUSTERS = ("applied", "applied-3.9", "applied-4.3")
+CLUSTERS = ("applied", "applied-3.9", "applied-4.3", "applied-static-bound")
 MAX = "9223372036854775807"
 
 
@@ -234,3 +241,11 @@ def test_clamps_are_findings_and_the_clamped_layer_is_applied(run: dict[str, Any
     ]
     assert "is above group.consumer.max.assignment.interval.ms = 15000: Kafka 4.3 caps it" in findings[0][4]
     assert run["violations_by_cluster"]["applied-4.3"] == [("group-session-at-most-48s", "g1", "50000", False)]
+
+
+def test_a_static_value_out_of_its_bounds_is_not_clamped_the_broker_does_not_start(run: dict[str, Any]) -> None:
+    key = ("applied-static-bound", "BROKER", "1", "group.consumer.assignment.interval.ms")
+    assert run["applied"][key][:4] == ("20000", "STATIC_BROKER_CONFIG", "group.consumer.assignment.interval.ms", None)
+    kinds = {f[0] for f in run["findings_by_cluster"]["applied-static-bound"]}
+    assert "CLAMPED_DYNAMIC_CONFIG" not in kinds
+    assert "REJECTED_CONFIG_LAYER" not in kinds

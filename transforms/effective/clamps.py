@@ -7,6 +7,11 @@
   capped into ``[group.<type>.min.assignment.interval.ms, group.<type>.max.assignment.interval.ms]`` (the bounds as
   the same props resolve them). A key no layer sets is left alone ("no-op when the key is absent"). The
   cross-field checks then see the clamped value, so such a layer is no longer refused (``layer_validity``).
+  That is the dynamic path only: at startup the broker builds its ``KafkaConfig`` from server.properties alone,
+  unclamped, and ``GroupCoordinatorConfig``'s ``require`` refuses a value outside its bounds — the node does not
+  start (Kafka 4.4.0 refuses even ``kafka-storage format``; oracle scenario
+  ``group-assignment-interval-out-of-bounds``). So a broker whose static view fails a key's bound check
+  (``layer_validity.failed_by_view``, ``base``) keeps the key unclamped, and the cross-field rule reports it.
 * Group (the same branches: .../GroupConfigManager.java ``updateGroupConfig`` → GroupConfig.java ``evaluate``):
   every key a group sets is capped into the bounds of the broker coordinating it (``BROKER`` effective values of
   the bound keys); 4.4 adds ``streams.task.offset.interval.ms`` (at least the minimum) and
@@ -115,13 +120,22 @@ def _clamped(value: Column, spec: Column, bounds: Column) -> Column:
     return F.when(as_int < low, low).when(as_int > high, high).otherwise(F.lit(None).cast("int")).cast("string")
 
 
-def with_broker_clamps(broker_df: DataFrame) -> DataFrame:
-    """BROKER ``EFFECTIVE_CONFIGS`` rows (or any frame of its columns) with ``BROKER_CLAMPS`` applied."""
+def with_broker_clamps(broker_df: DataFrame, failed_df: DataFrame | None = None) -> DataFrame:
+    """BROKER ``EFFECTIVE_CONFIGS`` rows (or any frame of its columns) with ``BROKER_CLAMPS`` applied.
+
+    ``failed_df`` (``cluster_id, node_id, base``: ``layer_validity.failed_by_view``) names the brokers whose static
+    view fails checks: a key one of whose own bound checks (``broker-<key>-...``) is among them is not capped (such
+    a broker does not start)."""
     columns = broker_df.columns
     spec = _spec(F.col("config_name"), release_rank_column(F.col("kafka_release")), BROKER_CLAMPS)
     is_target = spec.isNotNull() & set_by_a_layer(F.col("source"))
     targets_df = broker_df.where(is_target).join(_node_bounds(broker_df, BROKER_CLAMPS), on=_NODE, how="left")
-    capped = _clamped(F.col("value"), spec, F.col("bounds"))
+    starts = F.lit(True)
+    if failed_df is not None:
+        targets_df = targets_df.join(failed_df.select(*_NODE, "base"), on=_NODE, how="left")
+        own_check = F.concat(F.lit("broker-"), F.col("config_name"), F.lit("-"))
+        starts = ~F.coalesce(F.exists(F.col("base"), lambda failed: failed.startswith(own_check)), F.lit(False))
+    capped = F.when(starts, _clamped(F.col("value"), spec, F.col("bounds")))
     changed = {
         "value": F.coalesce(capped, F.col("value")),
         "value_set": F.when(capped.isNotNull(), F.col("value")).otherwise(F.col("value_set")),

@@ -20,7 +20,7 @@ Every row of a refused layer gets ``ignored_kind`` ``REJECTED_CONFIG_LAYER`` and
 checks; resolution then takes the layers below. A check that cannot be evaluated (a key it reads is missing or
 does not parse) counts as passing. 4.3+ clamps the ``group.*.assignment.interval.ms`` keys before the checks
 (``GroupCoordinatorConfig.clampDynamicConfigs``), and so do the checks here, on the map of values they judge
-(``clamps.with_broker_clamps_in_map``).
+(``clamps.with_broker_clamps_in_map``) — except in the static view: at startup nothing is clamped.
 
 The checks of the three views are one plan (``failed_by_view``); the caller may hold it, and decide the layers
 from it twice: for the brokers as they are (``without_rejected_layers``) and for the same brokers with their
@@ -99,8 +99,11 @@ def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> Da
     # 4.3+ caps the assignment intervals into their bounds before it builds the KafkaConfig (``clamps``); in the map,
     # so the rows are resolved once (clamping the rows reads them again for the bounds)
     rank = release_rank_column(F.col("catalog_release"))
+    clamped = with_broker_clamps_in_map(F.col("cfg"), F.col("set_keys"), rank)
+    # the static view is what the broker starts with: KafkaConfig.fromProps, unclamped
+    is_static_view = F.col("cluster_id").endswith(_SEPARATOR + "base")
     return maps_df.select(
-        *_NODE, with_broker_clamps_in_map(F.col("cfg"), F.col("set_keys"), rank).alias("cfg"), "catalog_release"
+        *_NODE, F.when(is_static_view, F.col("cfg")).otherwise(clamped).alias("cfg"), "catalog_release"
     )
 
 

@@ -161,7 +161,7 @@ def _broker_rows(
     # the clamps read these rows twice
     return keep(
         f"{prefix}broker_rows",
-        lambda: keep(f"{prefix}unclamped_broker_rows", unclamped_df).transform(with_broker_clamps),
+        lambda: with_broker_clamps(keep(f"{prefix}unclamped_broker_rows", unclamped_df), layers.failed_checks),
     )
 
 

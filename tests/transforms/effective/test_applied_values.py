@@ -330,6 +330,30 @@ def test_broker_assignment_interval_is_capped_into_its_bounds_from_4_3(spark: Sp
     assert "is above group.consumer.max.assignment.interval.ms = 10000" in findings[1].message
 
 
+def test_a_broker_whose_static_view_fails_the_bound_keeps_its_value_unclamped(spark: SparkSession) -> None:
+    """At startup the broker builds its KafkaConfig from server.properties, unclamped, and GroupCoordinatorConfig
+    requires the bound: it does not start (confluentinc/kafka 4.4 KafkaConfig.fromProps; the clamp is
+    DynamicBrokerConfig.updateCurrentConfig's). ``failed_df``'s ``base`` names the static view's failed checks."""
+    key = "group.consumer.assignment.interval.ms"
+    df = _df(
+        spark,
+        *_interval(7, "4.4", "20000", "STATIC_BROKER_CONFIG"),  # its static view fails interval <= max
+        *_interval(8, "4.4", "20000", "DYNAMIC_BROKER_CONFIG"),  # another key's check failed: still capped
+        *_interval(9, "4.4", "20000", "DYNAMIC_BROKER_CONFIG"),  # no failed check: capped
+    )
+    failed_df = spark.createDataFrame(
+        [
+            ("c1", 7, [f"broker-{key}-le-group.consumer.max.assignment.interval.ms ({key} <= max)"]),
+            ("c1", 8, ["broker-log.retention.ms-positive (retention >= 1 or -1)"]),
+        ],
+        "cluster_id string, node_id int, base array<string>",
+    )
+    rows = _by_key(with_broker_clamps(df, failed_df))
+    assert (rows[("7", 7, key)].value, rows[("7", 7, key)].value_set) == ("20000", None)
+    assert (rows[("8", 8, key)].value, rows[("8", 8, key)].value_set) == ("10000", "20000")
+    assert (rows[("9", 9, key)].value, rows[("9", 9, key)].value_set) == ("10000", "20000")
+
+
 def test_the_layer_checks_cap_the_interval_in_the_broker_map_as_in_its_rows(spark: SparkSession) -> None:
     """``with_broker_clamps_in_map`` (the layer checks' map of a broker's values) caps as ``with_broker_clamps``
     does: the same brokers as above, worked out by hand from GroupCoordinatorConfig.clampDynamicConfigs
