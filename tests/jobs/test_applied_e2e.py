@@ -44,6 +44,15 @@ server.properties requires the bound and the node does not start (Kafka 4.4.0 re
 format``; oracle scenario ``group-assignment-interval-out-of-bounds``): the value stays 20000, not clamped, for the
 cross-field rule to judge.
 
+Three clusters of one 4.3 broker each, whose dynamic layer a reconfigurable component refuses whole after a
+restart (transforms/effective/reconfigurables.py; the same layers Kafka 3.9.1, 4.2.0 and 4.4.0 refused in the
+oracle scenarios named): ``applied-threads``, static ``num.io.threads=8`` and a cluster default of
+``num.io.threads=32`` (more than double: DynamicThreadPool) with ``message.max.bytes=2000000``
+(``reconfigurable-refuses-layer``); ``applied-cleaner``, a per-broker ``log.cleaner.threads=4`` over the current 1
+(LogCleaner) with ``message.max.bytes=2000000`` (``log-cleaner-per-broker``); ``applied-local-retention``, static
+``log.local.retention.ms=86400000`` and a cluster default ``log.retention.ms=3600000`` below it (DynamicLogConfig,
+``local-retention-above-total``). Each keeps every key of the refused layer at its value below.
+
 The rules (tests/data/e2e/applied-rules.yaml) would fail on the raw values (1000, 0, a set message.format.version);
 on what the broker applies only the client-metrics rule fails in cluster ``applied``, on the default it relies on.
 """
@@ -61,7 +70,15 @@ from jobs.cli import main as cli_main
 from jobs.storage import open_store
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "e2e"
-CLUSTERS = ("applied", "applied-3.9", "applied-4.3", "applied-static-bound")
+CLUSTERS = (
+    "applied",
+    "applied-3.9",
+    "applied-4.3",
+    "applied-static-bound",
+    "applied-threads",
+    "applied-cleaner",
+    "applied-local-retention",
+)
 MAX = "9223372036854775807"
 
 
@@ -249,3 +266,27 @@ def test_a_static_value_out_of_its_bounds_is_not_clamped_the_broker_does_not_sta
     kinds = {f[0] for f in run["findings_by_cluster"]["applied-static-bound"]}
     assert "CLAMPED_DYNAMIC_CONFIG" not in kinds
     assert "REJECTED_CONFIG_LAYER" not in kinds
+
+
+@pytest.mark.parametrize(
+    ("cluster", "key", "expected", "reason"),
+    [
+        ("applied-threads", "num.io.threads", ("8", "STATIC_BROKER_CONFIG"), "reconfigurable-num.io.threads"),
+        ("applied-threads", "message.max.bytes", ("1048588", "DEFAULT_CONFIG"), "reconfigurable-num.io.threads"),
+        ("applied-cleaner", "log.cleaner.threads", ("1", "STATIC_BROKER_CONFIG"), "reconfigurable-log.cleaner.threads"),
+        ("applied-cleaner", "message.max.bytes", ("1048588", "DEFAULT_CONFIG"), "reconfigurable-log.cleaner.threads"),
+        (
+            "applied-local-retention",
+            "log.retention.ms",
+            ("604800000", "DEFAULT_CONFIG"),
+            "reconfigurable-log.local.retention.ms",
+        ),
+    ],
+)
+def test_a_layer_a_reconfigurable_component_refuses_is_not_applied(
+    run: dict[str, Any], cluster: str, key: str, expected: tuple[str, str], reason: str
+) -> None:
+    assert run["applied"][(cluster, "BROKER", "1", key)][:2] == expected
+    rejected = [f for f in run["findings_by_cluster"][cluster] if f[0] == "REJECTED_CONFIG_LAYER"]
+    assert rejected, run["findings_by_cluster"][cluster]
+    assert all(reason in f[4] for f in rejected)

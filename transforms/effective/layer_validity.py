@@ -43,6 +43,7 @@ from transforms.effective.brokers import to_broker_effective
 from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
 from transforms.effective.clamps import clamp_keys, with_broker_clamps_in_map
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER
+from transforms.effective.reconfigurables import reconfigurable_keys, refused_by_reconfigurables
 from transforms.releases import release_rank_column
 
 REJECTED_CONFIG_LAYER = "REJECTED_CONFIG_LAYER"
@@ -50,11 +51,11 @@ _NODE = ["cluster_id", "node_id"]
 
 
 def _failed_checks(cfg_df: DataFrame, checks: tuple[LayerCheck, ...]) -> DataFrame:
-    """``(cluster_id, node_id, failed)``: ``failed`` the sorted ``id (rule)`` texts of the checks that are false.
+    """``(cluster_id, node_id, failed, cfg)``: ``failed`` the sorted ``id (rule)`` texts of the checks that are false.
 
     The checks are one SQL expression (one parse, not a Column per check and operator: there are ~60)."""
     if not checks:
-        return cfg_df.select(*_NODE, F.array().cast("array<string>").alias("failed"))
+        return cfg_df.select(*_NODE, F.array().cast("array<string>").alias("failed"), "cfg")
     cases = ", ".join(
         f"CASE WHEN catalog_release IN ({', '.join(map(sql_string, check.releases))})"
         f" AND NOT coalesce(({check.expr_sql}), true)"
@@ -63,7 +64,7 @@ def _failed_checks(cfg_df: DataFrame, checks: tuple[LayerCheck, ...]) -> DataFra
     )
     with ansi_disabled(cfg_df.sparkSession):
         failed = F.expr(f"array_sort(filter(array({cases}), failed_check -> failed_check IS NOT NULL))")
-        return cfg_df.select(*_NODE, failed.alias("failed"))
+        return cfg_df.select(*_NODE, failed.alias("failed"), "cfg")
 
 
 def _read_keys(frames: CatalogFrames) -> DataFrame | None:
@@ -76,6 +77,7 @@ def _read_keys(frames: CatalogFrames) -> DataFrame | None:
             return None
         keys |= read
     keys |= clamp_keys()  # a clamped key is read with its bounds
+    keys |= reconfigurable_keys()
     synonyms_df = frames.synonyms_df.where((F.col("resource_type") == "BROKER") & F.col("config_name").isin(*keys))
     listed_df = frames.config_keys_df.where(F.col("name").isin(*keys)).select("name")
     return listed_df.unionByName(synonyms_df.select(F.col("synonym").alias("name"))).distinct()
@@ -130,16 +132,35 @@ def failed_by_view(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFra
     )
     views_nodes_df = reduce(DataFrame.unionByName, [_in_view(nodes_df, v) for v, _ in _VIEWS])
     failed_df = _failed_checks(_cfg(views_layers_df, views_nodes_df, frames), frames.layer_checks)
-    return (
+    pivoted_df = (
         failed_df.select(
             F.substring_index("cluster_id", _SEPARATOR, 1).alias("cluster_id"),
             "node_id",
             F.substring_index("cluster_id", _SEPARATOR, -1).alias("view"),
             "failed",
+            "cfg",
         )
         .groupBy(*_NODE)
         .pivot("view", [v for v, _ in _VIEWS])
-        .agg(F.first("failed"))
+        .agg(F.first("failed").alias("failed"), F.first("cfg").alias("cfg"))
+    )
+    # the reconfigurables judge each layer against what the broker runs when it arrives (``reconfigurables``)
+    lower = F.array_sort(
+        F.array_union(
+            F.coalesce(F.col("lower_failed"), F.array().cast("array<string>")),
+            refused_by_reconfigurables(F.col("base_cfg"), F.col("lower_cfg")),
+        )
+    )
+    before_node = F.when(F.size(F.col("lower")) == 0, F.col("lower_cfg")).otherwise(F.col("base_cfg"))
+    full = F.array_sort(
+        F.array_union(
+            F.coalesce(F.col("full_failed"), F.array().cast("array<string>")),
+            refused_by_reconfigurables(before_node, F.col("full_cfg")),
+        )
+    )
+    views = ("base_cfg", "lower_cfg", "full_cfg", "full_failed", "base_failed")
+    return pivoted_df.select(*_NODE, lower.alias("lower"), *views).select(
+        *_NODE, full.alias("full"), "lower", F.col("base_failed").alias("base")
     )
 
 
