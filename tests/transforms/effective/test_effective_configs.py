@@ -85,7 +85,9 @@ def _c1() -> list[Any]:
         broker_config(30, 11, "log.retention.ms", "-1"),
         broker_config(31, "", "log.segment.bytes", "1000"),  # below 4.x's 1 MiB minimum: rejected
         broker_config(32, 3, "num.io.threads", "many"),  # not an INT: rejected, the cluster default applies
-        broker_config(33, "", "num.replica.fetchers", "0"),  # rejected by 4.2 (atLeast(1)), kept by 4.1
+        # 4.1 has no ConfigDef validator, but its DynamicThreadPool refuses the layer; 4.2's atLeast(1) drops the key
+        broker_config(33, 9, "num.replica.fetchers", "0"),
+        broker_config(34, 5, "num.replica.fetchers", "0"),
         topic(40, "mixed", "MMMMMMMMMMMMMMMMMMMMMA"),
         partition(41, "MMMMMMMMMMMMMMMMMMMMMA", 0, [1, 2]),
         topic(42, "same", "SSSSSSSSSSSSSSSSSSSSSA"),
@@ -338,10 +340,10 @@ def test_only_ignored_keys_are_reported_as_ignored(result: Result) -> None:
         (5, "log.segment.bytes", ("1073741824", "DEFAULT_CONFIG", "log.segment.bytes", None)),
         (1, "log.segment.bytes", ("2000000", "STATIC_BROKER_CONFIG", "log.segment.bytes", None)),
         (3, "num.io.threads", ("16", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.io.threads", 20)),
-        (9, "num.replica.fetchers", ("0", "DYNAMIC_DEFAULT_BROKER_CONFIG", "num.replica.fetchers", 33)),
+        (9, "num.replica.fetchers", ("1", "DEFAULT_CONFIG", "num.replica.fetchers", None)),
         (5, "num.replica.fetchers", ("1", "DEFAULT_CONFIG", "num.replica.fetchers", None)),
     ],
-    ids=["below-min-default", "below-min-static", "not-an-int", "4.1-has-no-validator", "4.2-rejects"],
+    ids=["below-min-default", "below-min-static", "not-an-int", "4.1-thread-pool-refuses-layer", "4.2-rejects"],
 )
 def test_rejected_dynamic_values_are_not_applied(
     result: Result, node: int, key: str, expected: tuple[Any, ...]
@@ -365,13 +367,13 @@ def test_rejected_dynamic_values_are_findings(result: Result) -> None:
     assert [i[:3] for i in invalid] == [
         ("", "log.segment.bytes", 31),
         ("", "log.segment.bytes", 31),
-        ("", "num.replica.fetchers", 33),
         ("3", "num.io.threads", 32),
+        ("5", "num.replica.fetchers", 34),
     ]
     assert all("log.segment.bytes=1000 is below the minimum 1048576" in i[3] for i in invalid[:2])
     assert ["Kafka 4.1 broker" in invalid[0][3], "Kafka 4.2 broker" in invalid[1][3]] == [True, True]
-    assert "Kafka 4.2 broker ConfigDef" in invalid[2][3] and "num.replica.fetchers=0" in invalid[2][3]
-    assert "'many' is not a valid int" in invalid[3][3]
+    assert "Kafka 4.2 broker ConfigDef" in invalid[3][3] and "num.replica.fetchers=0" in invalid[3][3]
+    assert "'many' is not a valid int" in invalid[2][3]
 
 
 # --- brokers: whole layers KafkaConfig's cross-field checks refuse (DynamicBrokerConfig.updateCurrentConfig) ---
@@ -412,13 +414,15 @@ def test_refused_layers_are_findings(result: Result) -> None:
         for f in result.findings
         if f.kind == "REJECTED_CONFIG_LAYER"
     )
-    # c3 broker 2 repairs the cluster default with its own log.retention.ms: nothing refused there
-    assert [r[:3] for r in refused] == [("c2", "1", 12), ("c3", "1", 11), ("c3", "1", 12)]
-    c2 = refused[0][3]
+    # c3 broker 2 repairs the cluster default with its own log.retention.ms: nothing refused there; c1 broker 9
+    # (4.1): DynamicThreadPool refuses num.replica.fetchers=0 (at least 1), so its per-broker layer is not applied
+    assert [r[:3] for r in refused] == [("c1", "9", 33), ("c2", "1", 12), ("c3", "1", 11), ("c3", "1", 12)]
+    assert "reconfigurable-num.replica.fetchers (DynamicThreadPool: num.replica.fetchers=0" in refused[0][3]
+    c2 = refused[1][3]
     assert "per-broker dynamic config layer (2 keys: log.retention.ms, num.io.threads)" in c2
     assert "broker-log-retention-ms-not-zero" in c2
-    assert "cluster-default dynamic config layer (2 keys: log.retention.ms, num.io.threads)" in refused[1][3]
-    assert "stored cluster-default layer" in refused[2][3]
+    assert "cluster-default dynamic config layer (2 keys: log.retention.ms, num.io.threads)" in refused[2][3]
+    assert "stored cluster-default layer" in refused[3][3]
     assert not [f for f in result.findings if f.cluster_id in ("c2", "c3") and f.kind == "IGNORED_DYNAMIC_CONFIG"]
 
 
@@ -438,7 +442,7 @@ def test_internal_keys_appear_only_when_set(result: Result) -> None:
 
 @pytest.mark.parametrize(
     ("cluster", "node", "release", "io_default"),
-    [("c1", 9, "4.1", None), ("c1", 5, "4.2", None), ("c0", 1, "4.1", "4")],
+    [("c1", 9, "4.1", None), ("c1", 5, "4.2", None), ("c0", 1, "4.1", "10")],
     ids=["release-from-registered-mv", "newest-release", "no-mv-uses-oldest-catalog-release"],
 )
 def test_defaults_follow_the_broker_release(
