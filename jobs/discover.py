@@ -182,19 +182,29 @@ def _cluster_id_from_meta(path: Path) -> str | None:
     return properties.get("cluster.id", "").strip() or None
 
 
-def parse_static_config_args(values: list[str]) -> list[tuple[int | None, str]]:
-    """``--static-config NODE=PATH`` (NODE optional when the file has node.id) as (node, absolute path)."""
-    parsed: list[tuple[int | None, str]] = []
+def parse_static_config_args(values: list[str]) -> list[tuple[str | None, int | None, str]]:
+    """``--static-config [CLUSTER/][NODE]=PATH`` or ``PATH`` (NODE optional when the file has node.id) as (cluster,
+    node, absolute path); the cluster is None when the argument names none."""
+    parsed: list[tuple[str | None, int | None, str]] = []
     for value in values:
-        node_text, sep, path_text = value.partition("=")
-        if sep and node_text.strip().isascii() and node_text.strip().isdigit():
-            node: int | None = int(node_text.strip()[:12])  # a longer id is refused as above a Java int
+        target, sep, path_text = value.partition("=")
+        cluster, slash, node_text = target.rpartition("/")
+        node_text = node_text.strip()
+        per_cluster = bool(sep and slash and cluster.strip() and (not node_text or node_text.isdigit()))
+        if per_cluster and not node_text.isascii():
+            per_cluster = False
+        if per_cluster:
+            node: int | None = int(node_text[:12]) if node_text else None
+            named: str | None = cluster.strip()
+            path = path_text
+        elif sep and target.strip().isascii() and target.strip().isdigit():
+            node, named = int(target.strip()[:12]), None  # a longer id is refused as above a Java int
             path = path_text
         elif sep and not os.path.exists(value):
-            raise UsageError(f"--static-config {value!r}: expected NODE=PATH with a numeric node id")
+            raise UsageError(f"--static-config {value!r}: expected [CLUSTER/]NODE=PATH with a numeric node id")
         else:
-            node, path = None, value
+            node, named, path = None, None, value
         if not os.path.exists(path):  # what it is, when not a regular file, is said by the reader (conf_loader)
             raise InputError(f"--static-config {value!r}: file {path!r} does not exist")
-        parsed.append((node, str(Path(path).resolve())))
+        parsed.append((named, node, str(Path(path).resolve())))
     return parsed

@@ -84,8 +84,7 @@ class IngestInputs:
     """What the ``--input`` and ``--static-config`` arguments expand to, found before Spark starts."""
 
     discovery: Discovery
-    static_configs: tuple[tuple[int, str], ...]  # (node id, absolute path), node ids from the files resolved
-    static_cluster: str | None = None  # the cluster the static configs belong to (None when there are none)
+    static_configs: tuple[tuple[str, int, str], ...]  # (cluster, node id, absolute path), every part resolved
 
 
 @dataclass
@@ -131,8 +130,9 @@ def add_ingest_arguments(parser: argparse.ArgumentParser, *, required: bool) -> 
         "--static-config",
         action="append",
         default=[],
-        metavar="NODE=PATH",
-        help="a broker's server.properties; NODE may be omitted when the file has node.id",
+        metavar="[CLUSTER/]NODE=PATH",
+        help="a node's server.properties; NODE may be omitted when the file has node.id (CLUSTER/=PATH); CLUSTER/ "
+        "names its cluster when the inputs hold several",
     )
 
 
@@ -165,13 +165,18 @@ def find_inputs(settings: IngestSettings) -> IngestInputs:
     if not static_args:
         return IngestInputs(discovery=discovery, static_configs=())
     clusters = sorted({f.cluster_id for f in discovery.files})
-    if not settings.cluster_id and len(clusters) != 1:
-        raise UsageError("--static-config needs --cluster-id when the inputs hold several clusters (or none)")
-    return IngestInputs(
-        discovery=discovery,
-        static_configs=tuple((_static_node_id(node, path), path) for node, path in static_args),
-        static_cluster=settings.cluster_id or clusters[0],
-    )
+    resolved = []
+    for named, node, path in static_args:
+        cluster = named or settings.cluster_id or (clusters[0] if len(clusters) == 1 else None)
+        if cluster is None:
+            raise UsageError(
+                "--static-config needs --cluster-id when the inputs hold several clusters (or none), or the "
+                f"cluster in the argument: CLUSTER/NODE={path} (clusters: {', '.join(clusters) or 'none'})"
+            )
+        if named is not None and clusters and named not in clusters:
+            raise UsageError(f"--static-config {named}/...: no input is of cluster {named!r} ({', '.join(clusters)})")
+        resolved.append((cluster, _static_node_id(node, path), path))
+    return IngestInputs(discovery=discovery, static_configs=tuple(resolved))
 
 
 def _static_node_id(node: int | None, path: str) -> int:
@@ -318,8 +323,8 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
             files_version=files_version,
             contents=contents,
         )
-    if static_args and inputs.static_cluster is not None:
-        _ingest_static_configs(spark, store, static_args, inputs.static_cluster, result, now)
+    if static_args:
+        _ingest_static_configs(spark, store, static_args, result, now)
     store.create_pending()  # every bronze table exists after an ingest, with rows or without
     return result
 
@@ -699,8 +704,7 @@ def _ingested_file_rows(
 def _ingest_static_configs(
     spark: SparkSession,
     store: DeltaStore,
-    static_args: list[tuple[int, str]],
-    cluster: str,
+    static_args: list[tuple[str, int, str]],
     result: IngestResult,
     now: datetime,
 ) -> None:
@@ -708,11 +712,11 @@ def _ingest_static_configs(
     key = redaction_key()
     rows: list[tuple[object, ...]] = []
     quarantine_rows: list[tuple[object, ...]] = []
-    nodes: list[int] = []
-    for node_id, path in static_args:
+    nodes: list[tuple[str, int]] = []
+    for cluster, node_id, path in static_args:
         raw = conf_loader.read_static_config(path)  # a regular file, at most 1 MiB
         props, problems = parse_server_properties(raw.decode("utf-8", errors="replace"))
-        nodes.append(node_id)
+        nodes.append((cluster, node_id))
         digest = hashlib.sha256(raw).hexdigest()
         for name, value in sorted(props.items()):
             shown, value_hash = redact_value(name, value, ResourceType.BROKER.kind, rules, key)
@@ -736,14 +740,15 @@ def _ingest_static_configs(
                 )
             )
     df = local_frame(spark, rows, bronze.STATIC_CONFIGS)
+    clusters = sorted({cluster for cluster, _ in nodes})
     for _attempt in range(ATTEMPTS * 3):
         # Replacing a node's rows by its file's rows is idempotent: beside a concurrent writer, re-read and redo.
         version = store.version("static_configs")
         try:
             store.replace_partitions(
                 "static_configs",
-                _replace_nodes(store, df, cluster, nodes, version),
-                {"cluster_id": [cluster]},
+                _replace_nodes(store, df, nodes, version),
+                {"cluster_id": clusters},
                 read_version=version,
             )
             break
@@ -757,11 +762,15 @@ def _ingest_static_configs(
     result.static_config_files = len(static_args)
 
 
-def _replace_nodes(store: DeltaStore, df: DataFrame, cluster: str, nodes: list[int], version: int) -> DataFrame:
-    """The cluster's static configs (at ``version``) with the given nodes' rows replaced by the new files' rows."""
-    kept = store.read("static_configs", version=version).filter(
-        (F.col("cluster_id") == cluster) & ~F.col("node_id").isin(nodes)
-    )
+def _replace_nodes(store: DeltaStore, df: DataFrame, nodes: list[tuple[str, int]], version: int) -> DataFrame:
+    """The static configs of the clusters of ``nodes`` (at ``version``) with those (cluster, node)s' rows replaced
+    by the new files' rows."""
+    clusters = sorted({cluster for cluster, _ in nodes})
+    replaced = F.lit(False)
+    for cluster in clusters:
+        ids = sorted({node for named, node in nodes if named == cluster})
+        replaced = replaced | ((F.col("cluster_id") == cluster) & F.col("node_id").isin(ids))
+    kept = store.read("static_configs", version=version).filter(F.col("cluster_id").isin(clusters) & ~replaced)
     return kept.unionByName(df)
 
 
