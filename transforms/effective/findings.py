@@ -23,6 +23,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -96,6 +98,35 @@ def to_rejected_layer_findings(layers_df: DataFrame) -> DataFrame:
     )
 
 
+# The released patch levels that skip such keys on replay (KAFKA-19851), read from each release's jars
+# (``SupportedConfigChecker`` in kafka-metadata / kafka-server): absent from 4.0.2, 4.1.2 and 4.2.0, present from
+# 4.2.1, 4.3.0 and 4.4.0.
+_PATCHED_FROM: Final = {"4.2": "4.2.1"}
+_UNPATCHED_LINES: Final = ("4.0", "4.1")
+
+
+def _replay_of_removed_keys(release: Column) -> Column:
+    """What brokers of ``release`` (X.Y) do with a removed key on replay, as the message says it."""
+    keeps = F.concat(
+        F.lit("Kafka "),
+        release,
+        F.lit(" does not apply it but keeps it in its metadata image (no released 4.0.x or 4.1.x has KAFKA-19851), "),
+        F.lit("and a later config change of the resource may be refused (InvalidConfigurationException)"),
+    )
+    patched = F.concat(F.lit("Kafka "), release, F.lit(" ignores it on replay (KAFKA-19851) and does not apply it"))
+    message = F.when(release.isin(*_UNPATCHED_LINES), keeps)
+    for line, first in _PATCHED_FROM.items():
+        message = message.when(
+            release == line,
+            F.lit(
+                f"Kafka {first} and later ignore it on replay (KAFKA-19851) and do not apply it; {line}.0 does not "
+                "apply it but keeps it in its metadata image, and a later config change of the resource may be "
+                "refused (InvalidConfigurationException)"
+            ),
+        )
+    return message.otherwise(patched)
+
+
 def to_skipped_config_findings(unsupported_df: DataFrame) -> DataFrame:
     """``SKIPPED_ON_REPLAY`` findings from ``unsupported_overrides`` rows."""
     known = F.when(
@@ -113,9 +144,9 @@ def to_skipped_config_findings(unsupported_df: DataFrame) -> DataFrame:
         F.col("resource_name"),
         F.lit(" "),
         known,
-        F.lit(": Kafka "),
-        F.col("catalog_release"),
-        F.lit(" ignores it on replay (KAFKA-19851) and does not apply it; delete it"),
+        F.lit(": "),
+        _replay_of_removed_keys(F.col("catalog_release")),
+        F.lit("; delete it"),
     )
     return finding_rows(
         unsupported_df,

@@ -661,7 +661,22 @@ def test_unsupported_keys_are_skipped_on_replay(result: Result) -> None:
         ("TOPIC", "override", "message.format.version", 63),
     ]
     assert "is not a config of any Kafka release" in skipped[0][4]
-    assert "was removed after Kafka 4.1: Kafka 4.2 ignores it on replay (KAFKA-19851)" in skipped[1][4]
+    assert "was removed after Kafka 4.1: Kafka 4.2.1 and later ignore it on replay (KAFKA-19851)" in skipped[1][4]
+
+
+def test_what_each_release_line_does_with_a_removed_key_on_replay(spark: SparkSession) -> None:
+    """KAFKA-19851's SupportedConfigChecker is in the jars of 4.2.1, 4.2.2, 4.3.0, 4.3.1 and 4.4.0, not in those of
+    4.0.2, 4.1.2 and 4.2.0 (read from the releases fetched with Maven)."""
+    from transforms.effective.findings import _replay_of_removed_keys
+
+    releases = spark.createDataFrame([("4.0",), ("4.1",), ("4.2",), ("4.3",), ("4.4",)], "release string")
+    said = {r[0]: r[1] for r in releases.select("release", _replay_of_removed_keys(F.col("release"))).collect()}
+    assert said["4.0"].startswith("Kafka 4.0 does not apply it but keeps it in its metadata image")
+    assert said["4.1"].startswith("Kafka 4.1 does not apply it but keeps it")
+    assert said["4.2"].startswith("Kafka 4.2.1 and later ignore it on replay (KAFKA-19851)")
+    assert "4.2.0 does not apply it but keeps it" in said["4.2"]
+    assert said["4.3"] == "Kafka 4.3 ignores it on replay (KAFKA-19851) and does not apply it"
+    assert said["4.4"] == "Kafka 4.4 ignores it on replay (KAFKA-19851) and does not apply it"
 
 
 @pytest.mark.parametrize(
