@@ -190,10 +190,8 @@ def parse_static_config_args(values: list[str]) -> list[tuple[str | None, int | 
         target, sep, path_text = value.partition("=")
         cluster, slash, node_text = target.rpartition("/")
         node_text = node_text.strip()
-        per_cluster = bool(sep and slash and cluster.strip() and (not node_text or node_text.isdigit()))
-        if per_cluster and not node_text.isascii():
-            per_cluster = False
-        if per_cluster:
+        numeric = node_text.isascii() and node_text.isdigit()
+        if sep and slash and cluster.strip() and (not node_text or numeric):
             node: int | None = int(node_text[:12]) if node_text else None
             named: str | None = cluster.strip()
             path = path_text

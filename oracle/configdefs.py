@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,8 +36,6 @@ Dump = dict[str, Any]
 
 def dump(runtime: Release) -> Dump:
     """What ``runtime``'s jars define (see the module docstring)."""
-    import subprocess
-
     classes = compiled(runtime, SOURCE)
     command = [java_binary(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", f"{classes}:{runtime.classpath}"]
     done = subprocess.run([*command, "ConfigDefs"], capture_output=True, text=True, timeout=TIMEOUT_S)

@@ -51,7 +51,7 @@ def test_the_comparison_sees_a_key_a_default_and_a_fallback_that_differ() -> Non
 
 @pytest.mark.system
 def test_the_committed_dumps_are_what_the_fetched_jars_define() -> None:
-    fetched = [r for r in available([p.stem for p in DUMPS])]
+    fetched = available([p.stem for p in DUMPS])
     if not fetched:
         pytest.skip("no Kafka release is fetched here (make setup fetches 4.4.0)")
     for runtime in fetched:
