@@ -79,13 +79,21 @@ KAFKA_VERSIONS ?= 3.9.1 4.2.0 4.4.0
 # Every published line of 3.7-4.4 (newest patch): their config definitions are committed under
 # tests/data/kafka-oracle/configdefs/ and compared with conf/kafka/ by the suite.
 CONFIGDEF_VERSIONS ?= 3.7.2 3.9.1 4.0.2 4.1.2 4.2.0 4.3.1 4.4.0
-.PHONY: kafka-runtime kafka-oracle kafka-configdefs
+.PHONY: kafka-runtime kafka-oracle kafka-fixtures kafka-configdefs
 kafka-runtime:
 	@./scripts/kafka-oracle/fetch.sh $(KAFKA_VERSIONS)
 
+# Run every scenario on every release, then compare kraft-audit with what Kafka answered (exit 1 on a disagreement).
 kafka-oracle: setup kafka-runtime
 	$(PY) -m oracle.scenarios $(foreach v,$(KAFKA_VERSIONS),--release $(v))
 	$(PY) -m oracle.summary out/oracle
+	$(PY) -m oracle.fixtures out/oracle out/oracle-fixtures
+	$(SPARK_QUIET) $(PY) -m oracle.compare out/oracle-fixtures
+
+# The golden fixtures the suite compares with (tests/oracle/test_kafka_agrees.py), regenerated from the brokers.
+kafka-fixtures: setup kafka-runtime
+	$(PY) -m oracle.scenarios $(foreach v,$(KAFKA_VERSIONS),--release $(v))
+	$(PY) -m oracle.fixtures out/oracle tests/data/kafka-oracle/scenarios
 
 kafka-configdefs: setup
 	@./scripts/kafka-oracle/fetch.sh $(CONFIGDEF_VERSIONS)

@@ -1,0 +1,288 @@
+"""kraft-audit against Kafka's own answers: the golden fixtures (``oracle.fixtures``) audited and compared.
+
+Every fixture's metadata log and ``server.properties`` are ingested as one cluster (``<scenario>@<release>``) and
+audited at its release (``--kafka-version`` the release, ``--target-mv`` its line), all in one warehouse. Then, for
+every (resource, key) Kafka's DescribeConfigs answered — after the restart when the scenario restarted the node
+(after a restart "current" values are the static ones, as kraft-audit judges them) — the effective row kraft-audit
+wrote is compared with Kafka's value and source. Each pair is one of:
+
+* ``equal``: same value (kraft-audit's ``value_set`` where it has one: the value configured, which DescribeConfigs
+  shows) and same source;
+* ``sensitive``: Kafka hides the value; the sources are equal;
+* ``derived``: Kafka describes the key's own null default, and the broker uses the value of another key
+  (``log.retention.ms`` unset: ``log.retention.hours``, KafkaConfig's ``logRetentionTimeMillis``); kraft-audit gives
+  that value and names the key it came from in ``synonym``;
+* ``refused layer``: same value, but Kafka names as the source the dynamic layer it stored and did not apply (its
+  top synonym), while kraft-audit names where the value in use comes from and reports that layer as a
+  ``REJECTED_CONFIG_LAYER`` finding listing the key;
+* ``differs``: anything else (a disagreement to fix, or to show to be Kafka's nondeterminism or a Kafka bug);
+* ``missing``: kraft-audit has no row for the pair.
+
+The cluster-default resource (``BROKER:`` with an empty name) is not compared: kraft-audit reports each broker's
+effective values, not the stored default layer.
+
+Whether the node started is compared too: audited at its own release, a fixture whose node started must have no
+error violation, and one whose node refused to start (its ``server.properties`` fails KafkaConfig) must have one.
+A node whose format was refused wrote no metadata log: its fixture is listed with Kafka's error, not audited.
+
+``python -m oracle.compare [FIXTURES]`` (default ``tests/data/kafka-oracle/scenarios``) prints the counts per
+fixture and every disagreement; exit 1 when a pair ``differs`` or is ``missing``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from oracle.fixtures import METADATA_DIR, answers, fixtures
+from oracle.runtime import REPO
+
+FIXTURES = REPO / "tests" / "data" / "kafka-oracle" / "scenarios"
+AGREEING = ("equal", "sensitive", "derived", "refused layer")
+# "... does not apply its cluster-default dynamic config layer (3 keys: a, b, c): ..."
+_LAYER_KEYS = re.compile(r"\(\d+ keys?: ([^)]*)\)")
+
+
+@dataclass
+class Pair:
+    """One (resource, key) Kafka described, and what kraft-audit has for it."""
+
+    resource: str
+    key: str
+    kafka: tuple[Any, Any]  # value, source
+    ours: tuple[Any, Any] | None
+    verdict: str
+
+
+@dataclass
+class FixtureComparison:
+    """The comparison of one scenario × release."""
+
+    cluster: str
+    release: str
+    started: bool
+    startup_error: str | None
+    pairs: list[Pair] = field(default_factory=list)
+    audited: bool = False  # kraft-audit had a metadata log to audit
+    errors: list[str] = field(default_factory=list)  # kraft-audit's error violations at the release, in short
+
+    @property
+    def start_agrees(self) -> bool:
+        """Kafka's node started ⇔ kraft-audit reports no error at the node's own release (a log that was never
+        written cannot be audited: not compared)."""
+        return not self.audited or self.started == (not self.errors)
+
+    @property
+    def counts(self) -> Counter[str]:
+        return Counter(p.verdict for p in self.pairs)
+
+    @property
+    def agrees(self) -> bool:
+        return self.start_agrees and not self.disagreements
+
+    @property
+    def disagreements(self) -> list[Pair]:
+        return [p for p in self.pairs if p.verdict not in AGREEING]
+
+
+def described(result: dict[str, Any]) -> dict[str, Any]:
+    """The DescribeConfigs answers a comparison uses: after the restart when there was one."""
+    return result.get("describe_after_restart") or result.get("describe") or {}
+
+
+def refused_keys(findings: Iterable[dict[str, Any]]) -> set[str]:
+    """Keys of the layers kraft-audit reports refused (``REJECTED_CONFIG_LAYER`` findings), for one cluster."""
+    keys: set[str] = set()
+    for finding in findings:
+        if finding["kind"] != "REJECTED_CONFIG_LAYER":
+            continue
+        for listed in _LAYER_KEYS.findall(finding["message"] or ""):
+            keys.update(k.strip() for k in listed.split(","))
+    return keys
+
+
+def judge(
+    resource: str,
+    key: str,
+    entry: dict[str, Any],
+    rows: list[dict[str, Any]],
+    refused: set[str],
+) -> Pair:
+    """Classify one described entry against kraft-audit's effective rows for it (see the module docstring)."""
+    kafka = (entry["value"], entry["source"])
+    if not rows:
+        return Pair(resource, key, kafka, None, "missing")
+    # A topic resolved per hosting broker has a row per node; every oracle node is alone in its cluster.
+    row = rows[0]
+    value = row["value_set"] if row["value_set"] is not None else row["value"]
+    ours = (value, row["source"])
+    if entry["sensitive"]:
+        verdict = "sensitive" if row["source"] == entry["source"] else "differs"
+    elif ours == kafka:
+        verdict = "equal"
+    elif (
+        entry["value"] is None
+        and entry["source"] == "DEFAULT_CONFIG"
+        and row["source"] == "DEFAULT_CONFIG"
+        and row["synonym"] not in (None, key)
+    ):
+        verdict = "derived"
+    elif value == entry["value"] and {key, (entry["synonyms"] or [[key]])[0][0]} & refused:
+        verdict = "refused layer"
+    else:
+        verdict = "differs"
+    return Pair(resource, key, kafka, ours, verdict)
+
+
+def compare_fixture(
+    cluster: str,
+    result: dict[str, Any],
+    rows: list[dict[str, Any]],
+    findings: list[dict[str, Any]],
+    violations: list[dict[str, Any]] | None = None,
+) -> FixtureComparison:
+    """Every entry Kafka described for one fixture against kraft-audit's rows, findings and violations of its
+    cluster (``violations`` None: kraft-audit had no log to audit)."""
+    by_pair: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        by_pair.setdefault((row["resource_type"], row["resource_name"], row["config_name"]), []).append(row)
+    refused = refused_keys(findings)
+    comparison = FixtureComparison(cluster, result["release"], bool(result["started"]), result.get("startup_error"))
+    if violations is not None:
+        comparison.audited = True
+        comparison.errors = sorted(
+            f"{v['resource_type']}:{v['resource_name']} {v['config_name']} ({v['violation_code']})"
+            for v in violations
+            if v["severity"] == "error"
+        )
+    for resource, configs in sorted(described(result).items()):
+        resource_type, _, name = resource.partition(":")
+        if not name or "error_class" in configs:
+            continue
+        for key, entry in sorted(configs.items()):
+            comparison.pairs.append(judge(resource, key, entry, by_pair.get((resource_type, name, key), []), refused))
+    return comparison
+
+
+def release_line(release: str) -> str:
+    """``4.2.0`` → ``4.2``: the ``--target-mv`` of that release's production level."""
+    return ".".join(release.split(".")[:2])
+
+
+Audited = dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]]
+
+
+def audit_fixtures(spark: Any, roots: list[Path], warehouse: Path) -> Audited:
+    """Ingest every fixture with a metadata log into ``warehouse``, audit each release's clusters at that release,
+    and return per cluster its effective rows, findings and violations (as dicts)."""
+    from pyspark.sql import functions as F
+
+    from jobs import audit, ingest
+    from jobs.storage import open_store
+
+    with_logs = [root for root in roots if (root / METADATA_DIR).is_dir()]
+    if not with_logs:
+        return {}
+    ingest.run(
+        spark,
+        ingest.IngestSettings(
+            inputs=tuple(str(root) for root in with_logs),
+            warehouse=str(warehouse),
+            static_configs=tuple(f"{root.name}/={root / 'server.properties'}" for root in with_logs),
+        ),
+    )
+    releases: dict[str, list[str]] = {}
+    for root in with_logs:
+        releases.setdefault(root.name.rpartition("@")[2], []).append(root.name)
+    for release, clusters in sorted(releases.items()):
+        audit.run(
+            spark,
+            audit.AuditSettings(
+                target_mv=release_line(release),
+                warehouse=str(warehouse),
+                cluster_ids=tuple(clusters),
+                kafka_version=release,
+                dq=False,
+            ),
+        )
+    store = open_store(spark, str(warehouse))
+    wanted = [root.name for root in with_logs]
+    effective = store.read("effective_configs").where(F.col("cluster_id").isin(wanted)).collect()
+    found = store.read("findings").where(F.col("cluster_id").isin(wanted)).collect()
+    violations = store.read("violations").where(F.col("cluster_id").isin(wanted)).collect()
+    out: Audited = {name: ([], [], []) for name in wanted}
+    for index, rows in enumerate((effective, found, violations)):
+        for row in rows:
+            out[row["cluster_id"]][index].append(row.asDict())
+    return out
+
+
+def compare(spark: Any, root: Path, warehouse: Path) -> list[FixtureComparison]:
+    """Audit every fixture under ``root`` and compare it with Kafka's answers."""
+    roots = fixtures(root)
+    audited = audit_fixtures(spark, roots, warehouse)
+    comparisons = []
+    for fixture in roots:
+        result = answers(fixture)
+        if fixture.name in audited:
+            rows, findings, violations = audited[fixture.name]
+            comparisons.append(compare_fixture(fixture.name, result, rows, findings, violations))
+        else:
+            comparisons.append(compare_fixture(fixture.name, result, [], []))
+    return comparisons
+
+
+def report(comparisons: list[FixtureComparison]) -> list[str]:
+    """The text report: one line per fixture, then every disagreement."""
+    lines = []
+    totals: Counter[str] = Counter()
+    for c in comparisons:
+        start = "started" if c.started else f"did not start ({c.startup_error})"
+        audit = "not audited (no metadata log)" if not c.audited else f"{len(c.errors)} error violation(s)"
+        lines.append(f"{c.cluster}: Kafka: {start}; kraft-audit: {audit}{'' if c.start_agrees else '  DISAGREE'}")
+        if not c.start_agrees:
+            lines.extend(f"    error: {e}" for e in c.errors or ["none"])
+        if not c.pairs:
+            continue
+        counts = c.counts
+        totals.update(counts)
+        shown = ", ".join(f"{counts[v]} {v}" for v in (*AGREEING, "differs", "missing") if counts[v])
+        lines.append(f"    {sum(counts.values())} described pairs: {shown}")
+        for p in c.disagreements:
+            lines.append(
+                f"    {p.verdict}: {p.resource} {p.key}: Kafka {p.kafka[0]!r} ({p.kafka[1]}), kraft-audit {p.ours}"
+            )
+    agreeing = sum(totals[v] for v in AGREEING)
+    starts = sum(1 for c in comparisons if c.audited)
+    lines.append(
+        f"total: {sum(totals.values())} described pairs, {agreeing} agree, {sum(totals.values()) - agreeing} do not;"
+        f" started or not: {starts - sum(1 for c in comparisons if not c.start_agrees)} of {starts} audited agree"
+    )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m oracle.compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument("fixtures", nargs="?", type=Path, default=FIXTURES, help="fixture root")
+    args = parser.parse_args(argv)
+    if not fixtures(args.fixtures):
+        print(f"kafka-oracle: no fixtures under {args.fixtures}", file=sys.stderr)
+        return 2
+    from jobs.session import build_session
+
+    spark = build_session(app_name="kraft-audit-oracle")
+    with tempfile.TemporaryDirectory(prefix="kraft-audit-oracle-") as work:
+        comparisons = compare(spark, args.fixtures, Path(work) / "warehouse")
+    print("\n".join(report(comparisons)))
+    return 0 if all(c.agrees for c in comparisons) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""kraft-audit against what Kafka's own brokers answered (the committed golden fixtures, ``make kafka-fixtures``).
+
+Each fixture is one scenario of ``oracle/scenarios.yaml`` run on one released Kafka (3.9.1, 4.2.0, 4.4.0): the
+node's metadata log, its ``server.properties`` and its DescribeConfigs answers. The expectations are Kafka's
+answers themselves; nothing here starts Kafka.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from oracle.compare import FIXTURES, FixtureComparison, compare, compare_fixture, judge, refused_keys, report
+from oracle.fixtures import METADATA_DIR, answers, fixtures
+
+RELEASES = {"3.9.1", "4.2.0", "4.4.0"}
+
+
+@pytest.fixture(scope="module")
+def comparisons(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> list[FixtureComparison]:
+    return compare(spark, FIXTURES, tmp_path_factory.mktemp("oracle") / "warehouse")
+
+
+def test_every_scenario_of_every_release_is_a_fixture_and_is_compared(comparisons: list[FixtureComparison]) -> None:
+    assert {c.release for c in comparisons} == RELEASES
+    assert len(comparisons) == len(fixtures(FIXTURES)) >= 30
+    for c in comparisons:
+        if (FIXTURES / c.cluster / METADATA_DIR).is_dir() and c.started:
+            assert len(c.pairs) >= 300, c.cluster  # every broker key Kafka describes, and the topics'
+        else:
+            assert not c.pairs, c.cluster
+
+
+def test_every_value_kafka_describes_is_the_effective_value_kraft_audit_resolves(
+    comparisons: list[FixtureComparison],
+) -> None:
+    text = "\n".join(report(comparisons))
+    assert not [c.cluster for c in comparisons if not c.agrees], text
+
+
+def test_a_layer_a_thread_pool_refuses_is_seen_alike_by_kafka_and_kraft_audit(
+    comparisons: list[FixtureComparison],
+) -> None:
+    # num.io.threads 8 -> 32 at the cluster default: DynamicThreadPool refuses the whole layer on every release;
+    # Kafka keeps message.max.bytes at its default and names the stored layer as the source.
+    for release in RELEASES:
+        (c,) = [c for c in comparisons if c.cluster == f"reconfigurable-refuses-layer@{release}"]
+        refused = {(p.resource, p.key): p for p in c.pairs if p.verdict == "refused layer"}
+        assert refused[("BROKER:1", "message.max.bytes")].kafka == ("1048588", "DYNAMIC_DEFAULT_BROKER_CONFIG")
+        assert refused[("BROKER:1", "message.max.bytes")].ours == ("1048588", "DEFAULT_CONFIG")
+        assert refused[("TOPIC:oracle-t1", "max.message.bytes")].ours == ("1048588", "DEFAULT_CONFIG")
+
+
+def test_a_static_value_out_of_the_group_coordinators_bounds_stops_kafka_and_is_an_error_for_kraft_audit(
+    comparisons: list[FixtureComparison],
+) -> None:
+    # 4.4.0: group.consumer.assignment.interval.ms above its max fails KafkaConfig's require: in server.properties
+    # before format, the format itself is refused (no log to audit); added after format, the node does not start.
+    refused_format = answers(FIXTURES / "group-assignment-interval-out-of-bounds@4.4.0")
+    assert refused_format["format_ok"] is False
+    assert "group.consumer.assignment.interval.ms" in str(refused_format["format_error"])
+    (at_start,) = [c for c in comparisons if c.cluster == "group-assignment-interval-out-of-bounds-at-start@4.4.0"]
+    assert at_start.audited and not at_start.started
+    assert any("group.consumer.assignment.interval.ms" in e for e in at_start.errors), at_start.errors
+    # 3.9.1 and 4.2.0 have no such bound: the node starts and kraft-audit reports no error
+    for release in ("3.9.1", "4.2.0"):
+        (c,) = [c for c in comparisons if c.cluster == f"group-assignment-interval-out-of-bounds-at-start@{release}"]
+        assert c.started and c.audited and not c.errors
+
+
+# ---- the classification, on entries shaped as Kafka answers them ----------------------------------------------
+
+
+def _row(value: str | None, source: str, synonym: str | None = None, value_set: str | None = None) -> dict:
+    return {"value": value, "source": source, "synonym": synonym, "value_set": value_set}
+
+
+def _entry(value: str | None, source: str, synonyms: list | None = None, sensitive: bool = False) -> dict:
+    return {"value": value, "source": source, "sensitive": sensitive, "synonyms": synonyms or []}
+
+
+@pytest.mark.parametrize(
+    ("entry", "rows", "refused", "verdict"),
+    [
+        (_entry("8", "STATIC_BROKER_CONFIG"), [_row("8", "STATIC_BROKER_CONFIG")], set(), "equal"),
+        (_entry("8", "STATIC_BROKER_CONFIG"), [_row("9", "STATIC_BROKER_CONFIG")], set(), "differs"),
+        (_entry("8", "STATIC_BROKER_CONFIG"), [_row("8", "DEFAULT_CONFIG")], set(), "differs"),
+        (_entry("8", "STATIC_BROKER_CONFIG"), [], set(), "missing"),
+        # a 4.3+ clamp: Kafka describes the value set, kraft-audit keeps it in value_set
+        (
+            _entry("20000", "DYNAMIC_GROUP_CONFIG"),
+            [_row("15000", "DYNAMIC_GROUP_CONFIG", value_set="20000")],
+            set(),
+            "equal",
+        ),
+        (_entry(None, "DEFAULT_CONFIG", sensitive=True), [_row("[redacted]", "DEFAULT_CONFIG")], set(), "sensitive"),
+        (
+            _entry(None, "DEFAULT_CONFIG"),
+            [_row("604800000", "DEFAULT_CONFIG", synonym="log.retention.hours")],
+            set(),
+            "derived",
+        ),
+        (
+            _entry(None, "DEFAULT_CONFIG"),
+            [_row("604800000", "DEFAULT_CONFIG", synonym="log.retention.ms")],
+            set(),
+            "differs",
+        ),
+        (
+            _entry("1048588", "DYNAMIC_DEFAULT_BROKER_CONFIG", [["message.max.bytes", "2000000", "x"]]),
+            [_row("1048588", "DEFAULT_CONFIG")],
+            {"message.max.bytes"},
+            "refused layer",
+        ),
+        (
+            _entry("1048588", "DYNAMIC_DEFAULT_BROKER_CONFIG", [["message.max.bytes", "2000000", "x"]]),
+            [_row("1048588", "DEFAULT_CONFIG")],
+            set(),
+            "differs",
+        ),
+    ],
+)
+def test_each_described_entry_is_classified(entry: dict, rows: list, refused: set, verdict: str) -> None:
+    assert judge("BROKER:1", "k", entry, rows, refused).verdict == verdict
+
+
+def test_the_refused_keys_are_read_from_the_findings() -> None:
+    findings = [
+        {
+            "kind": "REJECTED_CONFIG_LAYER",
+            "message": "broker 1 does not apply its cluster-default dynamic config layer "
+            "(3 keys: message.max.bytes, min.insync.replicas, num.io.threads): it fails ...",
+        },
+        {"kind": "REJECTED_CONFIG_LAYER", "message": "broker 1 does not apply its per-broker layer (1 key: a.b): ..."},
+        {"kind": "IGNORED_DYNAMIC_KEY", "message": "(2 keys: x, y)"},
+    ]
+    assert refused_keys(findings) == {"message.max.bytes", "min.insync.replicas", "num.io.threads", "a.b"}
+
+
+def test_the_cluster_default_resource_and_refused_describes_are_not_compared(tmp_path: Path) -> None:
+    result = {
+        "release": "4.4.0",
+        "started": True,
+        "describe": {
+            "BROKER:": {"num.io.threads": _entry("32", "DYNAMIC_DEFAULT_BROKER_CONFIG")},
+            "GROUP:g": {"error_class": "InvalidRequestException", "error_message": "no"},
+            "BROKER:1": {"num.io.threads": _entry("8", "STATIC_BROKER_CONFIG")},
+        },
+    }
+    rows = [
+        {
+            "resource_type": "BROKER",
+            "resource_name": "1",
+            "config_name": "num.io.threads",
+            **_row("8", "STATIC_BROKER_CONFIG"),
+        }
+    ]
+    c = compare_fixture("c", result, rows, [])
+    assert [(p.resource, p.key, p.verdict) for p in c.pairs] == [("BROKER:1", "num.io.threads", "equal")]
