@@ -1,7 +1,8 @@
 """kraft-audit against Kafka's own answers: the golden fixtures (``oracle.fixtures``) audited and compared.
 
 Every fixture's metadata log and ``server.properties`` are ingested as one cluster (``<scenario>@<release>``) and
-audited at its release (``--kafka-version`` the release, ``--target-mv`` its line), all in one warehouse. Then, for
+audited at its release (``--kafka-version`` the release, ``--target-mv`` its line, ``--upgrade-with metadata`` so
+that no feature moves), all in one warehouse. Then, for
 every (resource, key) Kafka's DescribeConfigs answered — after the restart when the scenario restarted the node
 (after a restart "current" values are the static ones, as kraft-audit judges them) — the effective row kraft-audit
 wrote is compared with Kafka's value and source. Each pair is one of:
@@ -14,7 +15,10 @@ wrote is compared with Kafka's value and source. Each pair is one of:
   that value and names the key it came from in ``synonym``;
 * ``refused layer``: same value, but Kafka names as the source the dynamic layer it stored and did not apply (its
   top synonym), while kraft-audit names where the value in use comes from and reports that layer as a
-  ``REJECTED_CONFIG_LAYER`` finding listing the key;
+  ``REJECTED_CONFIG_LAYER`` finding listing the key (a refused layer can also hide a derived value: Kafka then
+  shows no value with the layer's source);
+* ``no record``: a group or client-metrics subscription nothing in the log names, whose defaults Kafka describes
+  as it does for any name (kraft-audit knows only the resources the log has);
 * ``differs``: anything else (a disagreement to fix, or to show to be Kafka's nondeterminism or a Kafka bug);
 * ``missing``: kraft-audit has no row for the pair.
 
@@ -45,7 +49,7 @@ from oracle.fixtures import METADATA_DIR, answers, fixtures
 from oracle.runtime import REPO
 
 FIXTURES = REPO / "tests" / "data" / "kafka-oracle" / "scenarios"
-AGREEING = ("equal", "sensitive", "derived", "refused layer")
+AGREEING = ("equal", "sensitive", "derived", "refused layer", "no record")
 # "... does not apply its cluster-default dynamic config layer (3 keys: a, b, c): ..."
 _LAYER_KEYS = re.compile(r"\(\d+ keys?: ([^)]*)\)")
 
@@ -123,18 +127,15 @@ def judge(
     row = rows[0]
     value = row["value_set"] if row["value_set"] is not None else row["value"]
     ours = (value, row["source"])
-    if entry["sensitive"]:
-        verdict = "sensitive" if row["source"] == entry["source"] else "differs"
-    elif ours == kafka:
-        verdict = "equal"
-    elif (
-        entry["value"] is None
-        and entry["source"] == "DEFAULT_CONFIG"
-        and row["source"] == "DEFAULT_CONFIG"
-        and row["synonym"] not in (None, key)
-    ):
-        verdict = "derived"
-    elif value == entry["value"] and {key, (entry["synonyms"] or [[key]])[0][0]} & refused:
+    # Kafka describes the key's own null default; the broker uses the value of the key kraft-audit names
+    derived = entry["value"] is None and row["source"] == "DEFAULT_CONFIG" and row["synonym"] not in (None, key)
+    same_value = entry["sensitive"] or value == entry["value"] or derived
+    stored_not_applied = bool({key, (entry["synonyms"] or [[key]])[0][0]} & refused)
+    if not same_value:
+        verdict = "differs"
+    elif row["source"] == entry["source"]:
+        verdict = "sensitive" if entry["sensitive"] else "derived" if derived else "equal"
+    elif stored_not_applied:
         verdict = "refused layer"
     else:
         verdict = "differs"
@@ -154,6 +155,7 @@ def compare_fixture(
     for row in rows:
         by_pair.setdefault((row["resource_type"], row["resource_name"], row["config_name"]), []).append(row)
     refused = refused_keys(findings)
+    resources = {(t, n) for t, n, _ in by_pair}
     comparison = FixtureComparison(cluster, result["release"], bool(result["started"]), result.get("startup_error"))
     if violations is not None:
         comparison.audited = True
@@ -166,7 +168,12 @@ def compare_fixture(
         resource_type, _, name = resource.partition(":")
         if not name or "error_class" in configs:
             continue
+        unknown = (resource_type, name) not in resources
         for key, entry in sorted(configs.items()):
+            if unknown and entry["source"] == "DEFAULT_CONFIG":
+                # a group or subscription no record names: Kafka describes the defaults of any name
+                comparison.pairs.append(Pair(resource, key, (entry["value"], entry["source"]), None, "no record"))
+                continue
             comparison.pairs.append(judge(resource, key, entry, by_pair.get((resource_type, name, key), []), refused))
     return comparison
 
@@ -186,6 +193,7 @@ def audit_fixtures(spark: Any, roots: list[Path], warehouse: Path) -> Audited:
 
     from jobs import audit, ingest
     from jobs.storage import open_store
+    from schemas.upgrade_effects import UpgradeWith
 
     with_logs = [root for root in roots if (root / METADATA_DIR).is_dir()]
     if not with_logs:
@@ -210,6 +218,9 @@ def audit_fixtures(spark: Any, roots: list[Path], warehouse: Path) -> Audited:
                 cluster_ids=tuple(clusters),
                 kafka_version=release,
                 dq=False,
+                # the state as it is: `--release-version` would also turn on features a `--metadata` upgrade left
+                # off (ELR), and the effective rows would show what that upgrade writes
+                upgrade_with=UpgradeWith.METADATA,
             ),
         )
     store = open_store(spark, str(warehouse))

@@ -120,10 +120,17 @@ def _entry(value: str | None, source: str, synonyms: list | None = None, sensiti
             set(),
             "differs",
         ),
+        # a refused layer over a derived value: Kafka shows no value, with the stored layer's source
+        (
+            _entry(None, "DYNAMIC_DEFAULT_BROKER_CONFIG", [["log.retention.ms", "3600000", "x"]]),
+            [_row("604800000", "DEFAULT_CONFIG", synonym="log.retention.hours")],
+            {"log.retention.ms"},
+            "refused layer",
+        ),
     ],
 )
 def test_each_described_entry_is_classified(entry: dict, rows: list, refused: set, verdict: str) -> None:
-    assert judge("BROKER:1", "k", entry, rows, refused).verdict == verdict
+    assert judge("BROKER:1", "log.retention.ms", entry, rows, refused).verdict == verdict
 
 
 def test_the_refused_keys_are_read_from_the_findings() -> None:
@@ -159,3 +166,16 @@ def test_the_cluster_default_resource_and_refused_describes_are_not_compared(tmp
     ]
     c = compare_fixture("c", result, rows, [])
     assert [(p.resource, p.key, p.verdict) for p in c.pairs] == [("BROKER:1", "num.io.threads", "equal")]
+
+
+def test_a_group_no_record_names_is_described_with_defaults_only() -> None:
+    result = {
+        "release": "4.2.0",
+        "started": True,
+        "describe": {
+            "GROUP:g": {"consumer.session.timeout.ms": _entry("45000", "DEFAULT_CONFIG")},
+            "GROUP:h": {"consumer.session.timeout.ms": _entry("50000", "DYNAMIC_GROUP_CONFIG")},
+        },
+    }
+    c = compare_fixture("c", result, [], [])
+    assert [(p.resource, p.verdict) for p in c.pairs] == [("GROUP:g", "no record"), ("GROUP:h", "missing")]
