@@ -63,7 +63,7 @@ from transforms.releases import release_rank_column
 from transforms.replay.brokers import ambiguous_release_findings
 from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
-from transforms.upgrade_effects import apply_upgrade_effects, to_upgrade_effect_findings
+from transforms.upgrade_effects import apply_upgrade_effects, to_upgrade_effect_findings, with_elr_after_upgrade
 from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
 log = logging.getLogger("kraft_audit")
@@ -708,7 +708,11 @@ def _evaluate(
     local_rows = scope.local_rows
     topics_df = resolved.state.topics
     # the release the brokers run now decides the base validators below the target's release (--kafka-version wins)
-    cluster_df = with_kafka_version(resolved.state.cluster_state, settings.kafka_version)
+    cluster_df = with_elr_after_upgrade(
+        with_kafka_version(resolved.state.cluster_state, settings.kafka_version),
+        resolved.state.features,
+        settings.upgrade_with,
+    )
     with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
         # The catalog is evaluated once, at every level: the violations at the target and the counts per level both
         # read this held frame. Planning runs the shuffles of the DELETE fallbacks (held frames too).

@@ -201,7 +201,7 @@ def audit_fixtures(spark: Any, roots: list[Path], warehouse: Path) -> Audited:
     ingest.run(
         spark,
         ingest.IngestSettings(
-            inputs=tuple(str(root) for root in with_logs),
+            inputs=tuple(str(root / METADATA_DIR) for root in with_logs),
             warehouse=str(warehouse),
             static_configs=tuple(f"{root.name}/={root / 'server.properties'}" for root in with_logs),
         ),

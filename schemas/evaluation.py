@@ -16,8 +16,10 @@ EXPR_CONTEXT_FIELDS: Final[dict[str, str]] = {
     "value": "string",
     "cfg": "map<string,string>",
     "topic": "struct<partitions:int,replication_factor:int,internal:boolean>",
-    "cluster": "struct<broker_count:int,rack_count:int>",
+    "cluster": "struct<broker_count:int,rack_count:int,elr_level:int>",
 }
+# The cluster context's column with eligible.leader.replicas.version after the upgrade command.
+ELR_LEVEL: Final = "elr_level"
 
 # One row per single-key rule: rule_num_a / rule_num_b = lower / upper bound, rule_pattern anchored, and the
 # KIP-1294 interval [active_from, active_to).

@@ -37,6 +37,7 @@ from typing import Final
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from schemas.evaluation import ELR_LEVEL
 from schemas.kafka_vocabulary import AlterConfigOpType, ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion
 from schemas.silver import DYNAMIC_CONFIGS
@@ -49,6 +50,7 @@ __all__ = [
     "apply_upgrade_effects",
     "to_upgrade_effect_findings",
     "to_upgrade_effects",
+    "with_elr_after_upgrade",
 ]
 
 ELR_FEATURE: Final = "eligible.leader.replicas.version"
@@ -121,6 +123,28 @@ def to_upgrade_effects(
     )
     deleted_df = _deleted_broker_values(clusters_df, min_isr_df.where(F.col("resource_name") != ""), target)
     return generated_df.unionByName(deleted_df).select(*UPGRADE_EFFECTS.fieldNames())
+
+
+def with_elr_after_upgrade(cluster_df: DataFrame, features_df: DataFrame, upgrade_with: UpgradeWith) -> DataFrame:
+    """``cluster_df`` with ``elr_level`` (``schemas.evaluation.ELR_LEVEL``): ``eligible.leader.replicas.version``
+    once the upgrade command reached a level at or above ``ELR_ENABLING_MV`` — at least 1 with ``--release-version``
+    (its default level there), the current level with ``--metadata`` (only ``metadata.version`` moves).
+
+    The catalog's per-broker ``min.insync.replicas`` rule reads it as ``cluster.elr_level``: the controller refuses
+    that value only while ELR is enabled (``FeatureControlManager.isElrFeatureEnabled``), and measured with Kafka's
+    brokers (oracle scenario ``elr-metadata-only-upgrade``, 4.2.0 and 4.4.0) a ``--metadata`` upgrade leaves the
+    feature at 0 and the per-broker value accepted and applied.
+    """
+    current_df = features_df.where(F.col("feature") == ELR_FEATURE).select(
+        "cluster_id", F.col("level").alias("_elr_now")
+    )
+    now = F.coalesce(F.col("_elr_now"), F.lit(0))
+    after = F.greatest(now, F.lit(1)) if upgrade_with == UpgradeWith.RELEASE_VERSION else now
+    return (
+        cluster_df.join(current_df, on="cluster_id", how="left")
+        .withColumn(ELR_LEVEL, after.cast("int"))
+        .drop("_elr_now")
+    )
 
 
 def apply_upgrade_effects(dynamic_configs_df: DataFrame, effects_df: DataFrame) -> DataFrame:

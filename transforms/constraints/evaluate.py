@@ -60,7 +60,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from schemas.constraints import CompiledCatalog, CompiledConstraint
-from schemas.evaluation import FAILURE_COLUMNS, MV_LEVELS_DDL
+from schemas.evaluation import ELR_LEVEL, FAILURE_COLUMNS, MV_LEVELS_DDL
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
@@ -333,9 +333,16 @@ def _expression_contexts(
         F.col("topic_name").alias("resource_name"),
         topic_struct.alias("topic"),
     )
+    # eligible.leader.replicas.version after the upgrade (transforms.upgrade_effects.with_elr_after_upgrade); a
+    # caller that does not know it gets 1, what `--release-version` to 4.1-IV0 or later leaves
+    elr_level = F.col(ELR_LEVEL) if ELR_LEVEL in cluster_df.columns else F.lit(1)
     cluster_ctx_df = cluster_df.select(
         "cluster_id",
-        F.struct(F.col("broker_count").alias("broker_count"), F.col("rack_count").alias("rack_count")).alias("cluster"),
+        F.struct(
+            F.col("broker_count").alias("broker_count"),
+            F.col("rack_count").alias("rack_count"),
+            elr_level.cast("int").alias("elr_level"),
+        ).alias("cluster"),
     )
     return contexts_df.join(topic_ctx_df, on=list(ENTITY), how="left").join(
         F.broadcast(cluster_ctx_df), on="cluster_id", how="left"

@@ -7,9 +7,9 @@ expressions (``expression_slots``) as generated mask columns, built under ``ansi
 Python).
 
 An expression may read ``value`` (the effective value of the rule's first key, a string), ``cfg['key']``
-(``map<string,string>`` of the entity's effective values), ``cluster.broker_count`` / ``cluster.rack_count``,
-and — for ``resource: topic`` and ``controller_topic`` only — ``topic.partitions``, ``topic.replication_factor``,
-``topic.internal``.
+(``map<string,string>`` of the entity's effective values), ``cluster.broker_count`` / ``cluster.rack_count`` /
+``cluster.elr_level`` (``eligible.leader.replicas.version`` after the upgrade command), and — for ``resource: topic``
+and ``controller_topic`` only — ``topic.partitions``, ``topic.replication_factor``, ``topic.internal``.
 
 **How `cast` never fails the job (both, on purpose):**
 

@@ -114,7 +114,7 @@ def outcomes_of(spark: Any) -> Callable[..., dict[str, int]]:
             [(rtype, cfg, topic, None)],
             "resource_type string, cfg map<string,string>, "
             "topic struct<partitions:int,replication_factor:int,internal:boolean>, "
-            "cluster struct<broker_count:int,rack_count:int>",
+            "cluster struct<broker_count:int,rack_count:int,elr_level:int>",
         )
         with ansi_disabled(spark):  # built as the evaluation builds it; run with the session's setting (ANSI on)
             masks_df = context_df.select(*expression_mask_columns(slots))
