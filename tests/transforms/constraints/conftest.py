@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
+from pyspark.sql import functions as F
 
 from schemas.constraints import CompiledCatalog, load_catalog_text
 from schemas.gold import EFFECTIVE_CONFIGS
@@ -92,10 +93,16 @@ def cluster_df_of(spark: Any) -> Callable[..., Any]:
     from schemas.silver import CLUSTER_STATE
 
     def build(
-        current_level: int | None = 27, broker_count: int = 3, rack_count: int = 1, kafka_release: str | None = None
+        current_level: int | None = 27,
+        broker_count: int = 3,
+        rack_count: int = 1,
+        kafka_release: str | None = None,
+        elr_level: int | None = None,
     ) -> Any:
         row = ("c1", current_level, kafka_release, broker_count, rack_count, 0, None, None, None, 0)
-        return spark.createDataFrame([row], CLUSTER_STATE)
+        df = spark.createDataFrame([row], CLUSTER_STATE)
+        # elr_level: eligible.leader.replicas.version after the upgrade (transforms.upgrade_effects); None: not known
+        return df if elr_level is None else df.withColumn("elr_level", F.lit(elr_level))
 
     return build
 

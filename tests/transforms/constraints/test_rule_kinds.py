@@ -282,3 +282,23 @@ def test_kafka_mv_gates_at_the_level_just_below_and_at_their_first_level(
     rows = _violations(spark, rules, effective_df_of(row), topics_df_of(), cluster_df_of(level), target, mv_table)
     assert [r.severity for r in rows] == ([expected] if expected else [])
     assert {r.constraint_origin for r in rows} <= {"kafka_mv"}
+
+
+@pytest.mark.parametrize(("elr_level", "expected"), [(0, []), (1, ["error"])], ids=["elr-off", "elr-on"])
+def test_a_per_broker_min_isr_is_refused_only_while_elr_is_enabled(
+    spark: Any,
+    effective_df_of: Callable[..., Any],
+    topics_df_of: Callable[..., Any],
+    cluster_df_of: Callable[..., Any],
+    mv_table: MetadataVersionTable,
+    elr_level: int,
+    expected: list[str],
+) -> None:
+    # ConfigurationControlManager.isDisallowedBrokerMinIsrTransition asks FeatureControlManager.isElrFeatureEnabled,
+    # not the MV: after `--metadata 4.2` ELR stays 0 and Kafka 4.2.0 / 4.4.0 kept and applied min.insync.replicas=2
+    # on broker 1 (oracle scenario elr-metadata-only-upgrade)
+    rules = _catalog(mv_table, gates=True)
+    row = {"config_name": "min.insync.replicas", "value": "2", "source": "DYNAMIC_BROKER_CONFIG"}
+    cluster_df = cluster_df_of(29, elr_level=elr_level)
+    rows = _violations(spark, rules, effective_df_of(row), topics_df_of(), cluster_df, "4.2-IV1", mv_table)
+    assert [r.severity for r in rows] == expected

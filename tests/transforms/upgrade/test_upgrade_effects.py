@@ -29,6 +29,7 @@ from transforms.upgrade_effects import (
     apply_upgrade_effects,
     to_upgrade_effect_findings,
     to_upgrade_effects,
+    with_elr_after_upgrade,
 )
 
 pytestmark = pytest.mark.usefixtures("interpreted_spark")
@@ -237,3 +238,32 @@ def test_an_invalid_controller_value_falls_back_to_the_default_assumed(
     row = rows(effects(spark, mv_table, statics=statics, brokers=[1])[0])[("", "SET")]
     assert (row["value_after"], row["value_origin"], row["is_assumed"]) == ("1", "DEFAULT_CONFIG", True)
     assert "not an integer" in row["message"]
+
+
+@pytest.mark.parametrize(
+    ("upgrade_with", "expected"),
+    [
+        (UpgradeWith.RELEASE_VERSION, {"off": 1, "on": 1, "none": 1}),
+        (UpgradeWith.METADATA, {"off": 0, "on": 1, "none": 0}),
+    ],
+    ids=["release-version", "metadata"],
+)
+def test_the_elr_level_after_the_upgrade_command(
+    spark: SparkSession, upgrade_with: UpgradeWith, expected: dict[str, int]
+) -> None:
+    # --release-version raises every production feature to its default at the target (ELR 1 from 4.1-IV0);
+    # --metadata moves only metadata.version (Kafka 4.2.0 / 4.4.0: ELR stayed 0, oracle elr-metadata-only-upgrade)
+    clusters = spark.createDataFrame(
+        [(c, 29, "4.2", 1, 1, 0, None, 10, None, 10) for c in ("off", "on", "none")], CLUSTER_STATE
+    )
+    features = spark.createDataFrame(
+        [
+            ("off", "eligible.leader.replicas.version", 0, 3),
+            ("on", "eligible.leader.replicas.version", 1, 3),
+            ("none", "metadata.version", 29, 1),
+        ],
+        FEATURES,
+    )
+    rows = with_elr_after_upgrade(clusters, features, upgrade_with).collect()
+    assert {r["cluster_id"]: r["elr_level"] for r in rows} == expected
+    assert len(rows) == 3
