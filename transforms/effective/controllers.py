@@ -53,7 +53,7 @@ from schemas.kafka_catalog import release_rank
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
-from transforms.effective.common import latest_key_attributes, resolved
+from transforms.effective.common import latest_key_attributes, resolved, with_catalog_release
 from transforms.effective.topics import to_effective_rows, to_topic_node_views
 from transforms.finding_rows import finding_rows
 from transforms.replay.state import ReplayResult
@@ -77,14 +77,19 @@ ASSUMED_CONTROLLER_CONFIG: Final = "ASSUMED_CONTROLLER_CONFIG"
 _NODE: Final = ["cluster_id", "node_id"]
 
 
-def controller_nodes(state: ReplayResult, nodes_df: DataFrame) -> DataFrame:
+def controller_nodes(
+    state: ReplayResult, nodes_df: DataFrame, releases_df: DataFrame | None = None, kafka_version: str | None = None
+) -> DataFrame:
     """``(cluster_id, node_id, catalog_release, release_rank, is_broker, has_file)``: every controller.
 
     Controllers are the registered controllers (silver ``CONTROLLERS``) and the nodes with a static layer that are
     not registered brokers (the controller-only ``--static-config`` files replay keeps). A combined node (also a
     registered broker) keeps its broker's release; the others take the oldest release a registered broker of the
-    cluster runs (``nodes_df`` of the brokers, ``with_catalog_release``), so a cluster without a registered broker
-    has none. ``has_file``: its static layer comes from a ``--static-config`` file.
+    cluster runs (``nodes_df`` of the brokers, ``with_catalog_release``). In a cluster without a registered broker
+    they take ``kafka_version`` (``--kafka-version``, with ``releases_df`` the catalog releases), and have none
+    without it. A node that never registered — Kafka 4.4.0 refused to start one whose server.properties failed
+    KafkaConfig (oracle scenario ``group-assignment-interval-out-of-bounds-at-start``) — is judged on its file.
+    ``has_file``: its static layer comes from a ``--static-config`` file.
     """
     registered_df = state.controllers.select("cluster_id", F.col("controller_id").alias("node_id"))
     static_df = state.broker_static_configs
@@ -94,19 +99,32 @@ def controller_nodes(state: ReplayResult, nodes_df: DataFrame) -> DataFrame:
     oldest_df = brokers_df.groupBy("cluster_id").agg(
         F.min_by(F.struct("catalog_release", "release_rank"), F.col("release_rank")).alias("oldest")
     )
+    nodes = registered_df.unionByName(file_only_df).distinct()
+    if kafka_version and releases_df is not None:
+        given_df = with_catalog_release(nodes, releases_df, kafka_version=kafka_version).select(
+            *_NODE, F.struct("catalog_release", "release_rank").alias("given")
+        )
+    else:
+        given_df = nodes.select(
+            *_NODE, F.lit(None).cast("struct<catalog_release:string,release_rank:int>").alias("given")
+        )
     return (
-        registered_df.unionByName(file_only_df)
-        .distinct()
-        .join(brokers_df, on=_NODE, how="left")
-        .join(oldest_df, on="cluster_id", how="inner")
+        nodes.join(brokers_df, on=_NODE, how="left")
+        .join(oldest_df, on="cluster_id", how="left")
+        .join(given_df, on=_NODE, how="left")
         .join(file_df.select(*_NODE, F.lit(True).alias("_file")), on=_NODE, how="left")
         .select(
             *_NODE,
-            F.coalesce(F.col("catalog_release"), F.col("oldest.catalog_release")).alias("catalog_release"),
-            F.coalesce(F.col("release_rank"), F.col("oldest.release_rank")).alias("release_rank"),
+            F.coalesce(F.col("catalog_release"), F.col("oldest.catalog_release"), F.col("given.catalog_release")).alias(
+                "catalog_release"
+            ),
+            F.coalesce(F.col("release_rank"), F.col("oldest.release_rank"), F.col("given.release_rank")).alias(
+                "release_rank"
+            ),
             F.col("catalog_release").isNotNull().alias("is_broker"),
             F.coalesce(F.col("_file"), F.lit(False)).alias("has_file"),
         )
+        .where(F.col("catalog_release").isNotNull())
     )
 
 

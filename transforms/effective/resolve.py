@@ -102,7 +102,10 @@ def _nodes_and_layers(
     nodes_df = keep(
         "nodes", lambda: with_catalog_release(state.brokers, frames.releases_df, kafka_version=kafka_version)
     )
-    controllers_df = keep("controller_nodes", lambda: controller_nodes(state, nodes_df))
+    controllers_df = keep(
+        "controller_nodes",
+        lambda: controller_nodes(state, nodes_df, frames.releases_df, kafka_version=kafka_version),
+    )
 
     @cache  # built once, by whichever kept frame needs it first
     def layered_df() -> DataFrame:
