@@ -90,9 +90,12 @@ kafka-oracle: setup kafka-runtime
 	$(PY) -m oracle.fixtures out/oracle out/oracle-fixtures
 	$(SPARK_QUIET) $(PY) -m oracle.compare out/oracle-fixtures
 
-# The golden fixtures the suite compares with (tests/oracle/test_kafka_agrees.py), regenerated from the brokers.
-kafka-fixtures: setup kafka-runtime
-	$(PY) -m oracle.scenarios $(foreach v,$(KAFKA_VERSIONS),--release $(v))
+# The golden fixtures the suite compares with (tests/oracle/test_kafka_agrees.py), regenerated from the brokers of
+# every published line.
+kafka-fixtures: setup
+	@./scripts/kafka-oracle/fetch.sh $(CONFIGDEF_VERSIONS)
+	rm -rf out/oracle
+	$(PY) -m oracle.scenarios $(foreach v,$(CONFIGDEF_VERSIONS),--release $(v))
 	$(PY) -m oracle.fixtures out/oracle tests/data/kafka-oracle/scenarios
 
 kafka-configdefs: setup
