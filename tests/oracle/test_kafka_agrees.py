@@ -15,7 +15,7 @@ from pyspark.sql import SparkSession
 from oracle.compare import FIXTURES, FixtureComparison, compare, compare_fixture, judge, refused_keys, report
 from oracle.fixtures import METADATA_DIR, answers, fixtures
 
-RELEASES = {"3.9.1", "4.2.0", "4.4.0"}
+RELEASES = {"3.7.2", "3.9.1", "4.0.2", "4.1.2", "4.2.0", "4.3.1", "4.4.0"}
 
 
 @pytest.fixture(scope="module")
@@ -25,10 +25,10 @@ def comparisons(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -
 
 def test_every_scenario_of_every_release_is_a_fixture_and_is_compared(comparisons: list[FixtureComparison]) -> None:
     assert {c.release for c in comparisons} == RELEASES
-    assert len(comparisons) == len(fixtures(FIXTURES)) >= 30
+    assert len(comparisons) == len(fixtures(FIXTURES)) >= 70
     for c in comparisons:
         if (FIXTURES / c.cluster / METADATA_DIR).is_dir() and c.started:
-            assert len(c.pairs) >= 300, c.cluster  # every broker key Kafka describes, and the topics'
+            assert len(c.pairs) >= 250, c.cluster  # every broker key Kafka describes (285 on 3.7.2), and the topics'
         else:
             assert not c.pairs, c.cluster
 
