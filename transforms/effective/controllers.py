@@ -43,17 +43,18 @@ Kafka semantics (confluentinc/kafka 4.2 and 4.4):
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Final
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.effective import LAYER_COLUMNS
-from schemas.kafka_catalog import release_rank
+from schemas.kafka_catalog import applied_rank, release_rank
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
-from transforms.effective.common import latest_key_attributes, resolved, with_catalog_release
+from transforms.effective.common import latest_key_attributes, resolved
 from transforms.effective.topics import to_effective_rows, to_topic_node_views
 from transforms.finding_rows import finding_rows
 from transforms.replay.state import ReplayResult
@@ -78,7 +79,11 @@ _NODE: Final = ["cluster_id", "node_id"]
 
 
 def controller_nodes(
-    state: ReplayResult, nodes_df: DataFrame, releases_df: DataFrame | None = None, kafka_version: str | None = None
+    state: ReplayResult,
+    nodes_df: DataFrame,
+    *,
+    release_ranks: Sequence[int] = (),
+    kafka_version: str | None = None,
 ) -> DataFrame:
     """``(cluster_id, node_id, catalog_release, release_rank, is_broker, has_file)``: every controller.
 
@@ -86,9 +91,10 @@ def controller_nodes(
     not registered brokers (the controller-only ``--static-config`` files replay keeps). A combined node (also a
     registered broker) keeps its broker's release; the others take the oldest release a registered broker of the
     cluster runs (``nodes_df`` of the brokers, ``with_catalog_release``). In a cluster without a registered broker
-    they take ``kafka_version`` (``--kafka-version``, with ``releases_df`` the catalog releases), and have none
-    without it. A node that never registered — Kafka 4.4.0 refused to start one whose server.properties failed
-    KafkaConfig (oracle scenario ``group-assignment-interval-out-of-bounds-at-start``) — is judged on its file.
+    they take the catalog release ``kafka_version`` applies (``--kafka-version``; ``release_ranks`` are the
+    catalog's, ``schemas.kafka_catalog.applied_rank``), and have none without it. A node that never registered —
+    Kafka 4.4.0 refused to start one whose server.properties failed KafkaConfig (oracle scenario
+    ``group-assignment-interval-out-of-bounds-at-start``) — is judged on its file.
     ``has_file``: its static layer comes from a ``--static-config`` file.
     """
     registered_df = state.controllers.select("cluster_id", F.col("controller_id").alias("node_id"))
@@ -100,25 +106,18 @@ def controller_nodes(
         F.min_by(F.struct("catalog_release", "release_rank"), F.col("release_rank")).alias("oldest")
     )
     nodes = registered_df.unionByName(file_only_df).distinct()
-    if kafka_version and releases_df is not None:
-        given_df = with_catalog_release(nodes, releases_df, kafka_version=kafka_version).select(
-            *_NODE, F.struct("catalog_release", "release_rank").alias("given")
-        )
-    else:
-        given_df = nodes.select(
-            *_NODE, F.lit(None).cast("struct<catalog_release:string,release_rank:int>").alias("given")
-        )
+    given_rank = applied_rank(release_ranks, release_rank(kafka_version)) if kafka_version and release_ranks else None
+    given_release = F.lit(f"{given_rank // 1000}.{given_rank % 1000}" if given_rank else None).cast("string")
     return (
         nodes.join(brokers_df, on=_NODE, how="left")
         .join(oldest_df, on="cluster_id", how="left")
-        .join(given_df, on=_NODE, how="left")
         .join(file_df.select(*_NODE, F.lit(True).alias("_file")), on=_NODE, how="left")
         .select(
             *_NODE,
-            F.coalesce(F.col("catalog_release"), F.col("oldest.catalog_release"), F.col("given.catalog_release")).alias(
+            F.coalesce(F.col("catalog_release"), F.col("oldest.catalog_release"), given_release).alias(
                 "catalog_release"
             ),
-            F.coalesce(F.col("release_rank"), F.col("oldest.release_rank"), F.col("given.release_rank")).alias(
+            F.coalesce(F.col("release_rank"), F.col("oldest.release_rank"), F.lit(given_rank).cast("int")).alias(
                 "release_rank"
             ),
             F.col("catalog_release").isNotNull().alias("is_broker"),

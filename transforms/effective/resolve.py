@@ -104,7 +104,7 @@ def _nodes_and_layers(
     )
     controllers_df = keep(
         "controller_nodes",
-        lambda: controller_nodes(state, nodes_df, frames.releases_df, kafka_version=kafka_version),
+        lambda: controller_nodes(state, nodes_df, release_ranks=frames.release_ranks, kafka_version=kafka_version),
     )
 
     @cache  # built once, by whichever kept frame needs it first
