@@ -29,8 +29,13 @@ Whether the node started is compared too: audited at its own release, a fixture 
 error violation, and one whose node refused to start (its ``server.properties`` fails KafkaConfig) must have one.
 A node whose format was refused wrote no metadata log: its fixture is listed with Kafka's error, not audited.
 
+Every upgrade a scenario ran is compared too (``oracle.upgrades``): the log cut just before the controller's
+upgrade batch is audited as its own cluster, as the command ran (``--upgrade-with`` its mode), and its
+``upgrade_effects`` must be the ConfigRecords of that batch, with no error at the target.
+
 ``python -m oracle.compare [FIXTURES]`` (default ``tests/data/kafka-oracle/scenarios``) prints the counts per
-fixture and every disagreement; exit 1 when a pair ``differs`` or is ``missing``.
+fixture and upgrade and every disagreement; exit 1 when a pair ``differs`` or is ``missing``, a start outcome or an
+upgrade disagrees.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from typing import Any
 
 from oracle.fixtures import METADATA_DIR, answers, fixtures
 from oracle.runtime import REPO
+from oracle.upgrades import KafkaUpgrade, UpgradeComparison, predicted_changes, report_lines, upgrade_of, write_cut
 
 FIXTURES = REPO / "tests" / "data" / "kafka-oracle" / "scenarios"
 AGREEING = ("equal", "sensitive", "derived", "refused layer", "no record")
@@ -159,11 +165,7 @@ def compare_fixture(
     comparison = FixtureComparison(cluster, result["release"], bool(result["started"]), result.get("startup_error"))
     if violations is not None:
         comparison.audited = True
-        comparison.errors = sorted(
-            f"{v['resource_type']}:{v['resource_name']} {v['config_name']} ({v['violation_code']})"
-            for v in violations
-            if v["severity"] == "error"
-        )
+        comparison.errors = error_list(violations)
     for resource, configs in sorted(described(result).items()):
         resource_type, _, name = resource.partition(":")
         if not name or "error_class" in configs:
@@ -178,17 +180,29 @@ def compare_fixture(
     return comparison
 
 
+def error_list(violations: list[dict[str, Any]]) -> list[str]:
+    """kraft-audit's error violations, in short."""
+    return sorted(
+        f"{v['resource_type']}:{v['resource_name']} {v['config_name']} ({v['violation_code']})"
+        for v in violations
+        if v["severity"] == "error"
+    )
+
+
 def release_line(release: str) -> str:
     """``4.2.0`` → ``4.2``: the ``--target-mv`` of that release's production level."""
     return ".".join(release.split(".")[:2])
 
 
-Audited = dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]]
+Audited = dict[str, dict[str, list[dict[str, Any]]]]  # cluster -> table -> rows
+_READ = ("effective_configs", "findings", "violations", "upgrade_effects")
 
 
-def audit_fixtures(spark: Any, roots: list[Path], warehouse: Path) -> Audited:
-    """Ingest every fixture with a metadata log into ``warehouse``, audit each release's clusters at that release,
-    and return per cluster its effective rows, findings and violations (as dicts)."""
+def audit_fixtures(
+    spark: Any, roots: list[Path], warehouse: Path, cuts: Iterable[tuple[Path, KafkaUpgrade]] = ()
+) -> Audited:
+    """Ingest every fixture with a metadata log, and every upgrade's cut log (``oracle.upgrades``), into
+    ``warehouse``; audit each release's clusters at that release; return per cluster its rows of ``_READ``."""
     from pyspark.sql import functions as F
 
     from jobs import audit, ingest
@@ -198,56 +212,84 @@ def audit_fixtures(spark: Any, roots: list[Path], warehouse: Path) -> Audited:
     with_logs = [root for root in roots if (root / METADATA_DIR).is_dir()]
     if not with_logs:
         return {}
+    cut_logs = list(cuts)
+    inputs = [root / METADATA_DIR for root in with_logs] + [log for log, _ in cut_logs]
+    static = [f"{root.name}/={root / 'server.properties'}" for root in with_logs]
+    static += [f"{u.cluster}/={u.server_properties}" for log, u in cut_logs]
     ingest.run(
         spark,
         ingest.IngestSettings(
-            inputs=tuple(str(root / METADATA_DIR) for root in with_logs),
-            warehouse=str(warehouse),
-            static_configs=tuple(f"{root.name}/={root / 'server.properties'}" for root in with_logs),
+            inputs=tuple(str(path) for path in inputs), warehouse=str(warehouse), static_configs=tuple(static)
         ),
     )
-    releases: dict[str, list[str]] = {}
+    # (release, mode, target) -> clusters. The fixtures as they are: `--metadata` (`--release-version` would also
+    # turn on features a `--metadata` upgrade left off, ELR, and the effective rows would show what it writes); a
+    # cut log as its upgrade ran.
+    runs: dict[tuple[str, str, str], list[str]] = {}
     for root in with_logs:
-        releases.setdefault(root.name.rpartition("@")[2], []).append(root.name)
-    for release, clusters in sorted(releases.items()):
+        release = root.name.rpartition("@")[2]
+        runs.setdefault((release, "metadata", release_line(release)), []).append(root.name)
+    for _, u in cut_logs:
+        runs.setdefault((u.fixture.rpartition("@")[2], u.mode, u.target), []).append(u.cluster)
+    for (release, mode, target), clusters in sorted(runs.items()):
         audit.run(
             spark,
             audit.AuditSettings(
-                target_mv=release_line(release),
+                target_mv=target,
                 warehouse=str(warehouse),
                 cluster_ids=tuple(clusters),
                 kafka_version=release,
                 dq=False,
-                # the state as it is: `--release-version` would also turn on features a `--metadata` upgrade left
-                # off (ELR), and the effective rows would show what that upgrade writes
-                upgrade_with=UpgradeWith.METADATA,
+                upgrade_with=UpgradeWith(mode),
             ),
         )
     store = open_store(spark, str(warehouse))
-    wanted = [root.name for root in with_logs]
-    effective = store.read("effective_configs").where(F.col("cluster_id").isin(wanted)).collect()
-    found = store.read("findings").where(F.col("cluster_id").isin(wanted)).collect()
-    violations = store.read("violations").where(F.col("cluster_id").isin(wanted)).collect()
-    out: Audited = {name: ([], [], []) for name in wanted}
-    for index, rows in enumerate((effective, found, violations)):
-        for row in rows:
-            out[row["cluster_id"]][index].append(row.asDict())
+    wanted = [c for clusters in runs.values() for c in clusters]
+    out: Audited = {name: {table: [] for table in _READ} for name in wanted}
+    for table in _READ:
+        for row in store.read(table).where(F.col("cluster_id").isin(wanted)).collect():
+            out[row["cluster_id"]][table].append(row.asDict())
     return out
 
 
-def compare(spark: Any, root: Path, warehouse: Path) -> list[FixtureComparison]:
-    """Audit every fixture under ``root`` and compare it with Kafka's answers."""
+@dataclass
+class Comparisons:
+    """Every fixture's comparison, and every upgrade's."""
+
+    fixtures: list[FixtureComparison]
+    upgrades: list[UpgradeComparison]
+
+    @property
+    def agree(self) -> bool:
+        return all(c.agrees for c in self.fixtures) and all(u.agrees for u in self.upgrades)
+
+
+def compare(spark: Any, root: Path, warehouse: Path) -> Comparisons:
+    """Audit every fixture under ``root`` (and the log before each upgrade) and compare it with Kafka's answers."""
     roots = fixtures(root)
-    audited = audit_fixtures(spark, roots, warehouse)
+    upgrades = [(fixture, u) for fixture in roots if (u := upgrade_of(fixture, answers(fixture))) is not None]
+    cut_root = warehouse.parent / "before-upgrade"
+    cuts = [(write_cut(fixture, u, cut_root), u) for fixture, u in upgrades]
+    audited = audit_fixtures(spark, roots, warehouse, cuts)
     comparisons = []
     for fixture in roots:
         result = answers(fixture)
         if fixture.name in audited:
-            rows, findings, violations = audited[fixture.name]
-            comparisons.append(compare_fixture(fixture.name, result, rows, findings, violations))
+            tables = audited[fixture.name]
+            comparisons.append(
+                compare_fixture(
+                    fixture.name, result, tables["effective_configs"], tables["findings"], tables["violations"]
+                )
+            )
         else:
             comparisons.append(compare_fixture(fixture.name, result, [], []))
-    return comparisons
+    upgrade_comparisons = []
+    for _, u in upgrades:
+        tables = audited.get(u.cluster) or {table: [] for table in _READ}
+        upgrade_comparisons.append(
+            UpgradeComparison(u, predicted_changes(tables["upgrade_effects"]), error_list(tables["violations"]))
+        )
+    return Comparisons(comparisons, upgrade_comparisons)
 
 
 def report(comparisons: list[FixtureComparison]) -> list[str]:
@@ -291,8 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     spark = build_session(app_name="kraft-audit-oracle")
     with tempfile.TemporaryDirectory(prefix="kraft-audit-oracle-") as work:
         comparisons = compare(spark, args.fixtures, Path(work) / "warehouse")
-    print("\n".join(report(comparisons)))
-    return 0 if all(c.agrees for c in comparisons) else 1
+    print("\n".join(report(comparisons.fixtures) + report_lines(comparisons.upgrades)))
+    return 0 if comparisons.agree else 1
 
 
 if __name__ == "__main__":

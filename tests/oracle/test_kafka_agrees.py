@@ -1,8 +1,8 @@
 """kraft-audit against what Kafka's own brokers answered (the committed golden fixtures, ``make kafka-fixtures``).
 
-Each fixture is one scenario of ``oracle/scenarios.yaml`` run on one released Kafka (3.9.1, 4.2.0, 4.4.0): the
-node's metadata log, its ``server.properties`` and its DescribeConfigs answers. The expectations are Kafka's
-answers themselves; nothing here starts Kafka.
+Each fixture is one scenario of ``oracle/scenarios.yaml`` run on one released Kafka (3.7.2 ... 4.4.0): the node's
+metadata log, its ``server.properties`` and its DescribeConfigs answers. The expectations are Kafka's answers and the
+records its upgrades wrote; nothing here starts Kafka.
 """
 
 from __future__ import annotations
@@ -12,15 +12,32 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from oracle.compare import FIXTURES, FixtureComparison, compare, compare_fixture, judge, refused_keys, report
+from oracle.compare import (
+    FIXTURES,
+    Comparisons,
+    FixtureComparison,
+    compare,
+    compare_fixture,
+    judge,
+    refused_keys,
+    report,
+)
 from oracle.fixtures import METADATA_DIR, answers, fixtures
+from oracle.upgrades import predicted_changes, report_lines, upgrade_of, write_cut
+from schemas.decoded import DecodedRecord
+from transforms.binary.decode import decode_file
 
 RELEASES = {"3.7.2", "3.9.1", "4.0.2", "4.1.2", "4.2.0", "4.3.1", "4.4.0"}
 
 
 @pytest.fixture(scope="module")
-def comparisons(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> list[FixtureComparison]:
+def both(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Comparisons:
     return compare(spark, FIXTURES, tmp_path_factory.mktemp("oracle") / "warehouse")
+
+
+@pytest.fixture(scope="module")
+def comparisons(both: Comparisons) -> list[FixtureComparison]:
+    return both.fixtures
 
 
 def test_every_scenario_of_every_release_is_a_fixture_and_is_compared(comparisons: list[FixtureComparison]) -> None:
@@ -69,6 +86,63 @@ def test_a_static_value_out_of_the_group_coordinators_bounds_stops_kafka_and_is_
     for release in ("3.9.1", "4.2.0"):
         (c,) = [c for c in comparisons if c.cluster == f"group-assignment-interval-out-of-bounds-at-start@{release}"]
         assert c.started and c.audited and not c.errors
+
+
+def test_every_upgrade_writes_what_kraft_audit_predicts_and_kraft_audit_lets_it_pass(both: Comparisons) -> None:
+    # 17 upgrades: --metadata on 3.7 / 3.9 and on 4.x with ELR left off, --release-version on 4.0 ... 4.4
+    assert len(both.upgrades) >= 17
+    assert {(u.upgrade.mode, u.upgrade.fixture.rpartition("@")[2][:1]) for u in both.upgrades} == {
+        ("metadata", "3"),
+        ("metadata", "4"),
+        ("release-version", "4"),
+    }
+    text = "\n".join(report_lines(both.upgrades))
+    assert all(u.agrees for u in both.upgrades), text
+    by_fixture = {u.upgrade.fixture: u for u in both.upgrades}
+    # Kafka 4.2.0 turned ELR on: the cluster-level value is the controller's server.properties one (3), the
+    # per-broker value is deleted; on 4.0.2 the same request carries no ELR, and nothing is written
+    elr = by_fixture["elr-with-per-broker-min-isr@4.2.0"]
+    assert elr.upgrade.written == {
+        ("BROKER", "", "min.insync.replicas", "3"),
+        ("BROKER", "1", "min.insync.replicas", None),
+    }
+    assert elr.upgrade.features["eligible.leader.replicas.version"] == 1
+    assert by_fixture["elr-with-per-broker-min-isr@4.0.2"].upgrade.written == set()
+    assert by_fixture["elr-metadata-only-upgrade@4.4.0"].upgrade.written == set()
+
+
+def test_the_upgrade_batch_and_the_log_before_it_are_read_from_the_fixture(tmp_path: Path) -> None:
+    fixture = FIXTURES / "elr-with-per-broker-min-isr@4.4.0"
+    upgrade = upgrade_of(fixture, answers(fixture))
+    assert upgrade is not None
+    assert (upgrade.mode, upgrade.target) == ("release-version", "4.4")
+    assert (
+        upgrade.features["metadata.version"]
+        == answers(fixture)["features"]["after_upgrade"]["finalized"]["metadata.version"]
+    )
+    cut = write_cut(fixture, upgrade, tmp_path)
+    assert cut.parent.name == "elr-with-per-broker-min-isr@4.4.0.before-upgrade"
+    (segment,) = cut.glob("*.log")
+    records = [r for r in decode_file(segment.read_bytes(), kind="LOG_SEGMENT") if isinstance(r, DecodedRecord)]
+    levels = [r.data["featureLevel"] for r in records if r.data.get("name") == "metadata.version"]
+    assert levels == [21]  # 3.9-IV0, as formatted: the upgrade's batch and everything after it are cut
+    assert ("min.insync.replicas", "2") in {(r.data.get("name"), r.data.get("value")) for r in records}
+    # a fixture that ran no upgrade has none
+    plain = FIXTURES / "broker-id-mirrors-node-id@4.4.0"
+    assert upgrade_of(plain, answers(plain)) is None
+
+
+def test_upgrade_effects_rows_read_as_config_records() -> None:
+    rows = [
+        {"resource_type": "BROKER", "resource_name": "", "config_name": "min.insync.replicas", "operation": "SET",
+         "value_after": "3"},
+        {"resource_type": "BROKER", "resource_name": "1", "config_name": "min.insync.replicas", "operation": "DELETE",
+         "value_after": None},
+    ]  # fmt: skip
+    assert predicted_changes(rows) == {
+        ("BROKER", "", "min.insync.replicas", "3"),
+        ("BROKER", "1", "min.insync.replicas", None),
+    }
 
 
 # ---- the classification, on entries shaped as Kafka answers them ----------------------------------------------
