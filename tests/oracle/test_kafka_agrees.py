@@ -8,6 +8,7 @@ records its upgrades wrote; nothing here starts Kafka.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
@@ -133,7 +134,7 @@ def test_the_upgrade_batch_and_the_log_before_it_are_read_from_the_fixture(tmp_p
 
 
 def test_upgrade_effects_rows_read_as_config_records() -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"resource_type": "BROKER", "resource_name": "", "config_name": "min.insync.replicas", "operation": "SET",
          "value_after": "3"},
         {"resource_type": "BROKER", "resource_name": "1", "config_name": "min.insync.replicas", "operation": "DELETE",
@@ -231,7 +232,7 @@ def test_the_cluster_default_resource_and_refused_describes_are_not_compared(tmp
             "BROKER:1": {"num.io.threads": _entry("8", "STATIC_BROKER_CONFIG")},
         },
     }
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "resource_type": "BROKER",
             "resource_name": "1",
