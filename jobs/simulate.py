@@ -6,8 +6,9 @@ Extract: the latest audited silver state of the warehouse (``brokers``, ``broker
 Transform: ``transforms.whatif.changes.apply_changes`` writes the changes into the configuration layers;
 the state before and after are both re-resolved at the target (one resolution, ``scenarios``) and evaluated
 with the catalogs. Load: ``simulations`` (SIMULATIONS: per changed resource and broker view, the re-resolved
-values and sources of the keys that changed, violations cleared and introduced). Exit 0 when no error violation
-remains after the changes, 1 otherwise.
+values and sources of the keys that changed, violations cleared and introduced). The dynamic BROKER changes a
+broker would refuse outright (``transforms.whatif.refusals``) are listed too. Exit 0 when no change is refused and
+no error violation remains after the changes, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -35,20 +36,24 @@ from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.errors import InputError
 from schemas.kafka_vocabulary import RESOURCE_TYPES
+from schemas.upgrade_effects import UpgradeWith
 from transforms.audit_scope import filter_auditable, with_release_at_least
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.expressions import validate_with_spark
-from transforms.effective import resolve_effective_configs
+from transforms.effective import resolve_effective_configs, unapplied_layer_rows
 from transforms.local_frames import local_frame
 from transforms.metadata_version import parse_metadata_version
 from transforms.redact import redact_value
 from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
+from transforms.upgrade_effects import with_elr_after_upgrade
 from transforms.whatif.changes import apply_changes
+from transforms.whatif.refusals import refused_broker_changes
 from transforms.whatif.scenarios import (
     RESOLUTION_INPUTS,
     SCENARIO_SEPARATOR,
     resolution_state,
+    tagged,
     union_scenarios,
     untagged,
     with_layers,
@@ -91,7 +96,13 @@ class SimulateResult:
     introduced: list[str]
     errors_after: int
     changed_resources: int
+    refused: list[str] = field(default_factory=list)  # "<cluster> BROKER '<name>': <why>", one per refused change
     tables: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def safe(self) -> bool:
+        """No change refused and no error violation after the changes."""
+        return not self.refused and self.errors_after == 0
 
     def summary(self) -> dict[str, Any]:
         """The machine-readable summary ``--summary-json`` writes."""
@@ -104,6 +115,8 @@ class SimulateResult:
             "cleared_violations": self.cleared,
             "introduced_violations": self.introduced,
             "changed_resources": self.changed_resources,
+            "refused": len(self.refused),
+            "refused_changes": self.refused,
             "tables": self.tables,
         }
 
@@ -121,15 +134,17 @@ def execute(args: argparse.Namespace) -> int:
     rules = audit.load_rules(settings.audit)
     spark = build_session(master=args.master)
     result = run(spark, settings, rules=rules)
+    for refused in result.refused:
+        print(f"refused: {refused}")
     print(
         f"simulate {result.run_id} at {result.target_mv}: {len(result.cleared)} violation(s) cleared, "
-        f"{len(result.introduced)} introduced, {result.errors_after} error(s) remain "
-        f"→ {'SAFE' if result.errors_after == 0 else 'NOT safe'} after the changes"
+        f"{len(result.introduced)} introduced, {result.errors_after} error(s) remain, "
+        f"{len(result.refused)} change(s) refused → {'SAFE' if result.safe else 'NOT safe'} after the changes"
     )
     if args.summary_json:
         summary = json.dumps(result.summary(), indent=2, sort_keys=True) + "\n"
         write_output(args.summary_json, summary)
-    return 0 if result.errors_after == 0 else 1
+    return 0 if result.safe else 1
 
 
 def _redactor() -> Any:
@@ -149,10 +164,11 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     compiled, _files = rules or audit.load_rules(settings)
     validate_with_spark(compiled, spark)
     store = open_store(spark, settings.warehouse)
-    missing = [name for name in (*RESOLUTION_INPUTS, "cluster_state") if not store.exists(name)]
+    missing = [name for name in (*RESOLUTION_INPUTS, "cluster_state", "features") if not store.exists(name)]
     if missing:
         raise InputError(f"no audited state in {settings.warehouse} ({', '.join(missing)}): run `kraft-audit audit`")
     clusters = list(settings.cluster_ids) or sorted({c.cluster_id for c in changes.changes if c.cluster_id})
+    features_df = _scoped(store.read("features"), clusters)
     state = resolution_state(
         spark,
         cluster_state=_scoped(store.read("cluster_state"), clusters),
@@ -175,13 +191,14 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
             state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
         )
         both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
-        # a union of the resolution's kept rows per resource type (jobs.stages)
+        # a union of the resolution's kept rows per resource type (jobs.stages), shared with the refusals below
+        resolution = Checkpoints(local_rows=local_rows)
         effective_df = resolve_effective_configs(
             both,
             frames,
             kafka_version=settings.kafka_version,
             oldest_release=target.release,  # at_target: every broker runs it at least
-            keep=Checkpoints(local_rows=local_rows),
+            keep=resolution,
         )
         run_id = uuid.uuid4().hex
         run_ts = datetime.now(UTC).replace(microsecond=0)
@@ -189,7 +206,12 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         violations_df = evaluate_constraints(
             filter_auditable(effective_df, target_keys_df=target_keys_df),
             both.topics,
-            with_kafka_version(both.cluster_state, settings.kafka_version),  # as the audit judges them
+            # as the audit judges them; the state as stored: features keep their levels (ELR, as `--metadata`)
+            with_elr_after_upgrade(
+                with_kafka_version(both.cluster_state, settings.kafka_version),
+                tagged(features_df, BEFORE).unionByName(tagged(features_df, AFTER)),
+                UpgradeWith.METADATA,
+            ),
             compiled,
             target=target,
             run_id=run_id,
@@ -202,6 +224,10 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
             found[tag][(cluster, *(row[k] for k in VIOLATION_KEY[1:]))] = row["severity"]
         cleared = set(found[BEFORE]) - set(found[AFTER])
         introduced = set(found[AFTER]) - set(found[BEFORE])
+        unapplied_df = unapplied_layer_rows(
+            both, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
+        )
+        refused = _refusals(refused_broker_changes(changes, untagged(unapplied_df, AFTER)))
         rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
         store.ensure("simulations", SIMULATIONS, ["cluster_id"])
         store.append("simulations", local_frame(spark, rows, SIMULATIONS))
@@ -212,8 +238,24 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         introduced=sorted(" ".join(map(str, k)) for k in introduced),
         errors_after=sum(1 for severity in found[AFTER].values() if severity == "error"),
         changed_resources=len(rows),
+        refused=refused,
         tables={"simulations": store.path("simulations")},
     )
+
+
+def _refusals(refused_df: DataFrame) -> list[str]:
+    """One line per refused change: the broker and the keys it would not apply, with the first reason."""
+    by_change: dict[tuple[str, str], list[Any]] = {}
+    for row in refused_df.orderBy("cluster_id", "resource_name", "node_id", "name").collect():
+        by_change.setdefault((row["cluster_id"], row["resource_name"]), []).append(row)
+    lines = []
+    for (cluster, name), rows in sorted(by_change.items()):
+        keys = ", ".join(sorted({f"{r['name']} ({r['ignored_kind']})" for r in rows}))
+        first = rows[0]
+        lines.append(
+            f"{cluster} BROKER {name!r}: broker {first['node_id']} would refuse it ({keys}): {first['ignored_reason']}"
+        )
+    return lines
 
 
 def _scoped(df: DataFrame, clusters: list[str]) -> DataFrame:

@@ -31,11 +31,12 @@ A node whose format was refused wrote no metadata log: its fixture is listed wit
 
 Every upgrade a scenario ran is compared too (``oracle.upgrades``): the log cut just before the controller's
 upgrade batch is audited as its own cluster, as the command ran (``--upgrade-with`` its mode), and its
-``upgrade_effects`` must be the ConfigRecords of that batch, with no error at the target.
+``upgrade_effects`` must be the ConfigRecords of that batch, with no error at the target. And every config change
+Kafka's broker refused is simulated on the fixture's state (``oracle.requests``): kraft-audit must flag it.
 
 ``python -m oracle.compare [FIXTURES]`` (default ``tests/data/kafka-oracle/scenarios``) prints the counts per
 fixture and upgrade and every disagreement; exit 1 when a pair ``differs`` or is ``missing``, a start outcome or an
-upgrade disagrees.
+upgrade or a refused request disagrees.
 """
 
 from __future__ import annotations
@@ -51,8 +52,11 @@ from pathlib import Path
 from typing import Any
 
 from oracle.fixtures import METADATA_DIR, answers, fixtures
+from oracle.requests import RefusedRequest, change_set, flags, refused_requests
+from oracle.requests import report_lines as request_lines
 from oracle.runtime import REPO
-from oracle.upgrades import KafkaUpgrade, UpgradeComparison, predicted_changes, report_lines, upgrade_of, write_cut
+from oracle.upgrades import KafkaUpgrade, UpgradeComparison, predicted_changes, upgrade_of, write_cut
+from oracle.upgrades import report_lines as upgrade_lines
 
 FIXTURES = REPO / "tests" / "data" / "kafka-oracle" / "scenarios"
 AGREEING = ("equal", "sensitive", "derived", "refused layer", "no record")
@@ -252,16 +256,62 @@ def audit_fixtures(
     return out
 
 
+def simulate_refused(spark: Any, roots: list[Path], warehouse: Path) -> list[RefusedRequest]:
+    """Every broker-side AlterConfigs Kafka refused, simulated by kraft-audit on its fixture's audited state (one
+    ``simulate`` per release, at that release: ``oracle.requests``)."""
+    from jobs import audit, simulate
+
+    by_release: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for root in roots:
+        for entry in refused_requests(root.name, answers(root)):
+            by_release.setdefault(root.name.rpartition("@")[2], []).append((root.name, entry))
+    compared = []
+    for release, requests in sorted(by_release.items()):
+        result = simulate.run(
+            spark,
+            simulate.SimulateSettings(
+                audit=audit.AuditSettings(
+                    target_mv=release_line(release),
+                    warehouse=str(warehouse),
+                    command="simulate",
+                    cluster_ids=tuple(sorted({fixture for fixture, _ in requests})),
+                    kafka_version=release,
+                    dq=False,
+                ),
+                changes=change_set(requests),
+            ),
+        )
+        for fixture, entry in requests:
+            op = entry["op"]
+            compared.append(
+                RefusedRequest(
+                    fixture=fixture,
+                    resource_type=op["type"],
+                    resource_name=op["name"],
+                    keys=op["set"],
+                    error=f"{entry['error_class']}: {entry['error_message']}",
+                    flagged_as=flags(fixture, entry, result.refused, result.introduced),
+                )
+            )
+    return compared
+
+
 @dataclass
 class Comparisons:
-    """Every fixture's comparison, and every upgrade's."""
+    """Every fixture's comparison, every upgrade's and every refused request's."""
 
     fixtures: list[FixtureComparison]
     upgrades: list[UpgradeComparison]
+    requests: list[RefusedRequest] = field(default_factory=list)
 
     @property
     def agree(self) -> bool:
-        return all(c.agrees for c in self.fixtures) and all(u.agrees for u in self.upgrades)
+        parts: list[list[Any]] = [self.fixtures, self.upgrades, self.requests]
+        return all(c.agrees for part in parts for c in part)
+
+    def report(self) -> list[str]:
+        """The whole text report."""
+        return report(self.fixtures) + upgrade_lines(self.upgrades) + request_lines(self.requests)
 
 
 def compare(spark: Any, root: Path, warehouse: Path) -> Comparisons:
@@ -289,7 +339,8 @@ def compare(spark: Any, root: Path, warehouse: Path) -> Comparisons:
         upgrade_comparisons.append(
             UpgradeComparison(u, predicted_changes(tables["upgrade_effects"]), error_list(tables["violations"]))
         )
-    return Comparisons(comparisons, upgrade_comparisons)
+    with_logs = [fixture for fixture in roots if fixture.name in audited]
+    return Comparisons(comparisons, upgrade_comparisons, simulate_refused(spark, with_logs, warehouse))
 
 
 def report(comparisons: list[FixtureComparison]) -> list[str]:
@@ -333,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     spark = build_session(app_name="kraft-audit-oracle")
     with tempfile.TemporaryDirectory(prefix="kraft-audit-oracle-") as work:
         comparisons = compare(spark, args.fixtures, Path(work) / "warehouse")
-    print("\n".join(report(comparisons.fixtures) + report_lines(comparisons.upgrades)))
+    print("\n".join(comparisons.report()))
     return 0 if comparisons.agree else 1
 
 

@@ -24,6 +24,7 @@ from oracle.compare import (
     report,
 )
 from oracle.fixtures import METADATA_DIR, answers, fixtures
+from oracle.requests import report_lines as request_lines
 from oracle.upgrades import predicted_changes, report_lines, upgrade_of, write_cut
 from schemas.decoded import DecodedRecord
 from transforms.binary.decode import decode_file
@@ -110,6 +111,24 @@ def test_every_upgrade_writes_what_kraft_audit_predicts_and_kraft_audit_lets_it_
     assert elr.upgrade.features["eligible.leader.replicas.version"] == 1
     assert by_fixture["elr-with-per-broker-min-isr@4.0.2"].upgrade.written == set()
     assert by_fixture["elr-metadata-only-upgrade@4.4.0"].upgrade.written == set()
+
+
+def test_every_config_change_kafka_refused_is_flagged_by_simulate(both: Comparisons) -> None:
+    # on every release: the log cleaner's and DynamicLogConfig's refusals of the layer a request leaves, a
+    # cluster-default change refused because of a stored per-broker layer the broker refuses, and (4.1+) a
+    # per-broker min.insync.replicas while ELR is enabled
+    assert len(both.requests) >= 25
+    text = "\n".join(request_lines(both.requests))
+    assert all(r.agrees for r in both.requests), text
+    kinds = {(r.fixture.partition("@")[0], r.resource_name) for r in both.requests}
+    assert kinds == {
+        ("log-cleaner-per-broker", "1"),
+        ("local-retention-above-total", ""),
+        ("refused-per-broker-layer-blocks-cluster-default", ""),
+        ("elr-with-per-broker-min-isr", "1"),
+    }
+    (blocked,) = [r for r in both.requests if r.fixture == "refused-per-broker-layer-blocks-cluster-default@4.4.0"]
+    assert "log.cleaner.threads" in blocked.flagged_as[0]  # the stored per-broker layer is what refuses it
 
 
 def test_the_upgrade_batch_and_the_log_before_it_are_read_from_the_fixture(tmp_path: Path) -> None:

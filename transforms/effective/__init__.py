@@ -6,6 +6,7 @@ from transforms.effective.resolve import (
     resolve_effective_configs,
     resolve_without_node_layer,
     resolve_without_overrides,
+    unapplied_layer_rows,
 )
 
 __all__ = [
@@ -15,4 +16,5 @@ __all__ = [
     "resolve_without_node_layer",
     "resolve_without_overrides",
     "to_catalog_frames",
+    "unapplied_layer_rows",
 ]

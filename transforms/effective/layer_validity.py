@@ -134,7 +134,9 @@ def failed_by_view(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFra
     failed_df = _failed_checks(_cfg(views_layers_df, views_nodes_df, frames), frames.layer_checks)
     pivoted_df = (
         failed_df.select(
-            F.substring_index("cluster_id", _SEPARATOR, 1).alias("cluster_id"),
+            # only the view's own tag comes off: a what-if scenario tags the cluster id with the same separator
+            # before (transforms.whatif.scenarios), and each scenario is judged apart
+            F.regexp_replace("cluster_id", _SEPARATOR + "[^" + _SEPARATOR + "]*$", "").alias("cluster_id"),
             "node_id",
             F.substring_index("cluster_id", _SEPARATOR, -1).alias("view"),
             "failed",

@@ -50,6 +50,7 @@ from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clamps import to_clamped_findings, with_broker_clamps, with_group_clamps
 from transforms.effective.clients import to_client_effective
 from transforms.effective.common import (
+    STATIC_LAYER,
     partial_static_nodes,
     unsupported_overrides,
     with_catalog_release,
@@ -389,6 +390,25 @@ def resolve_without_node_layer(
     controller_rows_df = to_controller_broker_effective(applied_df, own(layers.controllers), catalog_frames)
     columns = EFFECTIVE_CONFIGS.fieldNames()
     return broker_rows_df.select(*columns).unionByName(controller_rows_df.select(*columns))
+
+
+def unapplied_layer_rows(
+    state: ReplayResult,
+    catalog_frames: CatalogFrames,
+    *,
+    kafka_version: str | None = None,
+    oldest_release: str | None = None,
+    keep: Keep = as_planned,
+) -> DataFrame:
+    """The dynamic layer rows the brokers (and layered controllers) do not apply: ``cluster_id``, ``node_id``,
+    ``layer`` (``common.DEFAULT_LAYER`` / ``NODE_LAYER``), ``name``, ``ignored_kind`` (``IGNORED_DYNAMIC_CONFIG``,
+    ``INVALID_DYNAMIC_CONFIG``, ``REJECTED_CONFIG_LAYER``) and ``ignored_reason`` — what the findings of
+    ``effective_findings`` report, as rows (same arguments as ``resolve_effective_configs``; a ``keep`` that held a
+    resolution of the same state shares its frames)."""
+    layers = _nodes_and_layers(state, catalog_frames, kafka_version, oldest_release, keep)
+    return layers.node_layers.where(F.col("ignored_kind").isNotNull() & (F.col("layer") != STATIC_LAYER)).select(
+        "cluster_id", "node_id", "layer", "name", "ignored_kind", "ignored_reason"
+    )
 
 
 def effective_findings(

@@ -1,0 +1,68 @@
+"""The changes Kafka's brokers would refuse outright: the dynamic BROKER layers a change leaves unapplied.
+
+A broker validates an (Incremental)AlterConfigs of a BROKER resource as the whole layer it leaves, the stored keys
+with the request's operations applied (confluentinc/kafka 3.7 ... 4.4: ``ConfigAdminManager.preprocess`` →
+``DynamicBrokerConfig.validate``): a key that is not dynamic there or whose value its ConfigDef rejects fails the
+request (``validateConfigs``), and so does a reconfigurable component (thread pools, the log cleaner, the log
+config) rejecting the broker's config with the new layer in place (``processReconfiguration`` in validate-only
+mode), which also sees the per-broker layers above a cluster-default change. The request is refused with
+InvalidRequestException and nothing is written — while the same layer written past that validation (through the
+controller, or by another tool) is stored and not applied, which is what the resolution reports of a state
+(``transforms.effective.unapplied_layer_rows``). So, read on the state after a change:
+
+* a per-broker change (``BROKER "N"``) is refused when broker ``N``'s per-broker layer has a row it does not apply;
+* a cluster-default change (``BROKER ""``) is refused when some broker does not apply a row of its cluster-default
+  layer, or refuses its per-broker layer whole (``REJECTED_CONFIG_LAYER``).
+
+Static (``server.properties``) changes are not requests and are never refused here; topic, group and client
+changes are outside this check.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from schemas.changes import ChangeSet
+from schemas.kafka_vocabulary import ResourceType
+from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER
+from transforms.effective.layer_validity import REJECTED_CONFIG_LAYER
+
+__all__ = ["REFUSED_CHANGE_COLUMNS", "refused_broker_changes"]
+
+REFUSED_CHANGE_COLUMNS: Final = ("cluster_id", "resource_name", "node_id", "name", "ignored_kind", "ignored_reason")
+
+
+def refused_broker_changes(changes: ChangeSet, unapplied_df: DataFrame) -> DataFrame:
+    """``REFUSED_CHANGE_COLUMNS``: per dynamic BROKER change of ``changes``, the unapplied rows
+    (``unapplied_layer_rows`` of the state after the changes) that make a broker refuse it; no row for a change a
+    broker accepts.
+
+    Args:
+        changes: the validated change set (a change without ``cluster_id`` applies to every cluster).
+        unapplied_df: ``unapplied_layer_rows`` of the state after the changes, with plain cluster ids.
+    """
+    spark = unapplied_df.sparkSession
+    wanted = sorted(
+        {
+            (change.cluster_id, change.resource_name)
+            for change in changes.changes
+            if change.resource_type == ResourceType.BROKER and change.layer == "dynamic"
+        },
+        key=lambda c: (c[0] or "", c[1]),
+    )
+    changes_df = spark.createDataFrame(wanted, "change_cluster string, resource_name string")
+    is_default = F.col("resource_name") == ""
+    blocks = F.when(
+        is_default,
+        (F.col("layer") == DEFAULT_LAYER)
+        | ((F.col("layer") == NODE_LAYER) & (F.col("ignored_kind") == REJECTED_CONFIG_LAYER)),
+    ).otherwise((F.col("layer") == NODE_LAYER) & (F.col("node_id").cast("string") == F.col("resource_name")))
+    in_cluster = F.col("change_cluster").isNull() | (F.col("change_cluster") == F.col("cluster_id"))
+    return (
+        unapplied_df.join(F.broadcast(changes_df), on=in_cluster & blocks, how="inner")
+        .select(*REFUSED_CHANGE_COLUMNS)
+        .dropDuplicates()
+    )
