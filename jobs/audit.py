@@ -64,6 +64,7 @@ from transforms.replay.brokers import ambiguous_release_findings
 from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
 from transforms.upgrade_effects import apply_upgrade_effects, to_upgrade_effect_findings, with_elr_after_upgrade
+from transforms.upgrade_support import unsupported_registration_findings
 from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
 log = logging.getLogger("kraft_audit")
@@ -361,6 +362,7 @@ class _Evaluated:
     findings_df: DataFrame  # FINDINGS of the run (without the lifecycle's EXPIRED_WAIVER rows)
     upgrade_effects_df: DataFrame  # the UPGRADE_EFFECTS rows of the run, with run_id / run_ts
     written: dict[str, int]  # table -> the version of the run's own commit to it (violations, upgrade effects)
+    upgrade_refused: dict[str, list[str]]  # cluster -> why the controller would refuse the upgrade (blocks the verdict)
 
 
 def run(
@@ -797,6 +799,12 @@ def _evaluate(
             )
         ).unionByName(ambiguous_release_findings(resolved.state.brokers, kafka_version=settings.kafka_version))
         all_findings_df = all_findings_df.unionByName(to_upgrade_effect_findings(resolved.upgrade_effects))
+        # registrations the controller would refuse the upgrade for: few rows, collected for the verdict
+        refusals_df = unsupported_registration_findings(resolved.state.brokers, resolved.state.cluster_state, target)
+        refused: dict[str, list[str]] = {}
+        for row in refusals_df.select("cluster_id", "message").orderBy("cluster_id", "message").collect():
+            refused.setdefault(row["cluster_id"], []).append(row["message"])
+        all_findings_df = all_findings_df.unionByName(refusals_df)
         if scope.not_audited:
             all_findings_df = all_findings_df.unionByName(_not_audited_findings(spark, scope.not_audited))
         effects_df = _with_run(resolved.upgrade_effects, run_id, run_ts)
@@ -812,6 +820,7 @@ def _evaluate(
         findings_df=findings_df,
         upgrade_effects_df=effects_df.select(*RUN_TABLES[upgrade_effects.TABLE].names),
         written=written,
+        upgrade_refused=refused,
     )
 
 
@@ -845,7 +854,9 @@ def _summarize(
     for row in violations:
         by_severity[row["severity"]] = by_severity.get(row["severity"], 0) + 1
     # waived errors do not block; a cluster of the scope that could not be read always does
-    verdict = "fail" if lifecycle.blocking_errors(violations) or scope.not_audited else "pass"
+    verdict = (
+        "fail" if lifecycle.blocking_errors(violations) or scope.not_audited or evaluated.upgrade_refused else "pass"
+    )
     downgrades = sorted(c for c, level in current.items() if level is not None and level > target.level)
     tables = {name: store.path(name) for name in [*STATE_TABLES, *RUN_TABLES, "audit_runs"]}
     if life.status_updated:
@@ -872,6 +883,7 @@ def _summarize(
             settings.upgrade_with, (r.asDict() for r in resolved.upgrade_effects.collect())
         ),
         clusters_not_audited=dict(scope.not_audited),
+        upgrade_refused=dict(evaluated.upgrade_refused),
     )
     audit_row = (
         run_id,

@@ -37,6 +37,8 @@ class RunSummary:
     upgrade_effects: dict[str, Any] | None = None
     # clusters the run was given but could not read (cluster id -> why): each blocks the verdict
     clusters_not_audited: dict[str, str] = field(default_factory=dict)
+    # registrations that make Kafka refuse the upgrade (cluster id -> the findings' messages): each blocks the verdict
+    upgrade_refused: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object written by ``--summary-json``."""
@@ -58,6 +60,7 @@ class RunSummary:
             "violations_waived": self.violations_waived,
             "expired_waivers": self.expired_waivers,
             "clusters_not_audited": self.clusters_not_audited,
+            "upgrade_refused": self.upgrade_refused,
             **({"dq": self.dq} if self.dq is not None else {}),
             **({"upgrade_effects": self.upgrade_effects} if self.upgrade_effects is not None else {}),
         }
@@ -118,6 +121,14 @@ def write_junit(path: str, summary: RunSummary, violations: Sequence[Mapping[str
         )
         total += 1
         failures += 1
+    for cluster, reasons in sorted(summary.upgrade_refused.items()):
+        suite = ET.SubElement(
+            root, "testsuite", name=f"{cluster} → {summary.target_mv}", tests="1", failures="1", skipped="0"
+        )
+        case = ET.SubElement(suite, "testcase", classname=cluster, name="the controller accepts the upgrade")
+        ET.SubElement(case, "failure", message=reasons[0], type="UNSUPPORTED_REGISTRATION").text = "\n".join(reasons)
+        total += 1
+        failures += 1
     root.set("tests", str(total))
     root.set("failures", str(failures))
     write_output(path, "<?xml version='1.0' encoding='utf-8'?>\n" + ET.tostring(root, encoding="unicode") + "\n")
@@ -136,6 +147,8 @@ def verdict_text(summary: RunSummary) -> str:
     ]
     for cluster, reason in sorted(summary.clusters_not_audited.items()):
         lines.append(f"  {cluster}: NOT AUDITED, {reason}")
+    for cluster, reasons in sorted(summary.upgrade_refused.items()):
+        lines.extend(f"  {cluster}: UPGRADE REFUSED, {reason}" for reason in reasons)
     if summary.violations_waived:
         lines.append(
             f"  waived, not blocking: {summary.errors_waived} error(s), "
