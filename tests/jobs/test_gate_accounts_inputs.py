@@ -77,3 +77,50 @@ def test_an_unreadable_cluster_blocks_the_gate_and_is_shown(
         .collect()
     )
     assert [tuple(r) for r in findings] == [("garbage", True)]
+
+
+def test_a_fenced_registration_without_the_target_level_blocks_the_gate(
+    spark: SparkSession, fleet: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Kafka's controller checks the new metadata.version against every broker registration, fenced ones included
+    # (confluentinc/kafka 4.2: FeatureControlManager.reasonNotSupported, ClusterControlManager.brokerSupportedFeatures):
+    # broker 9, fenced and registered with levels 7-27, refuses an upgrade to 4.2-IV1 (29) until it is unregistered
+    tmp, _, _ = fleet
+    stale = tmp / "stale"
+    stale.mkdir()
+    lines = (DATA / "cluster.jsonl").read_text().splitlines()
+    fenced = {
+        "offset": 25,
+        "timestamp": 1732150025000,
+        "type": "REGISTER_BROKER_RECORD",
+        "version": 3,
+        "data": {
+            "brokerId": 9,
+            "isMigratingZkBroker": False,
+            "incarnationId": "CQkJCQkJCQkJCQkJCQkJCQ",
+            "brokerEpoch": 20,
+            "endPoints": [{"name": "PLAINTEXT", "host": "b9", "port": 9092, "securityProtocol": 0}],
+            "features": [{"name": "metadata.version", "minSupportedVersion": 7, "maxSupportedVersion": 27}],
+            "rack": "r1",
+            "fenced": True,
+            "inControlledShutdown": False,
+            "logDirs": [],
+        },
+    }
+    (stale / "cluster.jsonl").write_text("\n".join([*lines, json.dumps(fenced)]) + "\n")
+    code, summary, junit, warehouse = _gate(tmp, "stale", stale)
+    out = capsys.readouterr().out
+    assert (code, summary["verdict"], summary["violations_by_severity"]["error"]) == (1, "fail", 0)
+    assert list(summary["upgrade_refused"]) == ["stale"]
+    (reason,) = summary["upgrade_refused"]["stale"]
+    assert reason.startswith("broker 9 is fenced") and "levels 7-27 only" in reason
+    assert out.startswith("DO NOT upgrade") and "stale: UPGRADE REFUSED, broker 9" in out
+    assert junit.get("failures") == "1"
+    findings = (
+        open_store(spark, warehouse)
+        .read("findings")
+        .filter(F.col("kind") == "UNSUPPORTED_REGISTRATION")
+        .select("cluster_id", "resource_name", "is_blocking")
+        .collect()
+    )
+    assert [tuple(r) for r in findings] == [("stale", "9", True)]
