@@ -328,8 +328,6 @@ class _Scope:
     records: int  # the bronze records of the clusters audited
     # clusters of the scope with no readable record (cluster id -> why): never audited, so they block the verdict
     not_audited: dict[str, str] = field(default_factory=dict)
-    # the Parquet files holding records_df's rows, by cluster, when the store's log tells (replay then reads them)
-    record_files: dict[str, list[str]] | None = None
 
     @property
     def local_rows(self) -> int:
@@ -481,16 +479,11 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
     versions = bronze_versions(store, settings)
     version = versions["metadata_records"]
     records_df = _only_clusters(store.read("metadata_records", version=version), settings.cluster_ids)
-    record_files = store.partition_files("metadata_records", "cluster_id", version=version)
-    if record_files is not None and settings.cluster_ids:
-        wanted = set(settings.cluster_ids)
-        record_files = {c: files for c, files in record_files.items() if c in wanted}
     static_df = _only_clusters(_bronze(store, "static_configs", versions), settings.cluster_ids)
     per_cluster = _rows_per_cluster(
         store,
         records_df,
         settings.cluster_ids,
-        records_version=version,
         quarantine_df=_bronze(store, "quarantine", versions),
     )
     clusters = sorted(c for c, (records, _) in per_cluster.items() if records > 0)
@@ -509,7 +502,6 @@ def _extract(store: DeltaStore, settings: AuditSettings) -> _Scope:
         clusters=clusters,
         quarantined=quarantined,
         records=records,
-        record_files=record_files,
         not_audited=not_audited,
     )
 
@@ -571,26 +563,10 @@ def not_audited_reason(quarantined: int) -> str:
 
 
 def _rows_per_cluster(
-    store: DeltaStore,
-    records_df: DataFrame,
-    cluster_ids: Sequence[str],
-    *,
-    records_version: int | None = None,
-    quarantine_df: DataFrame | None = None,
+    store: DeltaStore, records_df: DataFrame, cluster_ids: Sequence[str], *, quarantine_df: DataFrame | None = None
 ) -> dict[str, tuple[int, int]]:
-    """``(records, quarantined rows)`` per cluster of the scope (``cluster_ids``; none: every cluster). Read from the
-    two tables' logs when they know their row counts (no Spark job: at L a scan of 1.8 M records took 7-8 s), the
-    records at ``records_version`` (the one ``records_df`` reads; None: the latest); otherwise one aggregate over
-    both tables."""
-    records = store.rows_per_partition("metadata_records", "cluster_id", version=records_version)
-    quarantined = store.rows_per_partition("quarantine", "cluster_id")
-    if records is not None and quarantined is not None:
-        wanted = set(cluster_ids)
-        return {
-            c: (records.get(c, 0), quarantined.get(c, 0))
-            for c in records.keys() | quarantined.keys()
-            if not wanted or c in wanted
-        }
+    """``(records, quarantined rows)`` per cluster of the scope (``cluster_ids``; none: every cluster): one
+    aggregate over both tables."""
     quarantine_df = _only_clusters(
         quarantine_df if quarantine_df is not None else store.read("quarantine"), cluster_ids
     )
@@ -631,7 +607,6 @@ def _replay_and_resolve(
             as_of_offset=settings.as_of_offset,
             as_of_time=settings.as_of_time,
             keep=Checkpoints(local_rows=scope.local_rows),
-            record_files=scope.record_files,
         )
         records_read = sum(row["records"] for row in replayed.replay_counts.collect())
         # what the silver tables hold, in their columns: one row per topic name (also kept: read by every stage)

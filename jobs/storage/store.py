@@ -248,11 +248,6 @@ class DeltaStore:
         except (PySparkException, Py4JJavaError) as error:
             raise StorageError(f"{table}: {first_line(error)}") from error
 
-    def rows_per_partition(self, table: str, column: str, *, version: int | None = None) -> dict[str, int] | None:
-        """The row count per value of the partition ``column`` when the store can tell without a Spark job; None
-        here: the caller counts the rows."""
-        return None
-
     def rows_written(self, table: str, version: int) -> int | None:
         """The rows the write committed as ``version`` added (``numOutputRows`` of the commit's metrics, read from
         the commit's file in the table's log: no Spark job); None when the warehouse is not a local path or the
@@ -270,11 +265,6 @@ class DeltaStore:
                         return int(rows) if rows is not None else None
         except (OSError, ValueError):
             return None
-        return None
-
-    def partition_files(self, table: str, column: str, *, version: int | None = None) -> dict[str, list[str]] | None:
-        """The Parquet files of each partition value when the store lists them itself; None here: the caller reads
-        the table with Spark."""
         return None
 
     # ---- writes --------------------------------------------------------------------------------------------------

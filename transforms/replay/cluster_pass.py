@@ -9,14 +9,11 @@ replayed once and every silver frame reads the held rows).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.fs as pafs
-import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -32,7 +29,6 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from schemas.bronze import METADATA_RECORDS
 from schemas.replay import FEATURES_DDL, NAME_VALUE_DDL
 from transforms.cycle_collection import cycle_collection_paused
 from transforms.replay.json_reading import Spec, type_spec
@@ -155,81 +151,6 @@ def replay_pass(records_df: DataFrame, *, as_of_offset: int | None, as_of_time: 
         .groupBy("cluster_id")
         .applyInArrow(_replayer(as_of_offset, _micros(as_of_time)), PASS_ROWS)
     )
-
-
-def replay_pass_of_files(
-    records_df: DataFrame,
-    cluster_files: Mapping[str, Sequence[str]],
-    *,
-    as_of_offset: int | None,
-    as_of_time: datetime | None,
-) -> DataFrame:
-    """``PASS_ROWS`` of bronze ``METADATA_RECORDS`` (``records_df``) read from the Parquet files that hold them
-    (``cluster_files``: cluster id -> absolute file URIs, every record of the cluster and no other;
-    ``DeltaStore.partition_files``).
-
-    The same rows as ``replay_pass(records_df)``, without moving the records through Spark: ``replay_pass`` shuffles
-    every record with its payload to group them by cluster (the benchmark's L: 1.8 M records); here a task reads
-    each of its clusters' files with pyarrow (the columns the pass reads) and replays them.
-
-    ``records_df`` is not read, only planned: the pass's source is the cluster list and, in a union,
-    ``records_df`` under a filter no record passes (Parquet's row-group statistics skip every row group), so that
-    the planner sizes the pass, and every later frame, at least as large as the records.
-    From the cluster list alone (a few hundred bytes) it took every silver frame for a small table and broadcast it
-    into joins: at L, with the silver frames of 140,000 topics and 437,000 dynamic configs, the resolution took
-    55-64 s against 50-52 s, and the evaluation 44-49 s against 39-43 s.
-    """
-    spark = records_df.sparkSession
-    clusters = sorted(cluster_files.items())
-    replay = _replayer(as_of_offset, _micros(as_of_time))
-
-    def replay_clusters(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for index in batch.column("id").to_pylist():
-                if index is not None:  # the union's other side has no row; were it to, it names no cluster
-                    cluster_id, files = clusters[index]
-                    yield from replay(_cluster_records(cluster_id, files)).to_batches()
-
-    # A few tasks of several clusters each (a task per cluster would leave every later frame in as many
-    # partitions: at L, 100 partitions of a few rows, and the later stages took 30-80% longer).
-    tasks = max(1, min(len(clusters), 2 * spark.sparkContext.defaultParallelism))
-    # Both sides of the union carry every column of the records: a projection to fewer columns would scale the
-    # planner's size down by its row width.
-    widths = [F.col(name).alias(f"_sized_{name}") for name in records_df.columns]
-    no_record = records_df.where(F.col("offset") < F.lit(_LONG_MIN)).select(
-        F.lit(None).cast("long").alias("id"), *widths
-    )
-    cluster_list = spark.range(0, len(clusters), 1, tasks).select(
-        "id", *[F.lit(None).cast(field.dataType).alias(f"_sized_{field.name}") for field in records_df.schema.fields]
-    )
-    source = cluster_list.unionByName(no_record).repartition(tasks)
-    return source.mapInArrow(replay_clusters, PASS_ROWS)
-
-
-_LONG_MIN: Final = -(2**63)
-
-
-# The Parquet columns the pass reads (``timestamp_us`` comes from ``timestamp``) and their Arrow types.
-_FILE_COLUMNS: Final = tuple("timestamp" if name == "timestamp_us" else name for name in PASS_INPUT)
-_FILE_SCHEMA: Final = to_arrow_schema(StructType([METADATA_RECORDS[name] for name in _FILE_COLUMNS]), timezone="UTC")
-
-
-def _cluster_records(cluster_id: str, files: Sequence[str]) -> pa.Table:
-    """The pass's input columns of one cluster's files, as ``replay_pass`` selects them from the table."""
-    parts = []
-    for uri in files:
-        filesystem, path = pafs.FileSystem.from_uri(uri)
-        with pq.ParquetFile(path, filesystem=filesystem) as parquet:  # the footer read once, for schema and read
-            found = set(parquet.schema_arrow.names)
-            table = parquet.read(columns=[c for c in _FILE_COLUMNS if c in found])
-        for field in _FILE_SCHEMA:  # a file written before a column was added: NULL, as Spark reads it
-            if field.name not in found:
-                table = table.append_column(field, pa.nulls(table.num_rows, field.type))
-        parts.append(table.select(list(_FILE_COLUMNS)).cast(_FILE_SCHEMA))
-    records = pa.concat_tables(parts) if parts else _FILE_SCHEMA.empty_table()
-    micros = pc.cast(records.column("timestamp").cast(pa.timestamp("us", tz="UTC")), pa.int64())
-    records = records.set_column(records.schema.get_field_index("timestamp"), "timestamp_us", micros)
-    return records.append_column("cluster_id", pa.repeat(pa.scalar(cluster_id, pa.string()), records.num_rows))
 
 
 def output(pass_df: DataFrame, name: str) -> DataFrame:

@@ -19,7 +19,6 @@ transactions, and the modules per table for Kafka's replay rules.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -33,7 +32,7 @@ from transforms.checkpoints import Keep, as_planned
 from transforms.replay.brokers import to_broker_static_configs, to_brokers, to_controllers
 from transforms.replay.clients import to_client_entity_configs
 from transforms.replay.cluster import to_cluster_state
-from transforms.replay.cluster_pass import output, replay_pass, replay_pass_of_files
+from transforms.replay.cluster_pass import output, replay_pass
 from transforms.replay.configs import to_dynamic_configs
 from transforms.replay.features import to_features
 from transforms.replay.findings import to_replay_findings
@@ -77,7 +76,6 @@ def replay_state(
     as_of_offset: int | None = None,
     as_of_time: datetime | None = None,
     keep: Keep = as_planned,
-    record_files: Mapping[str, Sequence[str]] | None = None,
 ) -> ReplayResult:
     """Replay bronze ``METADATA_RECORDS`` (all clusters) into silver state.
 
@@ -88,20 +86,13 @@ def replay_state(
         as_of_offset: replay log records with offset ≤ this (inclusive); None = to the end.
         as_of_time: stop at the first log record stamped after this instant (naive = UTC); None = no limit.
         keep: how the caller holds each reused frame (default: the plan as it is).
-        record_files: the Parquet files that hold exactly ``records_df``'s rows, by cluster
-            (``DeltaStore.partition_files``), when the caller knows them: the pass then reads them itself, a task
-            a few clusters, instead of shuffling ``records_df`` (``replay_pass_of_files``; the same rows).
 
     Raises:
         UsageError: a negative ``as_of_offset``.
     """
     if as_of_offset is not None and as_of_offset < 0:
         raise UsageError(f"--as-of-offset must be ≥ 0, got {as_of_offset}")
-    if record_files is None:
-        pass_plan = replay_pass(records_df, as_of_offset=as_of_offset, as_of_time=as_of_time)
-    else:
-        pass_plan = replay_pass_of_files(records_df, record_files, as_of_offset=as_of_offset, as_of_time=as_of_time)
-    pass_df = keep("replay_pass", pass_plan)
+    pass_df = keep("replay_pass", replay_pass(records_df, as_of_offset=as_of_offset, as_of_time=as_of_time))
     brokers_df = keep("brokers", to_brokers(pass_df, static_configs_df, mv_table=mv_table))
     return ReplayResult(
         brokers=brokers_df,
