@@ -9,6 +9,9 @@
 * ``REJECTED_CONFIG_LAYER``: a broker refuses a whole dynamic layer (cluster default or per-broker) because the
   config with it fails a ``KafkaConfig`` cross-field check (``transforms.effective.layer_validity``); one finding
   per (broker, layer) naming the checks and the keys not applied, ``offset`` of the layer's latest record.
+* ``LAYER_ORDER_DEPENDENT``: a broker whose applied dynamic layers depend on the order it applies its stored
+  cluster-default and per-broker layers at a restart, which Kafka does not fix (``layer_validity.layer_order``); one
+  finding per broker naming both outcomes and the refusing checks.
 * ``SKIPPED_ON_REPLAY``: a TOPIC / GROUP / CLIENT_METRICS override of a key the cluster's release (4.0+) does
   not define: Kafka skips it on replay (KAFKA-19851, ``transforms.effective.common.unsupported_overrides``), so it
   has no effective row; one finding per (resource, key), ``offset`` of the record.
@@ -95,6 +98,33 @@ def to_rejected_layer_findings(layers_df: DataFrame) -> DataFrame:
         .groupBy("cluster_id", "node_id", "layer", "ignored_reason")
         .agg(F.array_sort(F.collect_list("name")).alias("keys"), F.max("source_offset").alias("offset"))
         .transform(_broker_finding, kind="REJECTED_CONFIG_LAYER", message=message, offset=F.col("offset"))
+    )
+
+
+LAYER_ORDER_DEPENDENT: Final = "LAYER_ORDER_DEPENDENT"
+
+
+def to_layer_order_findings(failed_df: DataFrame) -> DataFrame:
+    """``LAYER_ORDER_DEPENDENT`` findings: brokers whose applied dynamic layers depend on the order Kafka applies
+    them at a restart (``layer_validity.layer_order``), one per broker, not blocking: the effective rows are the
+    cluster-default-first outcome."""
+    order = F.col("order")
+    message = F.concat(
+        F.lit("broker "),
+        F.col("node_id").cast("string"),
+        F.lit(" applies its stored cluster-default and per-broker layers at a restart in either order (Kafka's "),
+        F.lit("DynamicConfigPublisher iterates a HashMap of config resources), and the order decides what it runs: "),
+        F.lit("cluster default first, "),
+        order["default_first"],
+        F.lit(" (the effective configs shown); per-broker first, "),
+        order["node_first"],
+        F.lit("; the keys whose values differ: "),
+        F.array_join(order["keys"], ", "),
+        F.lit("; refused by: "),
+        F.array_join(order["reasons"], "; "),
+    )
+    return failed_df.where(order.isNotNull()).transform(
+        _broker_finding, kind=LAYER_ORDER_DEPENDENT, message=message, offset=F.lit(None).cast("long")
     )
 
 

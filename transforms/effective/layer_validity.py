@@ -31,6 +31,7 @@ per-broker layer a broker's full view is its cluster-default view, so the same c
 from __future__ import annotations
 
 from functools import reduce
+from typing import Final
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -67,9 +68,10 @@ def _failed_checks(cfg_df: DataFrame, checks: tuple[LayerCheck, ...]) -> DataFra
         return cfg_df.select(*_NODE, failed.alias("failed"), "cfg")
 
 
-def _read_keys(frames: CatalogFrames) -> DataFrame | None:
-    """``(name)``: the broker keys the checks read and the members of their synonym groups; None when a check
-    reads ``cfg`` in a way that cannot be listed (then every key is resolved)."""
+def _read_keys(frames: CatalogFrames, layers_df: DataFrame) -> DataFrame | None:
+    """``(name)``: the broker keys the checks read, the keys the dynamic layers of ``layers_df`` set (``layer_order``
+    compares the views' values of those), and the members of their synonym groups; None when a check reads ``cfg``
+    in a way that cannot be listed (then every key is resolved)."""
     keys: set[str] = set()
     for check in frames.layer_checks:
         read = cfg_keys_read(check.expr_sql)
@@ -78,15 +80,29 @@ def _read_keys(frames: CatalogFrames) -> DataFrame | None:
         keys |= read
     keys |= clamp_keys()  # a clamped key is read with its bounds
     keys |= reconfigurable_keys()
-    synonyms_df = frames.synonyms_df.where((F.col("resource_type") == "BROKER") & F.col("config_name").isin(*keys))
+    broker_synonyms_df = frames.synonyms_df.where(F.col("resource_type") == "BROKER")
+    dynamic_df = layers_df.where(F.col("layer") >= DEFAULT_LAYER).select("name")
+    groups_df = (
+        broker_synonyms_df.join(dynamic_df, broker_synonyms_df["synonym"] == dynamic_df["name"], "left_semi")
+        .select("config_name")
+        .unionByName(broker_synonyms_df.where(F.col("config_name").isin(*keys)).select("config_name"))
+    )
+    members_df = broker_synonyms_df.join(groups_df, on="config_name", how="left_semi").select(
+        F.col("synonym").alias("name")
+    )
     listed_df = frames.config_keys_df.where(F.col("name").isin(*keys)).select("name")
-    return listed_df.unionByName(synonyms_df.select(F.col("synonym").alias("name"))).distinct()
+    return (
+        listed_df.unionByName(dynamic_df)
+        .unionByName(groups_df.select(F.col("config_name").alias("name")))
+        .unionByName(members_df)
+        .distinct()
+    )
 
 
-def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
-    """``(cluster_id, node_id, catalog_release, cfg)``: the effective broker values (of the keys the checks read)
-    from ``layers_df``."""
-    wanted_df = _read_keys(frames)
+def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames, applied_df: DataFrame) -> DataFrame:
+    """``(cluster_id, node_id, catalog_release, cfg)``: the effective broker values (of the keys the checks read and
+    the dynamic layers of ``applied_df`` set) from ``layers_df``."""
+    wanted_df = _read_keys(frames, applied_df)
     keys_df = frames.config_keys_df
     if wanted_df is not None:
         keys_df = keys_df.join(F.broadcast(wanted_df), on="name", how="left_semi")
@@ -109,9 +125,15 @@ def _cfg(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> Da
     )
 
 
-# The three views a broker's checks are judged on: every applied layer, without the per-broker layer, the static
-# layer alone (layer numbers: transforms.effective.common).
-_VIEWS = (("full", NODE_LAYER), ("lower", DEFAULT_LAYER), ("base", STATIC_LAYER))
+# The views a broker's checks are judged on: every applied layer, without the per-broker layer, the static layer
+# alone, and without the cluster-default layer (the per-broker layer applied first: ``layer_order``); layer numbers
+# from transforms.effective.common.
+_VIEWS: Final = (
+    ("full", lambda layer: layer <= NODE_LAYER),
+    ("lower", lambda layer: layer <= DEFAULT_LAYER),
+    ("base", lambda layer: layer <= STATIC_LAYER),
+    ("alone", lambda layer: (layer <= STATIC_LAYER) | (layer == NODE_LAYER)),
+)
 _SEPARATOR = "\u001f"
 
 
@@ -122,16 +144,16 @@ def _in_view(df: DataFrame, view: str) -> DataFrame:
 
 
 def failed_by_view(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
-    """``(cluster_id, node_id, full, lower, base)``: the failed checks (as ``_failed_checks``) of each node's three
-    views of its applied layers (``layers_df``: ``LAYER_COLUMNS`` from ``to_broker_layers``), resolved and checked
-    in one plan (one broker resolution, not three). Without ``frames.layer_checks`` nothing fails; callers then
-    skip this plan and pass None below."""
+    """``(cluster_id, node_id, full, lower, base, order)``: the failed checks (as ``_failed_checks``) of each node's
+    three views of its applied layers (``layers_df``: ``LAYER_COLUMNS`` from ``to_broker_layers``), and
+    ``layer_order``'s column, resolved and checked in one plan (one broker resolution, not four). Without
+    ``frames.layer_checks`` nothing fails; callers then skip this plan and pass None below."""
     applied_df = layers_df.where(F.col("ignored_reason").isNull())
     views_layers_df = reduce(
-        DataFrame.unionByName, [_in_view(applied_df.where(F.col("layer") <= top), v) for v, top in _VIEWS]
+        DataFrame.unionByName, [_in_view(applied_df.where(in_view(F.col("layer"))), v) for v, in_view in _VIEWS]
     )
     views_nodes_df = reduce(DataFrame.unionByName, [_in_view(nodes_df, v) for v, _ in _VIEWS])
-    failed_df = _failed_checks(_cfg(views_layers_df, views_nodes_df, frames), frames.layer_checks)
+    failed_df = _failed_checks(_cfg(views_layers_df, views_nodes_df, frames, applied_df), frames.layer_checks)
     pivoted_df = (
         failed_df.select(
             # only the view's own tag comes off: a what-if scenario tags the cluster id with the same separator
@@ -160,9 +182,91 @@ def failed_by_view(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFra
             refused_by_reconfigurables(before_node, F.col("full_cfg")),
         )
     )
-    views = ("base_cfg", "lower_cfg", "full_cfg", "full_failed", "base_failed")
-    return pivoted_df.select(*_NODE, lower.alias("lower"), *views).select(
-        *_NODE, full.alias("full"), "lower", F.col("base_failed").alias("base")
+    # the same layers applied the other way round (per-broker first): Kafka's order at a restart (``layer_order``)
+    alone = F.array_sort(
+        F.array_union(
+            F.coalesce(F.col("alone_failed"), F.array().cast("array<string>")),
+            refused_by_reconfigurables(F.col("base_cfg"), F.col("alone_cfg")),
+        )
+    )
+    before_default = F.when(F.size(F.col("alone")) == 0, F.col("alone_cfg")).otherwise(F.col("base_cfg"))
+    full_after_node = F.array_sort(
+        F.array_union(
+            F.coalesce(F.col("full_failed"), F.array().cast("array<string>")),
+            refused_by_reconfigurables(before_default, F.col("full_cfg")),
+        )
+    )
+    views = ("base_cfg", "lower_cfg", "full_cfg", "alone_cfg", "full_failed", "base_failed")
+    cfgs = ("base_cfg", "lower_cfg", "full_cfg", "alone_cfg")
+    return (
+        pivoted_df.select(*_NODE, lower.alias("lower"), alone.alias("alone"), *views)
+        .select(*_NODE, full.alias("full"), "lower", "base_failed", "alone", full_after_node.alias("after"), *cfgs)
+        .select(
+            *_NODE,
+            "full",
+            "lower",
+            F.col("base_failed").alias("base"),
+            layer_order(F.col("alone"), F.col("after")).alias("order"),
+        )
+    )
+
+
+# What each order of the two dynamic layers leaves applied (``layer_order``).
+_BOTH, _DEFAULT_ONLY, _NODE_ONLY, _NEITHER = (
+    "both layers",
+    "the cluster-default layer only",
+    "the per-broker layer only",
+    "neither layer",
+)
+
+
+def layer_order(alone: Column, full_after_node: Column) -> Column:
+    """NULL, or ``struct(default_first, node_first, keys, reasons)`` when what a broker runs depends on the order
+    of its two dynamic layers (``alone``, ``full_after_node``: the failed checks of the per-broker-first order's two
+    updates; the pivoted views' columns otherwise).
+
+    At a (re)start a KRaft broker applies its stored cluster-default and per-broker layers as
+    ``DynamicConfigPublisher.onMetadataUpdate`` iterates ``ConfigurationsDelta.changes()``, a ``HashMap`` keyed by
+    ``ConfigResource`` (whose hash mixes the enum's identity hash): in either order, from one JVM run to the next
+    (confluentinc/kafka 3.9, 4.2, 4.4: core/.../metadata/DynamicConfigPublisher.scala,
+    metadata/.../image/ConfigurationsDelta.java). Each update validates static + stored default + stored per-broker
+    against what the broker runs; a refused update keeps the previous config but its layer stays stored, so the
+    next update carries it. kraft-audit resolves the cluster-default-first outcome (``rejected_layers``); this
+    column names both when they leave different values (``keys``: the keys whose values differ)."""
+    default_first = (
+        F.when(F.size("full") == 0, F.lit(_BOTH))
+        .when(F.size("lower") > 0, F.lit(_NEITHER))
+        .otherwise(F.lit(_DEFAULT_ONLY))
+    )
+    node_first = (
+        F.when(F.size(full_after_node) == 0, F.lit(_BOTH))
+        .when(F.size(alone) == 0, F.lit(_NODE_ONLY))
+        .otherwise(F.lit(_NEITHER))
+    )
+
+    def runs(outcome: Column) -> Column:
+        return (
+            F.when(outcome == _BOTH, F.col("full_cfg"))
+            .when(outcome == _DEFAULT_ONLY, F.col("lower_cfg"))
+            .when(outcome == _NODE_ONLY, F.col("alone_cfg"))
+            .otherwise(F.col("base_cfg"))
+        )
+
+    first, other = runs(default_first), runs(node_first)
+    keys = F.array_sort(
+        F.filter(
+            F.array_distinct(F.concat(F.map_keys(first), F.map_keys(other))), lambda k: ~first[k].eqNullSafe(other[k])
+        )
+    )
+    reasons = F.array_sort(F.array_distinct(F.concat(F.col("lower"), F.col("full"), alone, full_after_node)))
+    return F.when(
+        (default_first != node_first) & (F.size(keys) > 0),
+        F.struct(
+            default_first.alias("default_first"),
+            node_first.alias("node_first"),
+            keys.alias("keys"),
+            reasons.alias("reasons"),
+        ),
     )
 
 

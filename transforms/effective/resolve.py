@@ -66,6 +66,7 @@ from transforms.effective.controllers import (
 from transforms.effective.findings import (
     to_coverage_findings,
     to_ignored_dynamic_findings,
+    to_layer_order_findings,
     to_partial_static_findings,
     to_rejected_layer_findings,
     to_skipped_config_findings,
@@ -422,10 +423,10 @@ def effective_findings(
 ) -> DataFrame:
     """``FINDING_ROWS`` of resolution: ``IGNORED_DYNAMIC_CONFIG``, ``INVALID_DYNAMIC_CONFIG``,
     ``REJECTED_CONFIG_LAYER`` (brokers' and controllers'), ``SKIPPED_ON_REPLAY``, ``ASSUMED_CONTROLLER_CONFIG``,
-    ``CLAMPED_DYNAMIC_CONFIG`` and ``COVERAGE_GAP`` (same arguments as ``resolve_effective_configs``; a ``keep``
-    that returns the frames it kept before shares them). The clamp findings read the resolved BROKER and GROUP rows:
-    pass ``effective_df`` (what ``resolve_effective_configs`` returned for the same state) when the caller has it,
-    otherwise those two types are resolved here."""
+    ``CLAMPED_DYNAMIC_CONFIG``, ``LAYER_ORDER_DEPENDENT`` and ``COVERAGE_GAP`` (same arguments as
+    ``resolve_effective_configs``; a ``keep`` that returns the frames it kept before shares them). The clamp
+    findings read the resolved BROKER and GROUP rows: pass ``effective_df`` (what ``resolve_effective_configs``
+    returned for the same state) when the caller has it, otherwise those two types are resolved here."""
     layers = _nodes_and_layers(state, catalog_frames, kafka_version, oldest_release, keep)
     nodes_df, controllers_df = layers.nodes, layers.controllers
     layers_df, all_layers_df = layers.broker_layers, layers.node_layers
@@ -440,7 +441,7 @@ def effective_findings(
             keep=keep,
         )
     clamped_df = to_clamped_findings(effective_df)
-    return (
+    findings_df = (
         to_ignored_dynamic_findings(all_layers_df)
         .unionByName(to_rejected_layer_findings(all_layers_df))
         .unionByName(to_controller_findings(state, dynamic_df, controllers_df, catalog_frames))
@@ -462,3 +463,6 @@ def effective_findings(
         .unionByName(clamped_df)
         .select(*FINDING_ROWS.fieldNames())
     )
+    if layers.failed_checks is None:
+        return findings_df
+    return findings_df.unionByName(to_layer_order_findings(layers.failed_checks).select(*FINDING_ROWS.fieldNames()))

@@ -426,6 +426,40 @@ def test_refused_layers_are_findings(result: Result) -> None:
     assert not [f for f in result.findings if f.cluster_id in ("c2", "c3") and f.kind == "IGNORED_DYNAMIC_CONFIG"]
 
 
+def test_layers_whose_outcome_depends_on_their_order_at_a_restart_are_findings(result: Result) -> None:
+    """A KRaft broker applies its stored cluster-default and per-broker layers at a restart in HashMap order
+    (DynamicConfigPublisher over ConfigurationsDelta.changes(), confluentinc/kafka 3.9-4.4); each update validates
+    static + both stored layers against what the broker runs, and a refused layer stays stored. Worked out by hand:
+
+    * c1 broker 2 (4.2, io threads 8 by default): cluster default num.io.threads=16, per-broker 32. Default first:
+      8 → 16 → 32, each within double: both apply. Per-broker first: 8 → 32 refused; then the default's update
+      carries the stored 32 again: refused. Neither applies.
+    * c1 broker 9 (4.1): per-broker num.replica.fetchers=0. Default first: the default applies, the per-broker
+      layer is refused (DynamicThreadPool: at least 1). Per-broker first: refused; the default's update carries 0:
+      refused too.
+    * c2 broker 1: per-broker log.retention.ms=0 (KafkaConfig refuses it): default only, or neither.
+    * Not order-dependent: c2 broker 2 (both layers valid either way), c3 (the default fails KafkaConfig either
+      way; broker 2 mends it either way), brokers with one applied layer, and layers whose orders leave the same
+      values."""
+    found = {(f.cluster_id, f.resource_name): f.message for f in result.findings if f.kind == "LAYER_ORDER_DEPENDENT"}
+    assert sorted(found) == [("c1", "2"), ("c1", "9"), ("c2", "1")]
+    assert (
+        "cluster default first, both layers (the effective configs shown); per-broker first, neither layer"
+        in (found[("c1", "2")])
+    )
+    assert "reconfigurable-num.io.threads (DynamicThreadPool: num.io.threads=32" in found[("c1", "2")]
+    for where in (("c1", "9"), ("c2", "1")):
+        assert "cluster default first, the cluster-default layer only" in found[where]
+        assert "per-broker first, neither layer" in found[where]
+    assert "broker-log-retention-ms-not-zero" in found[("c2", "1")]
+    # the cluster default's num.io.threads is what either order leaves different (16 or 12 against the default)
+    for message in found.values():
+        differ = message.split("the keys whose values differ: ")[1].split(";")[0].split(", ")
+        assert "num.io.threads" in differ
+        assert "num.replica.fetchers" not in differ  # refused in both orders on broker 9
+    assert not [f for f in result.findings if f.kind == "LAYER_ORDER_DEPENDENT" and f.is_blocking]
+
+
 def test_listener_prefixed_key_is_applied_per_broker(result: Result) -> None:
     row = _broker(result, 1, "listener.name.internal.ssl.keystore.location")
     assert (row.value, row.source, row.config_type, row.is_sensitive) == ("/y", "DYNAMIC_BROKER_CONFIG", None, True)
