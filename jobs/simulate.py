@@ -48,7 +48,7 @@ from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
 from transforms.upgrade_effects import with_elr_after_upgrade
 from transforms.whatif.changes import apply_changes
-from transforms.whatif.refusals import refused_broker_changes
+from transforms.whatif.refusals import refused_broker_changes, refused_group_changes
 from transforms.whatif.scenarios import (
     RESOLUTION_INPUTS,
     SCENARIO_SEPARATOR,
@@ -227,7 +227,9 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         unapplied_df = unapplied_layer_rows(
             both, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
         )
-        refused = _refusals(refused_broker_changes(changes, untagged(unapplied_df, AFTER)))
+        refused = _refusals(refused_broker_changes(changes, untagged(unapplied_df, AFTER)), "BROKER") + _refusals(
+            refused_group_changes(changes, untagged(effective_df, AFTER)), "GROUP"
+        )
         rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
         store.ensure("simulations", SIMULATIONS, ["cluster_id"])
         store.append("simulations", local_frame(spark, rows, SIMULATIONS))
@@ -243,7 +245,7 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     )
 
 
-def _refusals(refused_df: DataFrame) -> list[str]:
+def _refusals(refused_df: DataFrame, resource_type: str) -> list[str]:
     """One line per refused change: the broker and the keys it would not apply, with the first reason."""
     by_change: dict[tuple[str, str], list[Any]] = {}
     for row in refused_df.orderBy("cluster_id", "resource_name", "node_id", "name").collect():
@@ -252,9 +254,8 @@ def _refusals(refused_df: DataFrame) -> list[str]:
     for (cluster, name), rows in sorted(by_change.items()):
         keys = ", ".join(sorted({f"{r['name']} ({r['ignored_kind']})" for r in rows}))
         first = rows[0]
-        lines.append(
-            f"{cluster} BROKER {name!r}: broker {first['node_id']} would refuse it ({keys}): {first['ignored_reason']}"
-        )
+        who = "every broker" if first["node_id"] is None else f"broker {first['node_id']}"  # one row for all
+        lines.append(f"{cluster} {resource_type} {name!r}: {who} would refuse it ({keys}): {first['ignored_reason']}")
     return lines
 
 

@@ -50,17 +50,24 @@ def refused_requests(fixture: str, result: dict[str, Any]) -> list[dict[str, Any
 
 
 def change_set(requests: list[tuple[str, dict[str, Any]]]) -> ChangeSet:
-    """The simulate changes file of ``(fixture, refused entry)`` pairs, one change per request."""
+    """The simulate changes file of ``(fixture, refused entry)`` pairs: one change per resource, with the keys of
+    every request refused on it (Kafka refused each request alone; the scenarios refuse different keys of a resource
+    in separate requests, each judged by single-key validators, so one simulate of their union flags each key as
+    its own request would: ``flags`` attributes by key)."""
+    merged: dict[tuple[str, str, str], dict[str, str]] = {}
+    for fixture, entry in requests:
+        op = entry["op"]
+        merged.setdefault((fixture, op["type"], op["name"]), {}).update(op["set"])
     return ChangeSet.model_validate(
         {
             "changes": [
                 {
                     "cluster_id": fixture,
-                    "resource_type": entry["op"]["type"],
-                    "resource_name": entry["op"]["name"],
-                    "ops": [{"op": "SET", "key": k, "value": v} for k, v in sorted(entry["op"]["set"].items())],
+                    "resource_type": resource_type,
+                    "resource_name": name,
+                    "ops": [{"op": "SET", "key": k, "value": v} for k, v in sorted(keys.items())],
                 }
-                for fixture, entry in requests
+                for (fixture, resource_type, name), keys in merged.items()
             ]
         }
     )
@@ -68,12 +75,13 @@ def change_set(requests: list[tuple[str, dict[str, Any]]]) -> ChangeSet:
 
 def flags(fixture: str, entry: dict[str, Any], refused: list[str], introduced: list[str]) -> list[str]:
     """What kraft-audit's simulate said of one request: its refusal lines and the error violations it introduced on
-    the resource (``SimulateResult`` strings: ``"<cluster> BROKER '<name>': ..."`` and ``"<cluster> <type> <name>
-    <node> <key> <constraint>"``)."""
+    the resource's keys the request set (``SimulateResult`` strings: ``"<cluster> BROKER '<name>': ..."`` and
+    ``"<cluster> <type> <name> <node> <key> <constraint>"``)."""
     op = entry["op"]
     own = [line for line in refused if line.startswith(f"{fixture} {op['type']} {op['name']!r}:")]
     prefix = f"{fixture} {op['type']} {op['name']} "
-    return own + [line for line in introduced if line.startswith(prefix)]
+    keys = set(op["set"])
+    return own + [line for line in introduced if line.startswith(prefix) and line[len(prefix) :].split(" ")[1] in keys]
 
 
 def report_lines(requests: list[RefusedRequest]) -> list[str]:

@@ -72,6 +72,22 @@ def test_a_layer_a_thread_pool_refuses_is_seen_alike_by_kafka_and_kraft_audit(
         assert refused[("TOPIC:oracle-t1", "max.message.bytes")].ours == ("1048588", "DEFAULT_CONFIG")
 
 
+def test_a_refused_layer_held_in_the_snapshot_a_4_1_broker_restarts_from_is_applied(
+    comparisons: list[FixtureComparison],
+) -> None:
+    # per-broker {num.io.threads=32, message.max.bytes=2000000} over a static 8, written through the controller and
+    # held in a snapshot before a restart: 3.7.2 ... 4.0.2 keep refusing it; 4.1.2 ... 4.4.0 read the snapshot's
+    # layers before any reconfigurable exists (KAFKA-17431) and run it, and a topic created after inherits 2000000
+    for release in RELEASES:
+        (c,) = [c for c in comparisons if c.cluster == f"refused-layer-in-a-snapshot-at-restart@{release}"]
+        pairs = {(p.resource, p.key): p for p in c.pairs}
+        applied = release >= "4.1"
+        topic = pairs[("TOPIC:oracle-t1", "max.message.bytes")]
+        assert topic.kafka[0] == ("2000000" if applied else "1048588"), release
+        assert topic.ours[0] == topic.kafka[0]
+        assert (pairs[("BROKER:1", "num.io.threads")].verdict == "refused layer") is not applied
+
+
 def test_a_static_value_out_of_the_group_coordinators_bounds_stops_kafka_and_is_an_error_for_kraft_audit(
     comparisons: list[FixtureComparison],
 ) -> None:
@@ -116,17 +132,25 @@ def test_every_upgrade_writes_what_kraft_audit_predicts_and_kraft_audit_lets_it_
 def test_every_config_change_kafka_refused_is_flagged_by_simulate(both: Comparisons) -> None:
     # on every release: the log cleaner's and DynamicLogConfig's refusals of the layer a request leaves, a
     # cluster-default change refused because of a stored per-broker layer the broker refuses, and (4.1+) a
-    # per-broker min.insync.replicas while ELR is enabled
-    assert len(both.requests) >= 25
+    # per-broker min.insync.replicas while ELR is enabled; and a topic's, a group's (4.0+) and a client-metrics
+    # subscription's values their validators reject (a topic segment.bytes of 1000 from 4.1 only)
+    assert len(both.requests) >= 25 + 18 + 5 + 7  # topics 7 + 7 + 4, groups 4.0.2 … 4.4.0, client metrics 7
     text = "\n".join(request_lines(both.requests))
     assert all(r.agrees for r in both.requests), text
-    kinds = {(r.fixture.partition("@")[0], r.resource_name) for r in both.requests}
+    kinds = {(r.fixture.partition("@")[0], r.resource_type, r.resource_name) for r in both.requests}
     assert kinds == {
-        ("log-cleaner-per-broker", "1"),
-        ("local-retention-above-total", ""),
-        ("refused-per-broker-layer-blocks-cluster-default", ""),
-        ("elr-with-per-broker-min-isr", "1"),
+        ("log-cleaner-per-broker", "BROKER", "1"),
+        ("local-retention-above-total", "BROKER", ""),
+        ("refused-per-broker-layer-blocks-cluster-default", "BROKER", ""),
+        ("elr-with-per-broker-min-isr", "BROKER", "1"),
+        ("refused-topic-group-client-metrics-changes", "TOPIC", "oracle-t1"),
+        ("refused-topic-group-client-metrics-changes", "GROUP", "oracle-g1"),
+        ("refused-topic-group-client-metrics-changes", "CLIENT_METRICS", "oracle-m1"),
     }
+    segment = {r.fixture.rpartition("@")[2] for r in both.requests if "segment.bytes" in r.keys}
+    assert segment == {"4.1.2", "4.2.0", "4.3.1", "4.4.0"}  # 3.7.2, 3.9.1 and 4.0.2 accept 1000
+    (group,) = [r for r in both.requests if r.fixture.endswith("@4.4.0") and r.resource_type == "GROUP"]
+    assert "GROUP 'oracle-g1'" in group.flagged_as[0] and "outside the bounds" in group.flagged_as[0]
     (blocked,) = [r for r in both.requests if r.fixture == "refused-per-broker-layer-blocks-cluster-default@4.4.0"]
     assert "log.cleaner.threads" in blocked.flagged_as[0]  # the stored per-broker layer is what refuses it
 

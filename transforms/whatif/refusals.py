@@ -14,8 +14,16 @@ controller, or by another tool) is stored and not applied, which is what the res
 * a cluster-default change (``BROKER ""``) is refused when some broker does not apply a row of its cluster-default
   layer, or refuses its per-broker layer whole (``REJECTED_CONFIG_LAYER``).
 
-Static (``server.properties``) changes are not requests and are never refused here; topic, group and client
-changes are outside this check.
+A GROUP change is refused when a key it sets is outside the bounds the broker's group coordinator sets for it
+(``GroupConfig.validate`` → ``validateValues``: session timeouts, heartbeat and assignment intervals, share record
+locks and delivery counts, streams standby and warm-up replicas, task offset interval; confluentinc/kafka 4.0 ...
+4.4): from 4.3 a broker caps such a stored value into its bounds (``transforms.effective.clamps``), so the request
+is refused exactly when the state after it holds a capped value of that key (``refused_group_changes``); before
+4.3 the constraint rules flag the value itself. Kafka 4.3.1 and 4.4.0 refuse a ``consumer.session.timeout.ms`` of
+1000 so (oracle scenario ``refused-topic-group-client-metrics-changes``).
+
+Static (``server.properties``) changes are not requests and are never refused here; topic and client changes are
+judged by the constraint rules their validators generate.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from schemas.kafka_vocabulary import ResourceType
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER
 from transforms.effective.layer_validity import REJECTED_CONFIG_LAYER
 
-__all__ = ["REFUSED_CHANGE_COLUMNS", "refused_broker_changes"]
+__all__ = ["REFUSED_CHANGE_COLUMNS", "refused_broker_changes", "refused_group_changes"]
 
 REFUSED_CHANGE_COLUMNS: Final = ("cluster_id", "resource_name", "node_id", "name", "ignored_kind", "ignored_reason")
 
@@ -64,5 +72,50 @@ def refused_broker_changes(changes: ChangeSet, unapplied_df: DataFrame) -> DataF
     return (
         unapplied_df.join(F.broadcast(changes_df), on=in_cluster & blocks, how="inner")
         .select(*REFUSED_CHANGE_COLUMNS)
+        .dropDuplicates()
+    )
+
+
+def refused_group_changes(changes: ChangeSet, effective_df: DataFrame) -> DataFrame:
+    """``REFUSED_CHANGE_COLUMNS`` (``resource_name`` the group, ``node_id`` a broker that caps it): per dynamic GROUP
+    change of ``changes``, the keys it sets that the state after it holds capped (``effective_df``: the effective
+    rows after the changes, plain cluster ids; a capped row has ``value_set``)."""
+    spark = effective_df.sparkSession
+    wanted = sorted(
+        {
+            (change.cluster_id, change.resource_name, key)
+            for change in changes.changes
+            if change.resource_type == ResourceType.GROUP and change.layer == "dynamic"
+            for key in (
+                [op.key for op in change.ops if op.op != "DELETE"] if change.ops is not None else change.replace or {}
+            )
+        },
+        key=lambda c: (c[0] or "", c[1], c[2]),
+    )
+    changes_df = spark.createDataFrame(wanted, "change_cluster string, resource_name string, config_name string")
+    in_cluster = F.col("change_cluster").isNull() | (F.col("change_cluster") == F.col("cluster_id"))
+    capped_df = effective_df.where(
+        (F.col("resource_type") == ResourceType.GROUP) & F.col("value_set").isNotNull()
+    ).select("cluster_id", "resource_name", "node_id", "config_name", "value", "value_set")
+    reason = F.concat(
+        F.lit("GroupConfig.validate: "),
+        F.col("config_name"),
+        F.lit("="),
+        F.col("value_set"),
+        F.lit(" is outside the bounds the broker's group coordinator sets for it (the broker would use "),
+        F.col("value"),
+        F.lit(")"),
+    )
+    return (
+        capped_df.join(F.broadcast(changes_df), on=["resource_name", "config_name"], how="inner")
+        .where(in_cluster)
+        .select(
+            "cluster_id",
+            "resource_name",
+            "node_id",
+            F.col("config_name").alias("name"),
+            F.lit("CLAMPED_DYNAMIC_CONFIG").alias("ignored_kind"),
+            reason.alias("ignored_reason"),
+        )
         .dropDuplicates()
     )

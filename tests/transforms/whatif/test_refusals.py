@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 
 from schemas.changes import load_changes_text
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER
-from transforms.whatif.refusals import REFUSED_CHANGE_COLUMNS, refused_broker_changes
+from transforms.whatif.refusals import REFUSED_CHANGE_COLUMNS, refused_broker_changes, refused_group_changes
 
 pytestmark = pytest.mark.spark
 
@@ -72,3 +72,45 @@ def test_a_cluster_default_change_is_refused_by_any_broker_of_any_cluster_it_nam
 
 def test_nothing_unapplied_refuses_nothing(spark: SparkSession) -> None:
     assert _refused(spark, []) == set()
+
+
+GROUP_CHANGES = """
+changes:
+  - resource_type: GROUP
+    resource_name: g1
+    cluster_id: c1
+    ops: [{op: SET, key: consumer.session.timeout.ms, value: "1000"}]
+  - {resource_type: GROUP, resource_name: g2, ops: [{op: DELETE, key: consumer.session.timeout.ms}]}
+  - {resource_type: GROUP, resource_name: g3, replace: {consumer.heartbeat.interval.ms: "1"}}
+  - {resource_type: TOPIC, resource_name: g1, ops: [{op: SET, key: consumer.session.timeout.ms, value: "1000"}]}
+"""
+
+
+def test_a_group_change_is_refused_when_the_state_after_it_caps_a_key_it_sets(spark: SparkSession) -> None:
+    """GroupConfig.validate checks each set key against the broker's bounds (confluentinc/kafka 4.4,
+    group-coordinator/.../GroupConfig.java ``validateValues``), the bounds a 4.3+ broker caps a stored value into."""
+    ddl = "cluster_id string, resource_type string, resource_name string, node_id int, config_name string, "
+    ddl += "value string, value_set string"
+    effective = spark.createDataFrame(
+        [
+            ("c1", "GROUP", "g1", 1, "consumer.session.timeout.ms", "45000", "1000"),  # set and capped: refused
+            ("c2", "GROUP", "g1", 1, "consumer.session.timeout.ms", "45000", "1000"),  # the change names c1 only
+            ("c1", "GROUP", "g1", 1, "consumer.heartbeat.interval.ms", "5000", "1"),  # capped, not set by it
+            ("c1", "GROUP", "g2", 1, "consumer.session.timeout.ms", "45000", "1000"),  # a DELETE sets nothing
+            ("c1", "GROUP", "g3", 2, "consumer.heartbeat.interval.ms", "2000", "1"),  # legacy replace: refused
+            ("c1", "GROUP", "g3", 2, "consumer.session.timeout.ms", "45000", None),  # not capped
+        ],
+        ddl,
+    )
+    changes = load_changes_text(GROUP_CHANGES, "changes.yaml")
+    df = refused_group_changes(changes, effective)
+    assert tuple(df.columns) == REFUSED_CHANGE_COLUMNS
+    refused = {(r.cluster_id, r.resource_name, r.node_id, r.name) for r in df.collect()}
+    assert refused == {
+        ("c1", "g1", 1, "consumer.session.timeout.ms"),
+        ("c1", "g3", 2, "consumer.heartbeat.interval.ms"),
+    }
+    reasons = [r.ignored_reason for r in df.collect()]
+    assert any(
+        "consumer.session.timeout.ms=1000 is outside the bounds" in r and "would use 45000" in r for r in reasons
+    )
