@@ -143,11 +143,17 @@ def _in_view(df: DataFrame, view: str) -> DataFrame:
     return df.select(*[tag.alias(c) if c == "cluster_id" else F.col(c) for c in df.columns])
 
 
-def failed_by_view(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames) -> DataFrame:
+def failed_by_view(
+    layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames, snapshots_df: DataFrame | None = None
+) -> DataFrame:
     """``(cluster_id, node_id, full, lower, base, order)``: the failed checks (as ``_failed_checks``) of each node's
     three views of its applied layers (``layers_df``: ``LAYER_COLUMNS`` from ``to_broker_layers``), and
     ``layer_order``'s column, resolved and checked in one plan (one broker resolution, not four). Without
-    ``frames.layer_checks`` nothing fails; callers then skip this plan and pass None below."""
+    ``frames.layer_checks`` nothing fails; callers then skip this plan and pass None below.
+
+    ``snapshots_df`` (``cluster_id, snapshot_end_offset``: the snapshot each cluster's replay started from) marks
+    the layers a 4.1+ broker reads from its latest snapshot before any reconfigurable exists (``_preloaded``): the
+    reconfigurables do not judge those."""
     applied_df = layers_df.where(F.col("ignored_reason").isNull())
     views_layers_df = reduce(
         DataFrame.unionByName, [_in_view(applied_df.where(in_view(F.col("layer"))), v) for v, in_view in _VIEWS]
@@ -168,35 +174,29 @@ def failed_by_view(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFra
         .pivot("view", [v for v, _ in _VIEWS])
         .agg(F.first("failed").alias("failed"), F.first("cfg").alias("cfg"))
     )
-    # the reconfigurables judge each layer against what the broker runs when it arrives (``reconfigurables``)
-    lower = F.array_sort(
-        F.array_union(
-            F.coalesce(F.col("lower_failed"), F.array().cast("array<string>")),
-            refused_by_reconfigurables(F.col("base_cfg"), F.col("lower_cfg")),
-        )
-    )
-    before_node = F.when(F.size(F.col("lower")) == 0, F.col("lower_cfg")).otherwise(F.col("base_cfg"))
-    full = F.array_sort(
-        F.array_union(
-            F.coalesce(F.col("full_failed"), F.array().cast("array<string>")),
-            refused_by_reconfigurables(before_node, F.col("full_cfg")),
-        )
-    )
+    pivoted_df = pivoted_df.join(_preloaded(applied_df, snapshots_df), on=_NODE, how="left")
+    default_preloaded = F.coalesce(F.col("default_preloaded"), F.lit(False))
+    node_preloaded = F.coalesce(F.col("node_preloaded"), F.lit(False))
+
+    def judged(failed: str, current: Column, new: Column, preloaded: Column) -> Column:
+        """The view's failed checks and, unless the layer it adds was preloaded, the reconfigurables' refusals of
+        the change from ``current`` (what the broker runs when the layer arrives: ``reconfigurables``)."""
+        refused = F.when(preloaded, F.array().cast("array<string>")).otherwise(refused_by_reconfigurables(current, new))
+        return F.array_sort(F.array_union(F.coalesce(F.col(failed), F.array().cast("array<string>")), refused))
+
+    lower = judged("lower_failed", F.col("base_cfg"), F.col("lower_cfg"), default_preloaded)
+    lower_ok = F.size(F.col("lower")) == 0
+    before_node = F.when(lower_ok, F.col("lower_cfg")).otherwise(F.col("base_cfg"))
+    full = judged("full_failed", before_node, F.col("full_cfg"), node_preloaded & (lower_ok | default_preloaded))
     # the same layers applied the other way round (per-broker first): Kafka's order at a restart (``layer_order``)
-    alone = F.array_sort(
-        F.array_union(
-            F.coalesce(F.col("alone_failed"), F.array().cast("array<string>")),
-            refused_by_reconfigurables(F.col("base_cfg"), F.col("alone_cfg")),
-        )
+    alone = judged("alone_failed", F.col("base_cfg"), F.col("alone_cfg"), node_preloaded)
+    alone_ok = F.size(F.col("alone")) == 0
+    before_default = F.when(alone_ok, F.col("alone_cfg")).otherwise(F.col("base_cfg"))
+    full_after_node = judged(
+        "full_failed", before_default, F.col("full_cfg"), default_preloaded & (alone_ok | node_preloaded)
     )
-    before_default = F.when(F.size(F.col("alone")) == 0, F.col("alone_cfg")).otherwise(F.col("base_cfg"))
-    full_after_node = F.array_sort(
-        F.array_union(
-            F.coalesce(F.col("full_failed"), F.array().cast("array<string>")),
-            refused_by_reconfigurables(before_default, F.col("full_cfg")),
-        )
-    )
-    views = ("base_cfg", "lower_cfg", "full_cfg", "alone_cfg", "full_failed", "base_failed")
+    views = ["base_cfg", "lower_cfg", "full_cfg", "alone_cfg", "full_failed", "base_failed"]
+    views += ["default_preloaded", "node_preloaded"]
     cfgs = ("base_cfg", "lower_cfg", "full_cfg", "alone_cfg")
     return (
         pivoted_df.select(*_NODE, lower.alias("lower"), alone.alias("alone"), *views)
@@ -207,6 +207,49 @@ def failed_by_view(layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFra
             "lower",
             F.col("base_failed").alias("base"),
             layer_order(F.col("alone"), F.col("after")).alias("order"),
+        )
+    )
+
+
+# KAFKA-17431: from 4.1 a broker reads the dynamic configs of its latest local snapshot before it registers any
+# reconfigurable (``DynamicBrokerConfig.readDynamicBrokerConfigsFromSnapshot``, called from ``BrokerServer`` right
+# after ``initialize``; confluentinc/kafka 4.2, 4.4).
+_PRELOAD_FROM: Final = "4.1"
+
+
+def _preloaded(applied_df: DataFrame, snapshots_df: DataFrame | None) -> DataFrame:
+    """``(cluster_id, node_id, default_preloaded, node_preloaded)``: whether each dynamic layer of a 4.1+ broker is
+    whole in the snapshot its cluster's replay started from (every row's offset below the snapshot's end; a row set
+    by a snapshot record carries ``snapshot end - 1``). Such a layer is applied at startup, before any
+    reconfigurable exists: only KafkaConfig's own checks judge it, and the later failing update keeps it (measured
+    with Kafka's brokers: oracle scenario ``refused-layer-in-a-snapshot-at-restart``). No snapshot: nothing is."""
+    if snapshots_df is None:
+        return (
+            applied_df.select(*_NODE)
+            .where(F.lit(False))
+            .select(*_NODE, F.lit(False).alias("default_preloaded"), F.lit(False).alias("node_preloaded"))
+        )
+    snapshot = F.col("snapshot_end_offset")
+
+    def whole(layer: int) -> Column:
+        in_layer = F.col("layer") == layer
+        # a row with no snapshot below it (or a bootstrap row, offset NULL) is not preloaded; an empty layer is
+        in_snapshot = F.coalesce(F.col("source_offset") < snapshot, F.lit(False))
+        return F.coalesce(F.bool_and(F.when(in_layer, in_snapshot)), F.lit(True))
+
+    since = release_rank_column(F.lit(_PRELOAD_FROM))
+    return (
+        applied_df.join(F.broadcast(snapshots_df.select("cluster_id", snapshot)), on="cluster_id", how="inner")
+        .groupBy(*_NODE)
+        .agg(
+            (F.min("release_rank") >= since).alias("preloads"),
+            whole(DEFAULT_LAYER).alias("default_whole"),
+            whole(NODE_LAYER).alias("node_whole"),
+        )
+        .select(
+            *_NODE,
+            (F.col("preloads") & F.col("default_whole")).alias("default_preloaded"),
+            (F.col("preloads") & F.col("node_whole")).alias("node_preloaded"),
         )
     )
 

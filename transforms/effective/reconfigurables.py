@@ -19,7 +19,9 @@ previous config, every key of the layer included). confluentinc/kafka 3.3–4.4:
 binary upgrade an MV change needs rolls every broker): the broker starts on server.properties, then applies the
 cluster-default layer (current: the static view), then its per-broker layer (current: the cluster-default view if
 that was applied, else the static view). Kafka 3.9.1, 4.2.0 and 4.4.0 refuse these layers so (oracle scenarios
-``reconfigurable-refuses-layer``, ``log-cleaner-per-broker``, ``local-retention-above-total``).
+``reconfigurable-refuses-layer``, ``log-cleaner-per-broker``, ``local-retention-above-total``) — except, from 4.1, a
+layer held in the snapshot the broker restarts from, applied before any reconfigurable exists
+(``layer_validity._preloaded``).
 """
 
 from __future__ import annotations

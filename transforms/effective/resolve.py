@@ -93,6 +93,11 @@ class _Layers(NamedTuple):
     timestamp_fallback: bool  # some broker may apply 3.6-3.9's timestamp fallback (``timestamps.fallback_planned``)
 
 
+def _snapshots(state: ReplayResult) -> DataFrame:
+    """``(cluster_id, snapshot_end_offset)``: the snapshot each cluster's replay started from (NULL: none)."""
+    return state.cluster_state.select("cluster_id", "snapshot_end_offset")
+
+
 def _nodes_and_layers(
     state: ReplayResult, frames: CatalogFrames, kafka_version: str | None, oldest_release: str | None, keep: Keep
 ) -> _Layers:
@@ -124,7 +129,9 @@ def _nodes_and_layers(
         ),
     )
     failed_df = (
-        keep("layer_checks", lambda: failed_by_view(layers_df, layered_df(), frames)) if frames.layer_checks else None
+        keep("layer_checks", lambda: failed_by_view(layers_df, layered_df(), frames, _snapshots(state)))
+        if frames.layer_checks
+        else None
     )
     all_df = keep("applied_layers", lambda: without_rejected_layers(layers_df, failed_df))
     brokers_df = all_df.join(nodes_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="left_semi")
