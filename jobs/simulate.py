@@ -227,8 +227,14 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         unapplied_df = unapplied_layer_rows(
             both, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
         )
-        refused = _refusals(refused_broker_changes(changes, untagged(unapplied_df, AFTER)), "BROKER") + _refusals(
-            refused_group_changes(changes, untagged(effective_df, AFTER)), "GROUP"
+        refused = _refusals(
+            refused_broker_changes(changes, untagged(unapplied_df, AFTER))
+            .withColumn("resource_type", F.lit("BROKER"))
+            .unionByName(
+                refused_group_changes(changes, untagged(effective_df, AFTER)).withColumn(
+                    "resource_type", F.lit("GROUP")
+                )
+            )
         )
         rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
         store.ensure("simulations", SIMULATIONS, ["cluster_id"])
@@ -245,13 +251,14 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     )
 
 
-def _refusals(refused_df: DataFrame, resource_type: str) -> list[str]:
-    """One line per refused change: the broker and the keys it would not apply, with the first reason."""
-    by_change: dict[tuple[str, str], list[Any]] = {}
-    for row in refused_df.orderBy("cluster_id", "resource_name", "node_id", "name").collect():
-        by_change.setdefault((row["cluster_id"], row["resource_name"]), []).append(row)
+def _refusals(refused_df: DataFrame) -> list[str]:
+    """One line per refused change (one collect for every resource type): the broker and the keys it would not
+    apply, with the first reason."""
+    by_change: dict[tuple[str, str, str], list[Any]] = {}
+    for row in refused_df.orderBy("cluster_id", "resource_type", "resource_name", "node_id", "name").collect():
+        by_change.setdefault((row["cluster_id"], row["resource_type"], row["resource_name"]), []).append(row)
     lines = []
-    for (cluster, name), rows in sorted(by_change.items()):
+    for (cluster, resource_type, name), rows in sorted(by_change.items()):
         keys = ", ".join(sorted({f"{r['name']} ({r['ignored_kind']})" for r in rows}))
         first = rows[0]
         who = "every broker" if first["node_id"] is None else f"broker {first['node_id']}"  # one row for all

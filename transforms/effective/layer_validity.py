@@ -144,7 +144,7 @@ def _in_view(df: DataFrame, view: str) -> DataFrame:
 
 
 def failed_by_view(
-    layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames, snapshots_df: DataFrame | None = None
+    layers_df: DataFrame, nodes_df: DataFrame, frames: CatalogFrames, snapshots_df: DataFrame
 ) -> DataFrame:
     """``(cluster_id, node_id, full, lower, base, order)``: the failed checks (as ``_failed_checks``) of each node's
     three views of its applied layers (``layers_df``: ``LAYER_COLUMNS`` from ``to_broker_layers``), and
@@ -217,18 +217,12 @@ def failed_by_view(
 _PRELOAD_FROM: Final = "4.1"
 
 
-def _preloaded(applied_df: DataFrame, snapshots_df: DataFrame | None) -> DataFrame:
+def _preloaded(applied_df: DataFrame, snapshots_df: DataFrame) -> DataFrame:
     """``(cluster_id, node_id, default_preloaded, node_preloaded)``: whether each dynamic layer of a 4.1+ broker is
     whole in the snapshot its cluster's replay started from (every row's offset below the snapshot's end; a row set
     by a snapshot record carries ``snapshot end - 1``). Such a layer is applied at startup, before any
     reconfigurable exists: only KafkaConfig's own checks judge it, and the later failing update keeps it (measured
     with Kafka's brokers: oracle scenario ``refused-layer-in-a-snapshot-at-restart``). No snapshot: nothing is."""
-    if snapshots_df is None:
-        return (
-            applied_df.select(*_NODE)
-            .where(F.lit(False))
-            .select(*_NODE, F.lit(False).alias("default_preloaded"), F.lit(False).alias("node_preloaded"))
-        )
     snapshot = F.col("snapshot_end_offset")
 
     def whole(layer: int) -> Column:

@@ -35,6 +35,7 @@ from pyspark.sql import functions as F
 
 from schemas.changes import ChangeSet
 from schemas.kafka_vocabulary import ResourceType
+from transforms.effective.clamps import CLAMPED_DYNAMIC_CONFIG
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER
 from transforms.effective.layer_validity import REJECTED_CONFIG_LAYER
 
@@ -114,7 +115,7 @@ def refused_group_changes(changes: ChangeSet, effective_df: DataFrame) -> DataFr
             "resource_name",
             "node_id",
             F.col("config_name").alias("name"),
-            F.lit("CLAMPED_DYNAMIC_CONFIG").alias("ignored_kind"),
+            F.lit(CLAMPED_DYNAMIC_CONFIG).alias("ignored_kind"),
             reason.alias("ignored_reason"),
         )
         .dropDuplicates()
