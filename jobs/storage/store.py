@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -69,6 +71,8 @@ _CONFLICTS = (
 )
 _SCHEMA_ERRORS = ("DELTA_FAILED_TO_MERGE_FIELDS", "schema mismatch", "DELTA_SCHEMA_CHANGED", "_LEGACY_ERROR_TEMP_DELTA")
 _ALREADY_EXISTS = ("DELTA_TABLE_ALREADY_EXISTS", "already exists")
+# A commit (``00000000000000000000.json``), checkpoint or compacted-commits file of a Delta log: named by a version.
+_LOG_FILE = re.compile(r"\d{20}\.")
 _NOT_A_TABLE = (
     "DELTA_MISSING_DELTA_TABLE",
     "PATH_NOT_FOUND",
@@ -93,8 +97,6 @@ class DeltaStore:
     """Delta tables under one warehouse directory or URI, addressed by table name."""
 
     def __init__(self, spark: SparkSession, warehouse: str) -> None:
-        import os
-
         self.spark = spark
         self.warehouse = warehouse.rstrip("/") if "://" in warehouse else os.path.abspath(warehouse)
         self._partitioning: dict[str, list[str]] = {}  # a table's partition columns never change
@@ -113,11 +115,15 @@ class DeltaStore:
         return DeltaTable.forPath(self.spark, self.path(table))
 
     def exists(self, table: str) -> bool:
-        """Whether the table has a Delta log. ``DeltaTable.isDeltaTable`` answers from the session's cached log, which
-        misses a table another process created after this session looked; a "no" is therefore asked again through a
-        read, which refreshes the log (no Spark job)."""
+        """Whether the table has a Delta log. On a local warehouse a log folder without a commit file is a "no" from
+        the file system alone (Delta's own answer is an exception built from a JVM stack trace: about 0.1 s, and a
+        fresh warehouse asks about a hundred times). Otherwise ``DeltaTable.isDeltaTable`` answers from the session's
+        cached log, which misses a table another process created after this session looked; a "no" is therefore
+        asked again through a read, which refreshes the log (no Spark job)."""
         from delta.tables import DeltaTable
 
+        if self._no_local_commit(table):
+            return False
         if DeltaTable.isDeltaTable(self.spark, self.path(table)):
             return True
         try:
@@ -127,6 +133,25 @@ class DeltaStore:
                 return False
             raise
         return True
+
+    def _local_log(self, table: str) -> Path | None:
+        """The table's ``_delta_log`` folder when the warehouse is a local path (None for an object store)."""
+        if "://" in self.warehouse and not self.warehouse.startswith("file:"):
+            return None
+        return Path(self.path(table).removeprefix("file:")) / "_delta_log"
+
+    def _no_local_commit(self, table: str) -> bool:
+        """The table is local and its log holds no commit or checkpoint file (or there is no log): not a table."""
+        log_dir = self._local_log(table)
+        if log_dir is None:
+            return False
+        try:
+            with os.scandir(log_dir) as entries:
+                return not any(_LOG_FILE.match(entry.name) for entry in entries)
+        except FileNotFoundError:
+            return True
+        except OSError:  # unreadable: Delta gives the reason
+            return False
 
     def _require(self, table: str) -> None:
         if not self.exists(table):
