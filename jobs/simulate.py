@@ -41,6 +41,7 @@ from transforms.audit_scope import filter_auditable, with_release_at_least
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.expressions import validate_with_spark
 from transforms.effective import resolve_effective_configs, unapplied_layer_rows
+from transforms.effective.common import kept_unsupported, with_catalog_release
 from transforms.local_frames import local_frame
 from transforms.metadata_version import parse_metadata_version
 from transforms.redact import redact_value
@@ -48,7 +49,7 @@ from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
 from transforms.upgrade_effects import with_elr_after_upgrade
 from transforms.whatif.changes import apply_changes
-from transforms.whatif.refusals import refused_broker_changes, refused_group_changes
+from transforms.whatif.refusals import refused_broker_changes, refused_group_changes, refused_topic_changes
 from transforms.whatif.scenarios import (
     RESOLUTION_INPUTS,
     SCENARIO_SEPARATOR,
@@ -227,6 +228,10 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         unapplied_df = unapplied_layer_rows(
             both, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
         )
+        nodes_df = with_catalog_release(both.brokers, frames.releases_df, kafka_version=settings.kafka_version)
+        kept_df = kept_unsupported(
+            both.dynamic_configs, nodes_df, frames.config_keys_df, kafka_version=settings.kafka_version
+        )
         refused = _refusals(
             refused_broker_changes(changes, untagged(unapplied_df, AFTER))
             .withColumn("resource_type", F.lit("BROKER"))
@@ -234,6 +239,9 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
                 refused_group_changes(changes, untagged(effective_df, AFTER)).withColumn(
                     "resource_type", F.lit("GROUP")
                 )
+            )
+            .unionByName(
+                refused_topic_changes(changes, untagged(kept_df, AFTER)).withColumn("resource_type", F.lit("TOPIC"))
             )
         )
         rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
@@ -261,7 +269,13 @@ def _refusals(refused_df: DataFrame) -> list[str]:
     for (cluster, resource_type, name), rows in sorted(by_change.items()):
         keys = ", ".join(sorted({f"{r['name']} ({r['ignored_kind']})" for r in rows}))
         first = rows[0]
-        who = "every broker" if first["node_id"] is None else f"broker {first['node_id']}"  # one row for all
+        who = (
+            "the controller"
+            if resource_type == "TOPIC"
+            else "every broker"
+            if first["node_id"] is None  # one row for all
+            else f"broker {first['node_id']}"
+        )
         lines.append(f"{cluster} {resource_type} {name!r}: {who} would refuse it ({keys}): {first['ignored_reason']}")
     return lines
 

@@ -19,6 +19,9 @@ wrote is compared with Kafka's value and source. Each pair is one of:
   shows no value with the layer's source);
 * ``no record``: a group or client-metrics subscription nothing in the log names, whose defaults Kafka describes
   as it does for any name (kraft-audit knows only the resources the log has);
+* ``either order``: the value Kafka runs after a restart depends on the order it applied the cluster-default and
+  per-broker layers (a HashMap's), and kraft-audit names the key in a ``LAYER_ORDER_DEPENDENT`` finding of the
+  broker (its effective row is the cluster-default-first outcome);
 * ``differs``: anything else (a disagreement to fix, or to show to be Kafka's nondeterminism or a Kafka bug);
 * ``missing``: kraft-audit has no row for the pair.
 
@@ -31,7 +34,8 @@ A node whose format was refused wrote no metadata log: its fixture is listed wit
 
 Every upgrade a scenario ran is compared too (``oracle.upgrades``): the log cut just before the controller's
 upgrade batch is audited as its own cluster, as the command ran (``--upgrade-with`` its mode), and its
-``upgrade_effects`` must be the ConfigRecords of that batch, with no error at the target. And every config change
+``upgrade_effects`` must be the ConfigRecords of that batch, with no error at the target and no finding refusing
+the upgrade; an upgrade Kafka refused must be refused by kraft-audit's audit of the fixture too. And every config change
 Kafka's broker refused is simulated on the fixture's state (``oracle.requests``): kraft-audit must flag it.
 
 ``python -m oracle.compare [FIXTURES]`` (default ``tests/data/kafka-oracle/scenarios``) prints the counts per
@@ -51,17 +55,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from oracle.fixtures import METADATA_DIR, answers, fixtures
+from oracle.fixtures import METADATA_DIR, answers, fixtures, static_files
 from oracle.requests import RefusedRequest, change_set, flags, refused_requests
 from oracle.requests import report_lines as request_lines
 from oracle.runtime import REPO
-from oracle.upgrades import KafkaUpgrade, UpgradeComparison, predicted_changes, upgrade_of, write_cut
+from oracle.upgrades import (
+    KafkaUpgrade,
+    RefusedUpgrade,
+    UpgradeComparison,
+    predicted_changes,
+    refusal_findings,
+    refused_upgrade_of,
+    upgrade_of,
+    write_cut,
+)
 from oracle.upgrades import report_lines as upgrade_lines
 
 FIXTURES = REPO / "tests" / "data" / "kafka-oracle" / "scenarios"
-AGREEING = ("equal", "sensitive", "derived", "refused layer", "no record")
+AGREEING = ("equal", "sensitive", "derived", "refused layer", "no record", "either order")
 # "... does not apply its cluster-default dynamic config layer (3 keys: a, b, c): ..."
 _LAYER_KEYS = re.compile(r"\(\d+ keys?: ([^)]*)\)")
+# "... the keys whose values differ: a, b; refused by: ..."
+_ORDER_KEYS = re.compile(r"the keys whose values differ: (.*?); refused by:")
 
 
 @dataclass
@@ -122,12 +137,25 @@ def refused_keys(findings: Iterable[dict[str, Any]]) -> set[str]:
     return keys
 
 
+def order_keys(findings: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
+    """``(node id, key)`` of the keys kraft-audit says a broker runs with a value that depends on the order of its
+    layers at a restart (``LAYER_ORDER_DEPENDENT`` findings), for one cluster."""
+    found: set[tuple[str, str]] = set()
+    for finding in findings:
+        if finding["kind"] != "LAYER_ORDER_DEPENDENT":
+            continue
+        for listed in _ORDER_KEYS.findall(finding["message"] or ""):
+            found.update((str(finding["resource_name"]), k.strip()) for k in listed.split(","))
+    return found
+
+
 def judge(
     resource: str,
     key: str,
     entry: dict[str, Any],
     rows: list[dict[str, Any]],
     refused: set[str],
+    either_order: bool = False,
 ) -> Pair:
     """Classify one described entry against kraft-audit's effective rows for it (see the module docstring)."""
     kafka = (entry["value"], entry["source"])
@@ -149,6 +177,8 @@ def judge(
         verdict = "refused layer"
     else:
         verdict = "differs"
+    if verdict == "differs" and either_order:
+        verdict = "either order"
     return Pair(resource, key, kafka, ours, verdict)
 
 
@@ -165,6 +195,7 @@ def compare_fixture(
     for row in rows:
         by_pair.setdefault((row["resource_type"], row["resource_name"], row["config_name"]), []).append(row)
     refused = refused_keys(findings)
+    by_order = order_keys(findings)
     resources = {(t, n) for t, n, _ in by_pair}
     comparison = FixtureComparison(cluster, result["release"], bool(result["started"]), result.get("startup_error"))
     if violations is not None:
@@ -180,7 +211,9 @@ def compare_fixture(
                 # a group or subscription no record names: Kafka describes the defaults of any name
                 comparison.pairs.append(Pair(resource, key, (entry["value"], entry["source"]), None, "no record"))
                 continue
-            comparison.pairs.append(judge(resource, key, entry, by_pair.get((resource_type, name, key), []), refused))
+            rows_of = by_pair.get((resource_type, name, key), [])
+            either = resource_type == "BROKER" and (name, key) in by_order
+            comparison.pairs.append(judge(resource, key, entry, rows_of, refused, either))
     return comparison
 
 
@@ -218,7 +251,7 @@ def audit_fixtures(
         return {}
     cut_logs = list(cuts)
     inputs = [root / METADATA_DIR for root in with_logs] + [log for log, _ in cut_logs]
-    static = [f"{root.name}/={root / 'server.properties'}" for root in with_logs]
+    static = [f"{root.name}/{node}={path}" for root in with_logs for node, path in static_files(root).items()]
     static += [f"{u.cluster}/={u.server_properties}" for log, u in cut_logs]
     ingest.run(
         spark,
@@ -303,15 +336,17 @@ class Comparisons:
     fixtures: list[FixtureComparison]
     upgrades: list[UpgradeComparison]
     requests: list[RefusedRequest] = field(default_factory=list)
+    refused_upgrades: list[RefusedUpgrade] = field(default_factory=list)
 
     @property
     def agree(self) -> bool:
-        parts: list[list[Any]] = [self.fixtures, self.upgrades, self.requests]
+        parts: list[list[Any]] = [self.fixtures, self.upgrades, self.requests, self.refused_upgrades]
         return all(c.agrees for part in parts for c in part)
 
     def report(self) -> list[str]:
         """The whole text report."""
-        return report(self.fixtures) + upgrade_lines(self.upgrades) + request_lines(self.requests)
+        upgrades = upgrade_lines(self.upgrades, self.refused_upgrades)
+        return report(self.fixtures) + upgrades + request_lines(self.requests)
 
 
 def compare(spark: Any, root: Path, warehouse: Path) -> Comparisons:
@@ -336,11 +371,20 @@ def compare(spark: Any, root: Path, warehouse: Path) -> Comparisons:
     upgrade_comparisons = []
     for _, u in upgrades:
         tables = audited.get(u.cluster) or {table: [] for table in _READ}
-        upgrade_comparisons.append(
-            UpgradeComparison(u, predicted_changes(tables["upgrade_effects"]), error_list(tables["violations"]))
-        )
+        # Kafka accepted it: no error at the target, and no finding refusing it
+        refusing = error_list(tables["violations"]) + refusal_findings(tables["findings"])
+        upgrade_comparisons.append(UpgradeComparison(u, predicted_changes(tables["upgrade_effects"]), refusing))
+    refused_upgrades = []
+    for fixture in roots:
+        refused = refused_upgrade_of(fixture, answers(fixture))
+        # the log holds what the command met (a refusal writes nothing), audited at the release's own line
+        if refused is not None and fixture.name in audited:
+            if refused.target == release_line(fixture.name.rpartition("@")[2]):
+                refused.refusals = refusal_findings(audited[fixture.name]["findings"])
+            refused_upgrades.append(refused)
     with_logs = [fixture for fixture in roots if fixture.name in audited]
-    return Comparisons(comparisons, upgrade_comparisons, simulate_refused(spark, with_logs, warehouse))
+    requests = simulate_refused(spark, with_logs, warehouse)
+    return Comparisons(comparisons, upgrade_comparisons, requests, refused_upgrades)
 
 
 def report(comparisons: list[FixtureComparison]) -> list[str]:

@@ -6,7 +6,7 @@ metadata log, ``<dest>/<scenario>@<release>/`` with:
 * ``__cluster_metadata-0/``: the node's log segments and KRaft snapshots (``*.log``, ``*.checkpoint``) as they were
   after it stopped: kraft-audit's input. The directory's name makes ``<scenario>@<release>`` the cluster id an
   ingest gives it (``jobs.discover``: no ``meta.properties``);
-* ``server.properties``: the node's static file;
+* ``server.properties``: the node's static file (``server-N.properties``: further brokers' files, node ``N``);
 * ``kafka.json.gz``: Kafka's answers, trimmed to what a comparison reads (every described entry's value, source,
   sensitivity and synonyms; refusals; whether and why the node did (not) start; feature levels).
 
@@ -41,6 +41,7 @@ KEPT = (
     "config_refusals_logged",
     "feature_commands",
     "features",
+    "brokers",
 )
 
 
@@ -78,7 +79,8 @@ def write_fixture(run_dir: Path, dest: Path) -> None:
     """One scenario × release result directory as a fixture directory ``dest``."""
     result = json.loads((run_dir / "kafka.json").read_text(encoding="utf-8"))
     dest.mkdir(parents=True)
-    shutil.copyfile(run_dir / "server.properties", dest / "server.properties")
+    for static in sorted(run_dir.glob("server*.properties")):
+        shutil.copyfile(static, dest / static.name)
     log_dir = run_dir / METADATA_DIR
     files = sorted(p for pattern in LOG_PATTERNS for p in log_dir.glob(pattern)) if log_dir.is_dir() else []
     if files:
@@ -89,6 +91,15 @@ def write_fixture(run_dir: Path, dest: Path) -> None:
     # mtime 0: the same answers give the same bytes
     with gzip.GzipFile(dest / ANSWERS, "wb", mtime=0) as out:
         out.write(text.encode("utf-8"))
+
+
+def static_files(fixture: Path) -> dict[str, Path]:
+    """A fixture's ``server.properties`` files by node id: the first node's (``""``: its file names it) and each
+    further broker's (``server-N.properties``)."""
+    found = {"": fixture / "server.properties"}
+    for path in sorted(fixture.glob("server-*.properties")):
+        found[path.stem.removeprefix("server-")] = path
+    return found
 
 
 def answers(fixture: Path) -> dict[str, Any]:

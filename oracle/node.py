@@ -1,4 +1,5 @@
-"""One combined KRaft node (``process.roles=broker,controller``, ``node.id=1``) of a fetched release, on loopback.
+"""A KRaft node of a fetched release on loopback: combined (``process.roles=broker,controller``, ``node.id=1``), or a
+broker only that joins another node's quorum (a scenario's second broker, possibly of another release).
 
 The node lives in a work directory of its own: ``server.properties``, the log4j configuration, ``node.log`` (the
 JVM's output) and ``data/`` (``log.dirs``, holding ``__cluster_metadata-0``). It is formatted with the release's
@@ -94,13 +95,30 @@ def render_properties(props: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def base_properties(broker_port: int, controller_port: int, log_dir: Path, release: Release) -> dict[str, str]:
-    """What every oracle node runs with before a scenario's static overrides: one node, one replica of everything."""
+def base_properties(
+    broker_port: int,
+    controller_port: int,
+    log_dir: Path,
+    release: Release,
+    *,
+    node_id: int = 1,
+    voters: str | None = None,
+) -> dict[str, str]:
+    """What every oracle node runs with before a scenario's static overrides: one replica of everything.
+
+    Without ``voters`` the node is combined (``broker,controller``) and the quorum's only voter, on
+    ``controller_port``; with ``voters`` (another node's ``controller.quorum.voters``) it is a broker only, joining
+    that quorum, and ``controller_port`` is unused."""
+    combined = voters is None
     props = {
-        "process.roles": "broker,controller",
-        "node.id": "1",
-        "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
-        "listeners": f"PLAINTEXT://127.0.0.1:{broker_port},CONTROLLER://127.0.0.1:{controller_port}",
+        "process.roles": "broker,controller" if combined else "broker",
+        "node.id": str(node_id),
+        "controller.quorum.voters": f"{node_id}@127.0.0.1:{controller_port}" if combined else str(voters),
+        "listeners": (
+            f"PLAINTEXT://127.0.0.1:{broker_port},CONTROLLER://127.0.0.1:{controller_port}"
+            if combined
+            else f"PLAINTEXT://127.0.0.1:{broker_port}"
+        ),
         "advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker_port}",
         "controller.listener.names": "CONTROLLER",
         "inter.broker.listener.name": "PLAINTEXT",
@@ -222,6 +240,8 @@ class KafkaNode:
     workdir: Path | None = None
     keep: bool = False
     cluster_id: str = field(default_factory=new_cluster_id)
+    node_id: int = 1
+    voters: str | None = None  # a broker-only node joining this quorum (see ``base_properties``)
     broker_port: int = field(default_factory=free_port)
     controller_port: int = field(default_factory=free_port)
     _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
@@ -266,12 +286,19 @@ class KafkaNode:
         return f"127.0.0.1:{self.controller_port}"
 
     @property
+    def quorum_voters(self) -> str:
+        """The ``controller.quorum.voters`` a broker joining this node's quorum is given."""
+        return self.voters or f"{self.node_id}@127.0.0.1:{self.controller_port}"
+
+    @property
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
     def properties(self) -> dict[str, str]:
         """The node's static configuration: the harness's base with the scenario's overrides on top."""
-        props = base_properties(self.broker_port, self.controller_port, self.log_dir, self.release)
+        props = base_properties(
+            self.broker_port, self.controller_port, self.log_dir, self.release, node_id=self.node_id, voters=self.voters
+        )
         props.update(self.overrides)
         return props
 

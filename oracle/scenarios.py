@@ -8,10 +8,18 @@ A scenario (``oracle/scenarios.yaml``) has:
 * ``static_after_format``: overrides written only after ``kafka-storage format`` succeeded, so the node's start
   (rather than the format command, which validates the same file) meets them;
 * ``format_release_version``: the metadata.version ``kafka-storage format`` sets (the release's latest when absent);
-* ``steps``: in order, Admin operations (``oracle.admin``) and three harness steps: ``{op: restart}``,
+* ``start_release``: the release the node is formatted and first started on (a version, or a value keyed by release
+  prefixes; the scenario's release when absent): the step ``{op: roll}`` restarts it on the scenario's release, as
+  an operator's binary upgrade does;
+* ``brokers``: more nodes, each a broker only that joins the first node's quorum:
+  ``{node: 2, release: <version, or a value keyed by release prefixes>, static: {...}}`` (its own release's
+  runtime: an older broker beside a newer controller is how a rolling upgrade looks); started and stopped by steps;
+* ``steps``: in order, Admin operations (``oracle.admin``) and these harness steps: ``{op: restart}``,
   ``{op: upgrade, target: latest | X.Y[-IVn], mode: release-version | metadata, via: broker | controller}``
   (Kafka's own ``kafka-features``, a dry run first; the metadata log is copied just before it) and
-  ``{op: feature_command, args: [...], via: broker | controller}``;
+  ``{op: feature_command, args: [...], via: broker | controller}``, ``{op: start_broker, node: N}`` (formatted with
+  the cluster's id by its own release's tool on first start) and ``{op: stop_broker, node: N}`` (a clean shutdown:
+  the controller fences it and keeps its registration);
 * ``describe``: the resources DescribeConfigs reads (with synonyms) after the steps;
 * ``restart``: also stop, start and describe them again (after a restart "current" values are the static ones).
 
@@ -19,9 +27,9 @@ A value keyed by release prefixes (``{"3": ..., "4.4": ...}``) takes the longest
 describe entry with ``releases`` is skipped elsewhere. The runner writes, per scenario and release, a directory
 with ``kafka.json`` (every answer, refusal, startup outcome and feature level), ``server.properties``,
 ``__cluster_metadata-0`` (after the node stopped), ``__cluster_metadata-0.pre-upgrade`` (before an upgrade) and
-``node.log``. ``kafka.json``'s ``config_refusals_logged`` lists the dynamic changes the broker logged as not
-applied: such a layer is stored by the controller and answers its request with success, so only the log and the
-described values show the refusal.
+``node.log`` (and ``server-N.properties``, ``node-N.log`` of each further broker). ``kafka.json``'s
+``config_refusals_logged`` lists the dynamic changes the broker logged as not applied: such a layer is stored by
+the controller and answers its request with success, so only the log and the described values show the refusal.
 
 ``python -m oracle.scenarios [--release V ...] [--scenario NAME ...] [--out DIR]`` runs them (default: every
 scenario on every fetched release of 3.9.1, 4.2.0, 4.4.0, into ``out/oracle``).
@@ -48,7 +56,7 @@ from oracle.node import KafkaNode, StartResult, ToolResult, config_refusals
 from oracle.runtime import DEFAULT_VERSIONS, REPO, Release, RuntimeMissing, release
 
 SCENARIO_FILE = Path(__file__).resolve().parent / "scenarios.yaml"
-HARNESS_STEPS = ("restart", "upgrade", "feature_command")
+HARNESS_STEPS = ("restart", "roll", "upgrade", "feature_command", "start_broker", "stop_broker")
 SETTLE_TRIES = 8
 SETTLE_PAUSE_S = 1.0
 DRIVER_STEPS = ("alter", "create_topic", "describe", "describe_features", "update_features")
@@ -88,6 +96,8 @@ class Scenario:
     steps: list[dict[str, Any]] = field(default_factory=list)
     describe: list[dict[str, Any]] = field(default_factory=list)
     restart: bool = False
+    brokers: list[dict[str, Any]] = field(default_factory=list)
+    start_release: Any = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Scenario:
@@ -102,6 +112,8 @@ class Scenario:
             "steps",
             "describe",
             "restart",
+            "brokers",
+            "start_release",
         }
         unknown = set(data) - known
         if unknown:
@@ -120,6 +132,17 @@ class Scenario:
                 raise ScenarioError(f"scenario {name!r}: upgrade mode must be release-version or metadata")
             if step.get("via", "broker") not in ("broker", "controller"):
                 raise ScenarioError(f"scenario {name!r}: via must be broker or controller")
+        brokers = list(data.get("brokers") or [])
+        nodes = set()
+        for broker in brokers:
+            if not (isinstance(broker, dict) and isinstance(broker.get("node"), int) and broker["node"] > 1):
+                raise ScenarioError(f"scenario {name!r}: a broker needs a node id above 1: {broker!r}")
+            if extra := set(broker) - {"node", "release", "static"}:
+                raise ScenarioError(f"scenario {name!r}: unknown broker fields {sorted(extra)}")
+            nodes.add(broker["node"])
+        for step in steps:
+            if step["op"] in ("start_broker", "stop_broker") and step.get("node") not in nodes:
+                raise ScenarioError(f"scenario {name!r}: {step['op']} of a node not in brokers: {step!r}")
         describe = list(data.get("describe") or [])
         for entry in describe:
             if not isinstance(entry, dict) or "type" not in entry:
@@ -135,6 +158,8 @@ class Scenario:
             steps=steps,
             describe=describe,
             restart=bool(data.get("restart", False)),
+            brokers=brokers,
+            start_release=data.get("start_release"),
         )
 
 
@@ -188,7 +213,9 @@ class Recorder:
             "feature_commands": [],
             "features": {},
             "describe": {},
+            "brokers": {},
         }
+        self.brokers: dict[int, KafkaNode] = {}  # further brokers, by node id, once started
 
     def run(self) -> dict[str, Any]:
         """Format, start, run the steps, describe, stop; write the result directory and return kafka.json."""
@@ -197,10 +224,19 @@ class Recorder:
         self.out.mkdir(parents=True)
         began = time.monotonic()
         with tempfile.TemporaryDirectory(prefix=f"kafka-oracle-{self.release.version}-") as tmp:
-            node = KafkaNode(self.release, overrides=dict(self.scenario.static), workdir=Path(tmp))
+            first = pick(self.scenario.start_release, self.release.version)
+            self.data["start_release"] = str(first) if first else self.release.version
+            node = KafkaNode(
+                release(str(first)) if first else self.release, overrides=dict(self.scenario.static), workdir=Path(tmp)
+            )
             try:
                 self._run(node)
             finally:
+                for node_id, broker in self.brokers.items():
+                    self.data["brokers"][str(node_id)]["stops"].append(_stop(broker))
+                    shutil.copy2(broker.properties_file, self.out / f"server-{node_id}.properties")
+                    if broker.log_file.exists():
+                        shutil.copy2(broker.log_file, self.out / f"node-{node_id}.log")
                 self.data["stops"].append(_stop(node))
                 shutil.copy2(node.properties_file, self.out / "server.properties")
                 node.copy_metadata(self.out / "__cluster_metadata-0")
@@ -234,7 +270,20 @@ class Recorder:
                 continue
             self._requests(node, pending)
             pending = []
-            if step["op"] == "restart":
+            if step["op"] == "start_broker":
+                if not self._start_broker(node, int(step["node"]), node.root):
+                    return
+            elif step["op"] == "stop_broker":
+                self.data["brokers"][str(step["node"])]["stops"].append(_stop(self.brokers[int(step["node"])]))
+            elif step["op"] == "roll":  # the binary upgrade: same log dir and server.properties, the new release
+                self.data["stops"].append(_stop(node))
+                node.release = self.release
+                node.write_properties()
+                # whether the node runs is asked of the scenario's release: this start decides it
+                self.data["started"] = self._start(node)
+                if not self.data["started"]:
+                    return
+            elif step["op"] == "restart":
                 self.data["stops"].append(_stop(node))
                 if not self._start(node):
                     return
@@ -263,6 +312,34 @@ class Recorder:
         self.data["started"] = started.started if len(self.data["starts"]) == 1 else self.data["started"]
         if not started.started:
             self.data["startup_error"] = self.data["startup_error"] or started.error
+        return started.started
+
+    def _start_broker(self, controller: KafkaNode, node_id: int, root: Path) -> bool:
+        """Start broker ``node_id`` (formatted on its first start) against ``controller``'s quorum; False when it did
+        not format or start (recorded under ``brokers``)."""
+        spec = next(b for b in self.scenario.brokers if b["node"] == node_id)
+        record = self.data["brokers"].setdefault(str(node_id), {"starts": [], "stops": []})
+        broker = self.brokers.get(node_id)
+        if broker is None:
+            version = str(pick(spec.get("release"), self.release.version) or self.release.version)
+            broker = KafkaNode(
+                release(version),
+                overrides={str(k): str(v) for k, v in (spec.get("static") or {}).items()},
+                workdir=root / f"node-{node_id}",
+                cluster_id=controller.cluster_id,
+                node_id=node_id,
+                voters=controller.quorum_voters,
+            )
+            self.brokers[node_id] = broker
+            record["release"] = version
+            formatted = broker.format()
+            record["format"] = _tool(formatted)
+            if not formatted.ok:
+                return False
+        started = broker.start()
+        record["starts"].append(
+            {"started": started.started, "seconds": round(started.seconds, 1), "error": started.error}
+        )
         return started.started
 
     def _requests(self, node: KafkaNode, operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -366,6 +443,12 @@ def _stop(node: KafkaNode) -> dict[str, Any]:
     return {"how": stopped.how, "seconds": round(stopped.seconds, 1), "exit_code": stopped.exit_code}
 
 
+def other_releases(scenario: Scenario, version: str) -> list[str]:
+    """The releases besides ``version`` a scenario runs on ``version`` needs: its start release, its brokers'."""
+    wanted = [pick(scenario.start_release, version)] + [pick(b.get("release"), version) for b in scenario.brokers]
+    return sorted({str(v) for v in wanted if v and str(v) != version})
+
+
 def run(scenario: Scenario, rel: Release, out_root: Path) -> dict[str, Any]:
     """Run ``scenario`` on ``rel``; its results go to ``out_root/<scenario>/<version>/``."""
     return Recorder(scenario, rel, out_root / scenario.name / rel.version).run()
@@ -396,6 +479,12 @@ def main(argv: list[str] | None = None) -> int:
     for rel in releases:
         for scenario in scenarios:
             if not applies(scenario.releases, rel.version):
+                continue
+            try:
+                for other in other_releases(scenario, rel.version):
+                    release(other)
+            except RuntimeMissing as exc:
+                print(f"{scenario.name} on {rel.version}: skipped: {exc}", file=sys.stderr)
                 continue
             try:
                 data = run(scenario, rel, args.out)

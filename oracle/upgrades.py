@@ -13,6 +13,10 @@ release line Kafka reached, and must:
 
 The feature levels the batch finalizes are listed beside the comparison; kraft-audit predicts the ones its rules
 read (``metadata.version`` and, through the effects above, ELR), not the others.
+
+An upgrade Kafka's controller refused wrote nothing, so the fixture's own log is the cluster as the command met it:
+kraft-audit's audit of the fixture (at the release's own line, the command's target) must refuse it too, with a
+blocking finding that says so (``UNSUPPORTED_REGISTRATION``); an upgrade Kafka accepted must have none.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from schemas.kafka_vocabulary import CONFIG_RESOURCE_IDS
 from transforms.binary.decode import decode_file
 
 BEFORE_UPGRADE = ".before-upgrade"
+# kraft-audit's findings that refuse an upgrade outright (the controller's own refusal, not a configuration's).
+REFUSING_FINDINGS = ("UNSUPPORTED_REGISTRATION",)
 _FLAGS = {"--release-version": "release-version", "--metadata": "metadata"}
 
 # (resource type, resource name, key, value set or None for a delete)
@@ -66,16 +72,50 @@ class UpgradeComparison:
         return self.predicted == self.upgrade.written and not self.errors
 
 
-def _command(result: dict[str, Any]) -> tuple[str, str] | None:
-    """(mode, target) of the fixture's real upgrade command that Kafka accepted, if it ran one."""
+@dataclass
+class RefusedUpgrade:
+    """An upgrade Kafka's controller refused, and kraft-audit's findings refusing it for the fixture's log."""
+
+    fixture: str
+    mode: str
+    target: str
+    error: str
+    refusals: list[str] = field(default_factory=list)
+
+    @property
+    def agrees(self) -> bool:
+        return bool(self.refusals)
+
+
+def _command(result: dict[str, Any], *, refused: bool = False) -> tuple[str, str, str | None] | None:
+    """(mode, target, error) of the fixture's real upgrade command that Kafka accepted (or, with ``refused``, the
+    one it refused), if it ran one."""
     for command in result.get("feature_commands") or []:
         args = command["args"]
-        if "upgrade" not in args or "--dry-run" in args or command.get("error"):
+        if "upgrade" not in args or "--dry-run" in args or bool(command.get("error")) != refused:
             continue
+        # the controller's reason (FeatureControlManager: "Invalid update version ..."), not the tool's count
+        reasons = [line for line in command.get("output") or [] if "Invalid update version" in line]
         for flag, mode in _FLAGS.items():
             if flag in args:
-                return mode, args[args.index(flag) + 1]
+                return mode, args[args.index(flag) + 1], (reasons[-1] if reasons else command.get("error"))
     return None
+
+
+def refused_upgrade_of(fixture: Path, result: dict[str, Any]) -> RefusedUpgrade | None:
+    """The upgrade command of a fixture that Kafka refused (None: it ran none, or Kafka accepted it)."""
+    command = _command(result, refused=True)
+    if command is None:
+        return None
+    mode, target, error = command
+    return RefusedUpgrade(fixture.name, mode, target, str(error))
+
+
+def refusal_findings(findings: list[dict[str, Any]]) -> list[str]:
+    """kraft-audit's blocking findings that refuse an upgrade, in short."""
+    return sorted(
+        f"{f['kind']}: {f['message']}" for f in findings if f["kind"] in REFUSING_FINDINGS and f["is_blocking"]
+    )
 
 
 def upgrade_of(fixture: Path, result: dict[str, Any]) -> KafkaUpgrade | None:
@@ -148,8 +188,8 @@ def predicted_changes(effects: list[dict[str, Any]]) -> set[ConfigChange]:
     }
 
 
-def report_lines(comparisons: list[UpgradeComparison]) -> list[str]:
-    """One line per upgrade, then what differs."""
+def report_lines(comparisons: list[UpgradeComparison], refused: list[RefusedUpgrade] | None = None) -> list[str]:
+    """One line per upgrade, then what differs; then one line per refused upgrade."""
     lines = []
     for c in comparisons:
         u = c.upgrade
@@ -164,4 +204,8 @@ def report_lines(comparisons: list[UpgradeComparison]) -> list[str]:
         for change in sorted(c.predicted - u.written, key=str):
             lines.append(f"    predicted, not written by Kafka: {change}")
         lines.extend(f"    error at the target: {e}" for e in c.errors)
+    for r in refused or []:
+        verdict = "agree" if r.agrees else "DISAGREE: kraft-audit does not refuse it"
+        lines.append(f"{r.fixture}: upgrade --{r.mode} {r.target} refused by Kafka ({r.error}): {verdict}")
+        lines.extend(f"    kraft-audit: {finding}" for finding in r.refusals)
     return lines

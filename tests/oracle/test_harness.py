@@ -55,6 +55,19 @@ def test_a_combined_node_on_loopback_with_static_quorum(tmp_path: Path) -> None:
 
 
 @pytest.mark.unit
+def test_a_further_broker_joins_the_first_nodes_quorum_as_a_broker_only(tmp_path: Path) -> None:
+    controller = KafkaNode(Release("4.4.0", tmp_path), workdir=tmp_path / "n1", controller_port=9093)
+    props = base_properties(
+        9094, 0, tmp_path / "d2", Release("3.9.1", tmp_path), node_id=2, voters=controller.quorum_voters
+    )
+    assert props["process.roles"] == "broker"
+    assert props["node.id"] == "2"
+    assert props["controller.quorum.voters"] == "1@127.0.0.1:9093"
+    assert props["listeners"] == "PLAINTEXT://127.0.0.1:9094"
+    assert props["controller.listener.names"] == "CONTROLLER"
+
+
+@pytest.mark.unit
 def test_scenario_overrides_win_and_the_node_writes_its_files(tmp_path: Path) -> None:
     rel = Release("3.9.1", tmp_path)
     kafka = KafkaNode(rel, overrides={"num.io.threads": "8", "node.id": "1"}, workdir=tmp_path / "n")
@@ -168,6 +181,16 @@ def test_release_prefixes_match_at_dot_boundaries(tmp_path: Path) -> None:
 
 
 @pytest.mark.unit
+def test_a_scenario_names_the_other_releases_it_needs() -> None:
+    scenario = scenarios.Scenario.from_dict(
+        {"name": "a", "start_release": "3.9.1", "brokers": [{"node": 2, "release": {"3.9": "3.7.2", "4": "3.9.1"}}]}
+    )
+    assert scenarios.other_releases(scenario, "4.4.0") == ["3.9.1"]
+    assert scenarios.other_releases(scenario, "3.9.1") == ["3.7.2"]
+    assert scenarios.other_releases(scenarios.Scenario.from_dict({"name": "b"}), "4.4.0") == []
+
+
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("data", "message"),
     [
@@ -177,6 +200,9 @@ def test_release_prefixes_match_at_dot_boundaries(tmp_path: Path) -> None:
         ({"name": "a", "steps": [{"op": "upgrade", "mode": "zk"}]}, "upgrade mode"),
         ({"name": "a", "describe": [{"name": "1"}]}, "needs a type"),
         ({"name": "a", "static": {"x": ["1"]}}, "must be a string"),
+        ({"name": "a", "brokers": [{"node": 1}]}, "node id above 1"),
+        ({"name": "a", "brokers": [{"node": 2, "roles": "x"}]}, "unknown broker fields"),
+        ({"name": "a", "steps": [{"op": "start_broker", "node": 3}]}, "not in brokers"),
     ],
 )
 def test_malformed_scenarios_are_refused(data: dict[str, object], message: str) -> None:

@@ -129,6 +129,49 @@ def test_every_upgrade_writes_what_kraft_audit_predicts_and_kraft_audit_lets_it_
     assert by_fixture["elr-metadata-only-upgrade@4.4.0"].upgrade.written == set()
 
 
+def test_an_upgrade_a_fenced_older_brokers_registration_blocks_is_refused_by_kafka_and_by_kraft_audit(
+    both: Comparisons,
+) -> None:
+    # broker 2 of the previous release registered, then shut down cleanly (fenced): the controller of 3.9.1 ...
+    # 4.4.0 refuses the upgrade to its own line, and kraft-audit's audit of the same log blocks it
+    refused = {r.fixture: r for r in both.refused_upgrades}
+    assert set(refused) == {f"fenced-older-broker-refuses-upgrade@{v}" for v in RELEASES - {"3.7.2"}}
+    text = "\n".join(report_lines([], both.refused_upgrades))
+    assert all(r.agrees for r in refused.values()), text
+    on_3_9 = refused["fenced-older-broker-refuses-upgrade@3.9.1"]
+    assert "Broker 2 only supports versions 1-19" in on_3_9.error  # Kafka: 3.7.2's registration
+    assert "broker 2 is fenced" in on_3_9.refusals[0] and "levels 1-19" in on_3_9.refusals[0]
+    # --release-version also raises group.version, which a 3.9.1 broker does not know: Kafka names that first
+    assert "Broker 2 does not support this feature" in refused["fenced-older-broker-refuses-upgrade@4.4.0"].error
+    assert "levels 1-21" in refused["fenced-older-broker-refuses-upgrade@4.4.0"].refusals[0]
+
+
+def test_a_topic_key_4_0_removed_is_kept_by_4_0_to_4_2_0_and_refuses_the_next_change_after_a_binary_upgrade(
+    both: Comparisons, comparisons: list[FixtureComparison]
+) -> None:
+    # a 3.9.1 node set message.format.version on a topic, then restarted on the release (KAFKA-19851): 4.0.2, 4.1.2
+    # and 4.2.0 keep the key (described as a hidden dynamic topic config) and refuse the topic's next change; 4.3.1
+    # and 4.4.0 skip it on replay and accept the change
+    name = "binary-upgrade-keeps-a-removed-topic-config"
+    kept = {"4.0.2", "4.1.2", "4.2.0"}
+    for c in comparisons:
+        if c.cluster.startswith(name + "@"):
+            pairs = {(p.resource, p.key): p for p in c.pairs}
+            held = pairs.get(("TOPIC:oracle-t1", "message.format.version"))
+            assert (held is not None) == (c.release in kept), c.cluster
+            if held is not None:
+                assert (held.kafka, held.ours, held.verdict) == (
+                    (None, "DYNAMIC_TOPIC_CONFIG"),
+                    ("3.0", "DYNAMIC_TOPIC_CONFIG"),
+                    "sensitive",
+                )
+    refused = {r.fixture.rpartition("@")[2]: r for r in both.requests if r.fixture.startswith(name + "@")}
+    assert set(refused) == kept
+    for r in refused.values():
+        assert "Unknown topic config name: message.format.version" in r.error
+        assert r.agrees and "Unknown topic config name: message.format.version" in r.flagged_as[0]
+
+
 def test_every_config_change_kafka_refused_is_flagged_by_simulate(both: Comparisons) -> None:
     # on every release: the log cleaner's and DynamicLogConfig's refusals of the layer a request leaves, a
     # cluster-default change refused because of a stored per-broker layer the broker refuses, and (4.1+) a
@@ -146,6 +189,7 @@ def test_every_config_change_kafka_refused_is_flagged_by_simulate(both: Comparis
         ("refused-topic-group-client-metrics-changes", "TOPIC", "oracle-t1"),
         ("refused-topic-group-client-metrics-changes", "GROUP", "oracle-g1"),
         ("refused-topic-group-client-metrics-changes", "CLIENT_METRICS", "oracle-m1"),
+        ("binary-upgrade-keeps-a-removed-topic-config", "TOPIC", "oracle-t1"),
     }
     segment = {r.fixture.rpartition("@")[2] for r in both.requests if "segment.bytes" in r.keys}
     assert segment == {"4.1.2", "4.2.0", "4.3.1", "4.4.0"}  # 3.7.2, 3.9.1 and 4.0.2 accept 1000

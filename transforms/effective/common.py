@@ -224,6 +224,13 @@ def top_layer_only(df: DataFrame, *, group_col: str) -> DataFrame:
 # ClientMetricsConfigs do not define are skipped on replay; BROKER keys are never filtered.
 SKIPS_UNSUPPORTED_FROM_RANK: Final = 4000
 SKIPPABLE_RESOURCE_TYPES: Final = ("TOPIC", "GROUP", "CLIENT_METRICS")
+# The released patch levels that skip such keys on replay, read from each release's jars (``SupportedConfigChecker``
+# in kafka-metadata / kafka-server): absent from 4.0.2, 4.1.2 and 4.2.0, present from 4.2.1, 4.3.0 and 4.4.0. The
+# others keep the key in their image, and refuse the resource's next config change (measured on Kafka's brokers:
+# oracle scenario binary-upgrade-keeps-a-removed-topic-config). A line named without its patch (a release inferred
+# from a registration) is taken at its newest patch.
+PATCHED_FROM: Final = {"4.2": "4.2.1"}
+UNPATCHED_LINES: Final = ("4.0", "4.1")
 _DYNAMIC_KEY: Final = ("cluster_id", "resource_type", "resource_name", "name")
 
 
@@ -234,6 +241,20 @@ def cluster_release(nodes_df: DataFrame) -> DataFrame:
         F.max_by("catalog_release", "release_rank").alias("catalog_release"),
         F.max("release_rank").alias("release_rank"),
     )
+
+
+def keeping_lines(kafka_version: str | None) -> tuple[str, ...]:
+    """The catalog release lines (4.0+) whose brokers keep an unsupported key in their image rather than skip it:
+    4.0 and 4.1, and a line whose first patched release is newer than ``kafka_version`` (``--kafka-version 4.2.0``)."""
+    lines = list(UNPATCHED_LINES)
+    if kafka_version:
+        parts = kafka_version.split(".")
+        line = ".".join(parts[:2])
+        if line in PATCHED_FROM and len(parts) > 2 and parts[2].isdigit():
+            first = int(PATCHED_FROM[line].split(".")[2])
+            if int(parts[2]) < first:
+                lines.append(line)
+    return tuple(lines)
 
 
 def _with_skip(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
@@ -279,15 +300,29 @@ def unsupported_overrides(dynamic_df: DataFrame, nodes_df: DataFrame, config_key
     )
 
 
-def without_unsupported(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
-    """``dynamic_df`` without the rows ``unsupported_overrides`` names (what Kafka's image holds). A row with a NULL
-    key column is kept. (An anti join with ``unsupported_overrides`` on the row's key, which kept those rows too,
-    shuffled the dynamic records twice: 4.4 s of a resolution at benchmark L, 437,000 records.)"""
+def without_unsupported(
+    dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, *, kafka_version: str | None = None
+) -> DataFrame:
+    """``dynamic_df`` without the rows ``unsupported_overrides`` names that the cluster's release skips (what Kafka's
+    image holds: a release of ``keeping_lines`` keeps them). A row with a NULL key column is kept."""
     is_keyed = reduce(Column.__and__, [F.col(c).isNotNull() for c in _DYNAMIC_KEY])
+    skips = ~F.col("catalog_release").isin(*keeping_lines(kafka_version))
     return (
         _with_skip(dynamic_df, nodes_df, config_keys_df)
-        .where(~(F.col("skipped") & is_keyed))
+        .where(~(F.col("skipped") & skips & is_keyed))
         .select(*dynamic_df.columns)
+    )
+
+
+def kept_unsupported(
+    dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, *, kafka_version: str | None = None
+) -> DataFrame:
+    """The rows of ``unsupported_overrides`` the cluster's release keeps in its image (``keeping_lines``): such a
+    broker refuses the resource's next config change ("Unknown topic config name")."""
+    return (
+        _with_skip(dynamic_df, nodes_df, config_keys_df)
+        .where(F.col("skipped") & F.col("catalog_release").isin(*keeping_lines(kafka_version)))
+        .select(*dynamic_df.columns, "catalog_release")
     )
 
 

@@ -32,7 +32,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ResourceType
-from transforms.effective.common import DEFAULT_LAYER
+from transforms.effective.common import DEFAULT_LAYER, PATCHED_FROM, UNPATCHED_LINES
 from transforms.finding_rows import finding_rows
 
 
@@ -128,13 +128,6 @@ def to_layer_order_findings(failed_df: DataFrame) -> DataFrame:
     )
 
 
-# The released patch levels that skip such keys on replay (KAFKA-19851), read from each release's jars
-# (``SupportedConfigChecker`` in kafka-metadata / kafka-server): absent from 4.0.2, 4.1.2 and 4.2.0, present from
-# 4.2.1, 4.3.0 and 4.4.0.
-_PATCHED_FROM: Final = {"4.2": "4.2.1"}
-_UNPATCHED_LINES: Final = ("4.0", "4.1")
-
-
 def _replay_of_removed_keys(release: Column) -> Column:
     """What brokers of ``release`` (X.Y) do with a removed key on replay, as the message says it."""
     keeps = F.concat(
@@ -144,8 +137,8 @@ def _replay_of_removed_keys(release: Column) -> Column:
         F.lit("and a later config change of the resource may be refused (InvalidConfigurationException)"),
     )
     patched = F.concat(F.lit("Kafka "), release, F.lit(" ignores it on replay (KAFKA-19851) and does not apply it"))
-    message = F.when(release.isin(*_UNPATCHED_LINES), keeps)
-    for line, first in _PATCHED_FROM.items():
+    message = F.when(release.isin(*UNPATCHED_LINES), keeps)
+    for line, first in PATCHED_FROM.items():
         message = message.when(
             release == line,
             F.lit(

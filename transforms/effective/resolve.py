@@ -148,9 +148,14 @@ def _nodes_and_layers(
     )
 
 
-def _supported_dynamic(state: ReplayResult, nodes_df: DataFrame, keys_df: DataFrame, keep: Keep) -> DataFrame:
-    """The dynamic records the nodes' releases support (KAFKA-19851), read by every resource type."""
-    return keep("supported_dynamic", lambda: without_unsupported(state.dynamic_configs, nodes_df, keys_df))
+def _supported_dynamic(
+    state: ReplayResult, nodes_df: DataFrame, keys_df: DataFrame, kafka_version: str | None, keep: Keep
+) -> DataFrame:
+    """The dynamic records the nodes' releases hold in their image (KAFKA-19851), read by every resource type."""
+    return keep(
+        "supported_dynamic",
+        lambda: without_unsupported(state.dynamic_configs, nodes_df, keys_df, kafka_version=kafka_version),
+    )
 
 
 def _partial_static(state: ReplayResult, nodes_df: DataFrame, keep: Keep) -> DataFrame:
@@ -241,7 +246,7 @@ def resolve_effective_configs(
     layers = _nodes_and_layers(state, catalog_frames, kafka_version, oldest_release, keep)
     nodes_df = layers.nodes
     keys_df = catalog_frames.config_keys_df
-    dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
+    dynamic_df = _supported_dynamic(state, nodes_df, keys_df, kafka_version, keep)
     partial_df = _partial_static(state, nodes_df, keep)
     broker_df = (
         _broker_rows(layers, catalog_frames, partial_df, keep)
@@ -327,7 +332,7 @@ def resolve_without_overrides(
     layers = _nodes_and_layers(state, catalog_frames, kafka_version, oldest_release, keep)
     nodes_df, keys_df = layers.nodes, catalog_frames.config_keys_df
     partial_df = _partial_static(state, nodes_df, keep)
-    dynamic_df = _supported_dynamic(state, nodes_df, keys_df, keep)
+    dynamic_df = _supported_dynamic(state, nodes_df, keys_df, kafka_version, keep)
     no_overrides_df = dynamic_df.where(~F.col("resource_type").isin(ResourceType.TOPIC, ResourceType.GROUP))
     columns = EFFECTIVE_CONFIGS.fieldNames()
     parts: list[DataFrame] = []
@@ -437,7 +442,7 @@ def effective_findings(
     layers = _nodes_and_layers(state, catalog_frames, kafka_version, oldest_release, keep)
     nodes_df, controllers_df = layers.nodes, layers.controllers
     layers_df, all_layers_df = layers.broker_layers, layers.node_layers
-    dynamic_df = _supported_dynamic(state, nodes_df, catalog_frames.config_keys_df, keep)
+    dynamic_df = _supported_dynamic(state, nodes_df, catalog_frames.config_keys_df, kafka_version, keep)
     if effective_df is None:
         effective_df = resolve_effective_configs(
             state,

@@ -22,8 +22,14 @@ is refused exactly when the state after it holds a capped value of that key (``r
 4.3 the constraint rules flag the value itself. Kafka 4.3.1 and 4.4.0 refuse a ``consumer.session.timeout.ms`` of
 1000 so (oracle scenario ``refused-topic-group-client-metrics-changes``).
 
-Static (``server.properties``) changes are not requests and are never refused here; topic and client changes are
-judged by the constraint rules their validators generate.
+A TOPIC change is refused when the topic holds a key its brokers' release does not define but keeps in its image
+(KAFKA-19851 is not in 4.0.x, 4.1.x and 4.2.0: ``transforms.effective.common.kept_unsupported``): the controller
+validates the topic's whole config after the change and names the key ("Unknown topic config name"), whatever the
+request sets; deleting the key is accepted. Kafka 4.0.2, 4.1.2 and 4.2.0 refuse a ``segment.ms`` change of a topic
+that kept a 3.x ``message.format.version`` so (oracle scenario ``binary-upgrade-keeps-a-removed-topic-config``).
+
+Static (``server.properties``) changes are not requests and are never refused here; other topic and client changes
+are judged by the constraint rules their validators generate.
 """
 
 from __future__ import annotations
@@ -39,7 +45,10 @@ from transforms.effective.clamps import CLAMPED_DYNAMIC_CONFIG
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER
 from transforms.effective.layer_validity import REJECTED_CONFIG_LAYER
 
-__all__ = ["REFUSED_CHANGE_COLUMNS", "refused_broker_changes", "refused_group_changes"]
+__all__ = ["REFUSED_CHANGE_COLUMNS", "refused_broker_changes", "refused_group_changes", "refused_topic_changes"]
+
+# The finding kind a refusal for a kept unsupported key is filed under (as resolution reports the key).
+SKIPPED_ON_REPLAY: Final = "SKIPPED_ON_REPLAY"
 
 REFUSED_CHANGE_COLUMNS: Final = ("cluster_id", "resource_name", "node_id", "name", "ignored_kind", "ignored_reason")
 
@@ -116,6 +125,44 @@ def refused_group_changes(changes: ChangeSet, effective_df: DataFrame) -> DataFr
             "node_id",
             F.col("config_name").alias("name"),
             F.lit(CLAMPED_DYNAMIC_CONFIG).alias("ignored_kind"),
+            reason.alias("ignored_reason"),
+        )
+        .dropDuplicates()
+    )
+
+
+def refused_topic_changes(changes: ChangeSet, kept_df: DataFrame) -> DataFrame:
+    """``REFUSED_CHANGE_COLUMNS`` (``node_id`` NULL: the controller refuses): per dynamic TOPIC change of ``changes``,
+    the keys the topic still holds after it that its release keeps without defining them (``kept_df``:
+    ``kept_unsupported`` of the state after the changes, plain cluster ids)."""
+    spark = kept_df.sparkSession
+    wanted = sorted(
+        {
+            (change.cluster_id, change.resource_name)
+            for change in changes.changes
+            if change.resource_type == ResourceType.TOPIC and change.layer == "dynamic"
+        },
+        key=lambda c: (c[0] or "", c[1]),
+    )
+    changes_df = spark.createDataFrame(wanted, "change_cluster string, resource_name string")
+    in_cluster = F.col("change_cluster").isNull() | (F.col("change_cluster") == F.col("cluster_id"))
+    reason = F.concat(
+        F.lit("Unknown topic config name: "),
+        F.col("name"),
+        F.lit(" (Kafka "),
+        F.col("catalog_release"),
+        F.lit(" keeps it in its metadata image without defining it, KAFKA-19851; delete it in the same request)"),
+    )
+    return (
+        kept_df.where(F.col("resource_type") == ResourceType.TOPIC)
+        .join(F.broadcast(changes_df), on="resource_name", how="inner")
+        .where(in_cluster)
+        .select(
+            "cluster_id",
+            "resource_name",
+            F.lit(None).cast("int").alias("node_id"),
+            "name",
+            F.lit(SKIPPED_ON_REPLAY).alias("ignored_kind"),
             reason.alias("ignored_reason"),
         )
         .dropDuplicates()

@@ -1017,3 +1017,16 @@ def test_a_static_node_id_alone_gives_broker_id_the_same_value_and_the_other_way
         (3, "node.id", "3"),
         (4, "log.segment.bytes", "2000000"),
     ]
+
+
+def test_the_lines_that_keep_a_removed_key_follow_the_patch_release_when_it_is_known() -> None:
+    """Measured with Kafka's brokers (oracle scenario binary-upgrade-keeps-a-removed-topic-config): 4.0.2, 4.1.2 and
+    4.2.0 keep a removed topic key in their image; 4.3.1 and 4.4.0 skip it. A line without its patch (inferred from
+    a registration) is taken at its newest patch, which skips from 4.2.1."""
+    from transforms.effective.common import keeping_lines
+
+    assert keeping_lines(None) == ("4.0", "4.1")
+    assert keeping_lines("4.2") == ("4.0", "4.1")
+    assert keeping_lines("4.2.0") == ("4.0", "4.1", "4.2")
+    assert keeping_lines("4.2.1") == ("4.0", "4.1")
+    assert keeping_lines("4.4.0") == ("4.0", "4.1")
