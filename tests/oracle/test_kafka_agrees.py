@@ -72,6 +72,18 @@ def test_a_layer_a_thread_pool_refuses_is_seen_alike_by_kafka_and_kraft_audit(
         assert refused[("TOPIC:oracle-t1", "max.message.bytes")].ours == ("1048588", "DEFAULT_CONFIG")
 
 
+def test_a_layer_the_network_threads_refuse_is_seen_alike_by_kafka_and_kraft_audit(
+    comparisons: list[FixtureComparison],
+) -> None:
+    # num.network.threads 3 -> 8 at the cluster default: SocketServer's acceptors refuse the whole layer on every
+    # release ("Dynamic thread count update validation failed"); message.max.bytes keeps its default
+    for release in RELEASES:
+        (c,) = [c for c in comparisons if c.cluster == f"network-threads-refuse-layer@{release}"]
+        refused = {(p.resource, p.key): p for p in c.pairs if p.verdict == "refused layer"}
+        assert refused[("BROKER:1", "num.network.threads")].ours == ("3", "STATIC_BROKER_CONFIG")
+        assert refused[("BROKER:1", "message.max.bytes")].ours == ("1048588", "DEFAULT_CONFIG")
+
+
 def test_a_refused_layer_held_in_the_snapshot_a_4_1_broker_restarts_from_is_applied(
     comparisons: list[FixtureComparison],
 ) -> None:
@@ -144,6 +156,26 @@ def test_an_upgrade_a_fenced_older_brokers_registration_blocks_is_refused_by_kaf
     # --release-version also raises group.version, which a 3.9.1 broker does not know: Kafka names that first
     assert "Broker 2 does not support this feature" in refused["fenced-older-broker-refuses-upgrade@4.4.0"].error
     assert "levels 1-21" in refused["fenced-older-broker-refuses-upgrade@4.4.0"].refusals[0]
+
+
+def test_the_order_of_two_layers_at_a_restart_varies_and_kraft_audit_names_the_key_whose_value_depends_on_it(
+    comparisons: list[FixtureComparison],
+) -> None:
+    # static num.io.threads 8, cluster default 16, per-broker 32 (both through the controller), then a restart:
+    # cluster default first runs 32 (kraft-audit's effective value), per-broker first keeps 8 (8 -> 32 is more than
+    # twice, and the default's update carries 32 again); each release's one run here chose one or the other
+    seen = {}
+    for c in comparisons:
+        if c.cluster.startswith("restart-order-of-two-thread-pool-layers@"):
+            (pair,) = [p for p in c.pairs if (p.resource, p.key) == ("BROKER:1", "num.io.threads")]
+            assert pair.ours == ("32", "DYNAMIC_BROKER_CONFIG")
+            assert (pair.kafka, pair.verdict) in {
+                (("32", "DYNAMIC_BROKER_CONFIG"), "equal"),
+                (("8", "DYNAMIC_BROKER_CONFIG"), "either order"),
+            }, c.cluster
+            seen[c.release] = pair.kafka[0]
+    assert set(seen) == RELEASES
+    assert set(seen.values()) == {"8", "32"}  # Kafka itself went both ways
 
 
 def test_a_topic_key_4_0_removed_is_kept_by_4_0_to_4_2_0_and_refuses_the_next_change_after_a_binary_upgrade(

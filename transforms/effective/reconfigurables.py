@@ -11,6 +11,9 @@ previous config, every key of the layer included). confluentinc/kafka 3.3–4.4:
   most double the current value.
 * ``LogCleaner.validateReconfiguration`` (``log.cleaner.threads``; 4.4 storage/.../log/LogCleaner.java, 3.x
   core/.../log/LogCleaner.scala): the same bounds around the current thread count.
+* ``SocketServer``'s data-plane acceptors (``num.network.threads``; 3.3–4.4 core/.../network/SocketServer.scala,
+  ``DataPlaneAcceptor.validateReconfiguration``, "Dynamic thread count update validation failed"): the same bounds
+  around the acceptor's current processor count. A listener-prefixed count is not read.
 * ``DynamicLogConfig.validateReconfiguration`` (any log config changed; core/.../DynamicBrokerConfig.scala):
   ``log.local.retention.ms`` / ``.bytes`` must not be -1, nor above ``log.retention.ms`` / ``.bytes``, when the
   total retention is bounded and the local one is not -2 — tiered storage on or off.
@@ -19,7 +22,8 @@ previous config, every key of the layer included). confluentinc/kafka 3.3–4.4:
 binary upgrade an MV change needs rolls every broker): the broker starts on server.properties, then applies the
 cluster-default layer (current: the static view), then its per-broker layer (current: the cluster-default view if
 that was applied, else the static view). Kafka 3.9.1, 4.2.0 and 4.4.0 refuse these layers so (oracle scenarios
-``reconfigurable-refuses-layer``, ``log-cleaner-per-broker``, ``local-retention-above-total``) — except, from 4.1, a
+``reconfigurable-refuses-layer``, ``log-cleaner-per-broker``, ``local-retention-above-total``,
+``network-threads-refuse-layer``) — except, from 4.1, a
 layer held in the snapshot the broker restarts from, applied before any reconfigurable exists
 (``layer_validity._preloaded``).
 """
@@ -38,6 +42,7 @@ THREAD_POOL_KEYS: Final = (
     "background.threads",
 )
 CLEANER_THREADS: Final = "log.cleaner.threads"
+NETWORK_THREADS: Final = "num.network.threads"
 # (local key, total key) of DynamicLogConfig's retention checks
 LOCAL_RETENTION: Final = (
     ("log.local.retention.ms", "log.retention.ms"),
@@ -47,7 +52,7 @@ LOCAL_RETENTION: Final = (
 
 def reconfigurable_keys() -> set[str]:
     """Every broker key these checks read."""
-    return {*THREAD_POOL_KEYS, CLEANER_THREADS, *(k for pair in LOCAL_RETENTION for k in pair)}
+    return {*THREAD_POOL_KEYS, CLEANER_THREADS, NETWORK_THREADS, *(k for pair in LOCAL_RETENTION for k in pair)}
 
 
 def _thread_count(key: str, component: str, current: Column, new: Column) -> Column:
@@ -88,5 +93,6 @@ def refused_by_reconfigurables(current: Column, new: Column) -> Column:
     ``current`` to ``new`` (maps of a broker's effective values by key); empty when none refuses."""
     checks = [_thread_count(k, "DynamicThreadPool", current, new) for k in THREAD_POOL_KEYS]
     checks.append(_thread_count(CLEANER_THREADS, "LogCleaner", current, new))
+    checks.append(_thread_count(NETWORK_THREADS, "SocketServer", current, new))
     checks += [_local_retention(local, total, current, new) for local, total in LOCAL_RETENTION]
     return F.filter(F.array(*checks), lambda failed: failed.isNotNull())
