@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from schemas.changes import ChangeSet
@@ -62,16 +62,7 @@ def refused_broker_changes(changes: ChangeSet, unapplied_df: DataFrame) -> DataF
         changes: the validated change set (a change without ``cluster_id`` applies to every cluster).
         unapplied_df: ``unapplied_layer_rows`` of the state after the changes, with plain cluster ids.
     """
-    spark = unapplied_df.sparkSession
-    wanted = sorted(
-        {
-            (change.cluster_id, change.resource_name)
-            for change in changes.changes
-            if change.resource_type == ResourceType.BROKER and change.layer == "dynamic"
-        },
-        key=lambda c: (c[0] or "", c[1]),
-    )
-    changes_df = spark.createDataFrame(wanted, "change_cluster string, resource_name string")
+    changes_df = _changed_resources(changes, ResourceType.BROKER, unapplied_df.sparkSession)
     is_default = F.col("resource_name") == ""
     blocks = F.when(
         is_default,
@@ -135,16 +126,7 @@ def refused_topic_changes(changes: ChangeSet, kept_df: DataFrame) -> DataFrame:
     """``REFUSED_CHANGE_COLUMNS`` (``node_id`` NULL: the controller refuses): per dynamic TOPIC change of ``changes``,
     the keys the topic still holds after it that its release keeps without defining them (``kept_df``:
     ``kept_unsupported`` of the state after the changes, plain cluster ids)."""
-    spark = kept_df.sparkSession
-    wanted = sorted(
-        {
-            (change.cluster_id, change.resource_name)
-            for change in changes.changes
-            if change.resource_type == ResourceType.TOPIC and change.layer == "dynamic"
-        },
-        key=lambda c: (c[0] or "", c[1]),
-    )
-    changes_df = spark.createDataFrame(wanted, "change_cluster string, resource_name string")
+    changes_df = _changed_resources(changes, ResourceType.TOPIC, kept_df.sparkSession)
     in_cluster = F.col("change_cluster").isNull() | (F.col("change_cluster") == F.col("cluster_id"))
     reason = F.concat(
         F.lit("Unknown topic config name: "),
@@ -167,3 +149,17 @@ def refused_topic_changes(changes: ChangeSet, kept_df: DataFrame) -> DataFrame:
         )
         .dropDuplicates()
     )
+
+
+def _changed_resources(changes: ChangeSet, resource_type: str, spark: SparkSession) -> DataFrame:
+    """``(change_cluster, resource_name)`` of the dynamic changes of ``resource_type`` (``change_cluster`` NULL: a
+    change for every cluster)."""
+    wanted = sorted(
+        {
+            (change.cluster_id, change.resource_name)
+            for change in changes.changes
+            if change.resource_type == resource_type and change.layer == "dynamic"
+        },
+        key=lambda c: (c[0] or "", c[1]),
+    )
+    return spark.createDataFrame(wanted, "change_cluster string, resource_name string")
