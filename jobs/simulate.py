@@ -228,7 +228,11 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         unapplied_df = unapplied_layer_rows(
             both, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
         )
-        nodes_df = with_catalog_release(both.brokers, frames.releases_df, kafka_version=settings.kafka_version)
+        # the resolution's held nodes (the same plan under the same name: not computed again)
+        nodes_df = resolution(
+            "nodes",
+            lambda: with_catalog_release(both.brokers, frames.releases_df, kafka_version=settings.kafka_version),
+        )
         kept_df = kept_unsupported(
             both.dynamic_configs, nodes_df, frames.config_keys_df, kafka_version=settings.kafka_version
         )
