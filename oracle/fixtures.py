@@ -7,6 +7,7 @@ metadata log, ``<dest>/<scenario>@<release>/`` with:
   after it stopped: kraft-audit's input. The directory's name makes ``<scenario>@<release>`` the cluster id an
   ingest gives it (``jobs.discover``: no ``meta.properties``);
 * ``server.properties``: the node's static file (``server-N.properties``: further brokers' files, node ``N``);
+* ``dump-log.txt.gz``: ``kafka-dump-log --cluster-metadata-decoder`` of the release on that log (``oracle.dumplog``);
 * ``kafka.json.gz``: Kafka's answers, trimmed to what a comparison reads (every described entry's value, source,
   sensitivity and synonyms; refusals; whether and why the node did (not) start; feature levels).
 
@@ -81,8 +82,7 @@ def write_fixture(run_dir: Path, dest: Path) -> None:
     dest.mkdir(parents=True)
     for static in sorted(run_dir.glob("server*.properties")):
         shutil.copyfile(static, dest / static.name)
-    log_dir = run_dir / METADATA_DIR
-    files = sorted(p for pattern in LOG_PATTERNS for p in log_dir.glob(pattern)) if log_dir.is_dir() else []
+    files = log_files(run_dir / METADATA_DIR)
     if files:
         (dest / METADATA_DIR).mkdir()
         for path in files:
@@ -91,6 +91,13 @@ def write_fixture(run_dir: Path, dest: Path) -> None:
     # mtime 0: the same answers give the same bytes
     with gzip.GzipFile(dest / ANSWERS, "wb", mtime=0) as out:
         out.write(text.encode("utf-8"))
+
+
+def log_files(metadata_dir: Path) -> list[Path]:
+    """The files kraft-audit reads from a metadata log directory, sorted (none when it does not exist)."""
+    if not metadata_dir.is_dir():
+        return []
+    return sorted(p for pattern in LOG_PATTERNS for p in metadata_dir.glob(pattern))
 
 
 def static_files(fixture: Path) -> dict[str, Path]:
@@ -115,7 +122,11 @@ def fixtures(root: Path) -> list[Path]:
 
 
 def collect(src: Path, dest: Path) -> list[Path]:
-    """Every ``<src>/<scenario>/<release>/`` with a ``kafka.json`` as ``<dest>/<scenario>@<release>/``."""
+    """Every ``<src>/<scenario>/<release>/`` with a ``kafka.json`` as ``<dest>/<scenario>@<release>/``, with Kafka's
+    dump of its metadata log (``oracle.dumplog``)."""
+    from oracle.dumplog import write_dump
+    from oracle.runtime import release
+
     runs = sorted(p.parent for p in src.glob("*/*/kafka.json"))
     if dest.exists():
         shutil.rmtree(dest)
@@ -124,6 +135,8 @@ def collect(src: Path, dest: Path) -> list[Path]:
     for run_dir in runs:
         target = dest / f"{run_dir.parent.name}@{run_dir.name}"
         write_fixture(run_dir, target)
+        if (target / METADATA_DIR).is_dir():
+            write_dump(target, release(run_dir.name))
         written.append(target)
     return written
 
