@@ -10,9 +10,15 @@ wrote is compared with Kafka's value and source. Each pair is one of:
 * ``equal``: same value (kraft-audit's ``value_set`` where it has one: the value configured, which DescribeConfigs
   shows) and same source;
 * ``sensitive``: Kafka hides the value; the sources are equal;
-* ``derived``: Kafka describes the key's own null default, and the broker uses the value of another key
-  (``log.retention.ms`` unset: ``log.retention.hours``, KafkaConfig's ``logRetentionTimeMillis``); kraft-audit gives
-  that value and names the key it came from in ``synonym``;
+* ``derived``: the broker uses the value of another key, which kraft-audit names in ``synonym``, while Kafka
+  describes the key's own unset state: its null default (``log.retention.ms`` unset: ``log.retention.hours``,
+  KafkaConfig's ``logRetentionTimeMillis``; kraft-audit gives the value in use, source ``DEFAULT_CONFIG``), or with
+  ``DEFAULT_CONFIG`` its default (a 3.x broker's ``log.message.timestamp.before.max.ms``, whose getter falls back to
+  the difference key: kraft-audit's ``value_set``) or the value in use (the topic's bound, LogConfig's default being
+  the broker's derived value: kraft-audit's ``value``), where kraft-audit gives the other key's source;
+* ``hidden synonym``: same value, but Kafka names as the source its top synonym, a layer whose value a higher
+  layer's synonym removed (a static ``log.retention.hours`` under a dynamic ``log.retention.ms``: Kafka shows the
+  default 168 with the static source), while kraft-audit names the source Kafka lists with the value shown;
 * ``refused layer``: same value, but Kafka names as the source the dynamic layer it stored and did not apply (its
   top synonym), while kraft-audit names where the value in use comes from and reports that layer as a
   ``REJECTED_CONFIG_LAYER`` finding listing the key (a refused layer can also hide a derived value: Kafka then
@@ -72,7 +78,7 @@ from oracle.upgrades import (
 from oracle.upgrades import report_lines as upgrade_lines
 
 FIXTURES = REPO / "tests" / "data" / "kafka-oracle" / "scenarios"
-AGREEING = ("equal", "sensitive", "derived", "refused layer", "no record", "either order")
+AGREEING = ("equal", "sensitive", "derived", "refused layer", "hidden synonym", "no record", "either order")
 # "... does not apply its cluster-default dynamic config layer (3 keys: a, b, c): ..."
 _LAYER_KEYS = re.compile(r"\(\d+ keys?: ([^)]*)\)")
 # "... the keys whose values differ: a, b; refused by: ..."
@@ -165,16 +171,32 @@ def judge(
     row = rows[0]
     value = row["value_set"] if row["value_set"] is not None else row["value"]
     ours = (value, row["source"])
-    # Kafka describes the key's own null default; the broker uses the value of the key kraft-audit names
-    derived = entry["value"] is None and row["source"] == "DEFAULT_CONFIG" and row["synonym"] not in (None, key)
+    # the broker uses the value of the key kraft-audit names, while Kafka describes this key's own unset state: its
+    # null default, or its default value (a broker key) or the value in use (a topic key) with DEFAULT_CONFIG
+    synonyms = entry["synonyms"] or []
+    other_key = row["synonym"] not in (None, key)
+    # (not one of the synonyms Kafka lists for the key: a topic key inheriting its broker synonym is not derived)
+    getter_key = other_key and row["synonym"] not in {name for name, _, _ in synonyms}
+    derived = (other_key and entry["value"] is None and row["source"] == "DEFAULT_CONFIG") or (
+        getter_key and entry["source"] == "DEFAULT_CONFIG" and entry["value"] in (row["value"], row["value_set"])
+    )
     same_value = entry["sensitive"] or value == entry["value"] or derived
-    stored_not_applied = bool({key, (entry["synonyms"] or [[key]])[0][0]} & refused)
+    stored_not_applied = bool({key, (synonyms or [[key]])[0][0]} & refused)
+    # Kafka's source is its top synonym, a layer whose value a higher layer's synonym removed (§5.1 overrideProps):
+    # the value shown is the one in use, named with its own source further down the list
+    shown_by = next((source for name, value_, source in synonyms if name == key and value_ == entry["value"]), None)
+    top = synonyms[0] if synonyms else None
+    hidden = top is not None and top[2] == entry["source"] and top[1] != entry["value"] and row["source"] == shown_by
     if not same_value:
         verdict = "differs"
     elif row["source"] == entry["source"]:
         verdict = "sensitive" if entry["sensitive"] else "derived" if derived else "equal"
     elif stored_not_applied:
         verdict = "refused layer"
+    elif derived:
+        verdict = "derived"
+    elif hidden:
+        verdict = "hidden synonym"
     else:
         verdict = "differs"
     if verdict == "differs" and either_order:
