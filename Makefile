@@ -97,6 +97,7 @@ kafka-fixtures: setup
 	rm -rf out/oracle
 	$(PY) -m oracle.scenarios $(foreach v,$(CONFIGDEF_VERSIONS),--release $(v))
 	$(PY) -m oracle.fixtures out/oracle tests/data/kafka-oracle/scenarios
+	$(PY) -m oracle.dumplog tests/data/kafka-oracle/scenarios
 
 kafka-configdefs: setup
 	@./scripts/kafka-oracle/fetch.sh $(CONFIGDEF_VERSIONS)

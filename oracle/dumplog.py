@@ -7,7 +7,7 @@ The tool is ``kafka.tools.DumpLogSegments`` (core) up to 4.2 and ``org.apache.ka
 ``*.checkpoint`` file, named relative to it, so the text holds no path of the machine that made it.
 
 ``python -m oracle.dumplog FIXTURES`` writes ``dump-log.txt.gz`` for every fixture with a metadata log that has
-none (``--force``: every one); ``oracle.fixtures`` calls ``write_dump`` for the fixtures it writes.
+none (``--force``: every one); ``make kafka-fixtures`` runs it after ``oracle.fixtures``.
 """
 
 from __future__ import annotations

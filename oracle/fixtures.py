@@ -7,7 +7,8 @@ metadata log, ``<dest>/<scenario>@<release>/`` with:
   after it stopped: kraft-audit's input. The directory's name makes ``<scenario>@<release>`` the cluster id an
   ingest gives it (``jobs.discover``: no ``meta.properties``);
 * ``server.properties``: the node's static file (``server-N.properties``: further brokers' files, node ``N``);
-* ``dump-log.txt.gz``: ``kafka-dump-log --cluster-metadata-decoder`` of the release on that log (``oracle.dumplog``);
+* ``dump-log.txt.gz``: ``kafka-dump-log --cluster-metadata-decoder`` of the release on that log, written afterwards
+  by ``python -m oracle.dumplog`` (``make kafka-fixtures`` runs both);
 * ``kafka.json.gz``: Kafka's answers, trimmed to what a comparison reads (every described entry's value, source,
   sensitivity and synonyms; refusals; whether and why the node did (not) start; feature levels).
 
@@ -122,11 +123,7 @@ def fixtures(root: Path) -> list[Path]:
 
 
 def collect(src: Path, dest: Path) -> list[Path]:
-    """Every ``<src>/<scenario>/<release>/`` with a ``kafka.json`` as ``<dest>/<scenario>@<release>/``, with Kafka's
-    dump of its metadata log (``oracle.dumplog``)."""
-    from oracle.dumplog import write_dump
-    from oracle.runtime import release
-
+    """Every ``<src>/<scenario>/<release>/`` with a ``kafka.json`` as ``<dest>/<scenario>@<release>/``."""
     runs = sorted(p.parent for p in src.glob("*/*/kafka.json"))
     if dest.exists():
         shutil.rmtree(dest)
@@ -135,8 +132,6 @@ def collect(src: Path, dest: Path) -> list[Path]:
     for run_dir in runs:
         target = dest / f"{run_dir.parent.name}@{run_dir.name}"
         write_fixture(run_dir, target)
-        if (target / METADATA_DIR).is_dir():
-            write_dump(target, release(run_dir.name))
         written.append(target)
     return written
 

@@ -413,8 +413,15 @@ class KafkaNode:
         """Copy ``__cluster_metadata-0`` to ``dest``: segments, snapshots (``.checkpoint``), quorum and epoch files.
 
         A copy of a live node is a prefix of its log. The offset and time indexes are left out unless asked for:
-        they are preallocated (10 MiB each), Kafka rebuilds them, and kraft-audit does not read them.
+        they are preallocated (10 MiB each), Kafka rebuilds them, and kraft-audit does not read them. A node that
+        was formatted and never started has no such directory: its ``bootstrap.checkpoint`` (the records ``kafka-storage
+        format`` wrote, in the log dir) is copied there instead, the one file an audit of it can read.
         """
+        bootstrap = self.log_dir / "bootstrap.checkpoint"
+        if not self.metadata_dir.is_dir() and bootstrap.is_file():
+            dest.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(bootstrap, dest / bootstrap.name)
+            return dest
         if not self.metadata_dir.is_dir():
             return None
         dest.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,8 @@ A scenario (``oracle/scenarios.yaml``) has:
 * ``brokers``: more nodes, each a broker only that joins the first node's quorum:
   ``{node: 2, release: <version, or a value keyed by release prefixes>, static: {...}}`` (its own release's
   runtime: an older broker beside a newer controller is how a rolling upgrade looks); started and stopped by steps;
-* ``steps``: in order, Admin operations (``oracle.admin``) and these harness steps: ``{op: restart}``,
+* ``steps``: in order, Admin operations (``oracle.admin``) and these harness steps: ``{op: restart}`` (with
+  ``static: {...}``: server.properties overrides written before the node starts again, as an operator's edit),
   ``{op: upgrade, target: latest | X.Y[-IVn], mode: release-version | metadata, via: broker | controller}``
   (Kafka's own ``kafka-features``, a dry run first; the metadata log is copied just before it) and
   ``{op: feature_command, args: [...], via: broker | controller}``, ``{op: start_broker, node: N}`` (formatted with
@@ -132,6 +133,10 @@ class Scenario:
                 raise ScenarioError(f"scenario {name!r}: upgrade mode must be release-version or metadata")
             if step.get("via", "broker") not in ("broker", "controller"):
                 raise ScenarioError(f"scenario {name!r}: via must be broker or controller")
+            if "static" in step:
+                if op != "restart":
+                    raise ScenarioError(f"scenario {name!r}: only a restart step takes static: {step!r}")
+                step["static"] = {str(k): _string(name, k, v) for k, v in (step["static"] or {}).items()}
         brokers = list(data.get("brokers") or [])
         nodes = set()
         for broker in brokers:
@@ -285,6 +290,9 @@ class Recorder:
                     return
             elif step["op"] == "restart":
                 self.data["stops"].append(_stop(node))
+                if step.get("static"):  # the operator edits server.properties before the restart
+                    node.overrides.update(step["static"])
+                    node.write_properties()
                 if not self._start(node):
                     return
             elif step["op"] == "upgrade":

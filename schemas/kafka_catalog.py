@@ -91,6 +91,9 @@ class ConfigKey(_Frozen):
     internal: bool = False  # internal keys are not described unless set
     dynamic: DynamicScope = "read-only"  # broker keys only; topic/group/client-metrics keys ignore it
     listener_prefix_required: bool = False  # broker: dynamic only as listener.name.<listener>.<key>
+    # a LIST whose validator is a KIP-1161 ValidList (4.2+): ConfigDef.parseValue removes repeated elements
+    # (KAFKA-19875)
+    deduplicates: bool = False
 
     @field_validator("type")
     @classmethod
@@ -189,7 +192,15 @@ _KEY_FIELDS: Final = ("name", "type", "default", "sensitive", "internal", "dynam
 
 
 def _keys(entries: Any) -> list[dict[str, Any]]:
-    return [{k: entry[k] for k in _KEY_FIELDS if k in entry} for entry in entries or ()]
+    return [
+        {k: entry[k] for k in _KEY_FIELDS if k in entry} | {"deduplicates": _deduplicates(entry)}
+        for entry in entries or ()
+    ]
+
+
+def _deduplicates(entry: Mapping[str, Any]) -> bool:
+    validator = entry.get("validator")
+    return isinstance(validator, Mapping) and validator.get("kip1161") is True
 
 
 def _document_to_model(doc: Mapping[str, Any]) -> dict[str, Any]:

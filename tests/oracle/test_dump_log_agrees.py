@@ -46,6 +46,8 @@ def _dumped() -> list[Path]:
 
 
 def _kind(path: Path) -> str:
+    if path.name == "bootstrap.checkpoint":
+        return "BOOTSTRAP_SNAPSHOT"
     return "SNAPSHOT" if path.suffix == ".checkpoint" else "LOG_SEGMENT"
 
 

@@ -203,6 +203,8 @@ def test_a_scenario_names_the_other_releases_it_needs() -> None:
         ({"name": "a", "brokers": [{"node": 1}]}, "node id above 1"),
         ({"name": "a", "brokers": [{"node": 2, "roles": "x"}]}, "unknown broker fields"),
         ({"name": "a", "steps": [{"op": "start_broker", "node": 3}]}, "not in brokers"),
+        ({"name": "a", "steps": [{"op": "upgrade", "static": {"x": "1"}}]}, "only a restart step takes static"),
+        ({"name": "a", "steps": [{"op": "restart", "static": {"x": [1]}}]}, "must be a string"),
     ],
 )
 def test_malformed_scenarios_are_refused(data: dict[str, object], message: str) -> None:
@@ -217,6 +219,8 @@ def test_static_numbers_become_strings() -> None:
     )
     assert scenario.static == {"num.io.threads": "8"}
     assert scenario.static_after_format == {"x.ms": "20000"}
+    restart = scenarios.Scenario.from_dict({"name": "b", "steps": [{"op": "restart", "static": {"y.ms": 50000}}]})
+    assert restart.steps == [{"op": "restart", "static": {"y.ms": "50000"}}]
 
 
 @pytest.mark.unit

@@ -100,6 +100,74 @@ def test_a_refused_layer_held_in_the_snapshot_a_4_1_broker_restarts_from_is_appl
         assert (pairs[("BROKER:1", "num.io.threads")].verdict == "refused layer") is not applied
 
 
+def test_synonyms_across_three_layers_resolve_as_on_kafkas_brokers(comparisons: list[FixtureComparison]) -> None:
+    # static log.retention.hours=48 and log.roll.ms=3600000; a cluster default log.retention.ms=7200000 (with the
+    # read-only log.retention.minutes) and a per-broker read-only log.roll.hours, through the controller
+    for release in RELEASES:
+        (c,) = [c for c in comparisons if c.cluster == f"synonyms-across-layers@{release}"]
+        pairs = {(p.resource, p.key): p for p in c.pairs}
+        assert pairs[("TOPIC:oracle-t1", "retention.ms")].kafka == ("7200000", "DYNAMIC_DEFAULT_BROKER_CONFIG")
+        assert pairs[("TOPIC:oracle-t1", "segment.ms")].kafka == ("3600000", "STATIC_BROKER_CONFIG")
+        for key in ("retention.ms", "segment.ms"):
+            assert pairs[("TOPIC:oracle-t1", key)].verdict == "equal", release
+        # the static hours removed by the dynamic ms: Kafka shows the default with the static layer as its source
+        hours = pairs[("BROKER:1", "log.retention.hours")]
+        assert (hours.kafka, hours.ours, hours.verdict) == (
+            ("168", "STATIC_BROKER_CONFIG"),
+            ("168", "DEFAULT_CONFIG"),
+            "hidden synonym",
+        )
+        assert pairs[("BROKER:1", "log.roll.hours")].verdict == "equal"
+        # 3.x: the topic's timestamp bound is the broker's static difference (60000)
+        bound = pairs[("TOPIC:oracle-t1", "message.timestamp.before.max.ms")]
+        if release < "4":
+            assert (bound.kafka[0], bound.verdict) == ("60000", "derived"), release
+        else:
+            assert bound.kafka[0] == bound.ours[0] == "9223372036854775807", release
+
+
+def test_a_broker_drops_only_the_invalid_value_and_the_per_broker_keys_of_a_layer(
+    comparisons: list[FixtureComparison],
+) -> None:
+    # per-broker {log.cleaner.backoff.ms=soon, message.max.bytes=2000000}; cluster default {ssl.keystore.type,
+    # listener.name.plaintext.ssl.keystore.type, num.replica.fetchers=2}; both through the controller
+    expected = {
+        ("BROKER:1", "log.cleaner.backoff.ms"): ("15000", "DEFAULT_CONFIG"),
+        ("BROKER:1", "message.max.bytes"): ("2000000", "DYNAMIC_BROKER_CONFIG"),
+        ("BROKER:1", "ssl.keystore.type"): ("JKS", "DEFAULT_CONFIG"),
+        ("BROKER:1", "num.replica.fetchers"): ("2", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
+        ("TOPIC:oracle-t1", "max.message.bytes"): ("2000000", "DYNAMIC_BROKER_CONFIG"),
+    }
+    for release in RELEASES:
+        (c,) = [c for c in comparisons if c.cluster == f"invalid-and-per-broker-only-keys@{release}"]
+        pairs = {(p.resource, p.key): p for p in c.pairs}
+        for pair, kafka in expected.items():
+            assert (pairs[pair].kafka, pairs[pair].ours) == (kafka, kafka), (release, pair)
+
+
+def test_a_4_2_broker_runs_a_list_without_its_repeated_elements(comparisons: list[FixtureComparison]) -> None:
+    # static group.coordinator.rebalance.protocols=classic,consumer,classic (KAFKA-19875: 4.2+ de-duplicates)
+    for release in RELEASES:
+        (c,) = [c for c in comparisons if c.cluster == f"duplicate-list-elements-at-start@{release}"]
+        (pair,) = [p for p in c.pairs if p.key == "group.coordinator.rebalance.protocols"]
+        expected = "classic,consumer" if release >= "4.2" else "classic,consumer,classic"
+        assert (pair.kafka, pair.ours) == ((expected, "STATIC_BROKER_CONFIG"),) * 2, release
+
+
+def test_an_empty_rebalance_protocol_list_stops_every_release_and_is_an_error_for_kraft_audit(
+    comparisons: list[FixtureComparison],
+) -> None:
+    # added after a clean format: 3.7.2 ... 4.1.2 stop on "Disabling the 'classic' protocol is not supported."
+    # (KafkaConfig.groupCoordinatorRebalanceProtocols), 4.2.0+ on KIP-1161's "must not be empty"; the never-started
+    # nodes of 3.x ... 4.3 left only their bootstrap checkpoint, which is what kraft-audit audits
+    for release in RELEASES:
+        (c,) = [c for c in comparisons if c.cluster == f"empty-list-refused-at-start@{release}"]
+        assert c.audited and not c.started, release
+        assert c.errors, release
+        assert all(e.startswith("BROKER:1 group.coordinator.rebalance.protocols ") for e in c.errors), c.errors
+        assert c.start_agrees, release
+
+
 def test_a_static_value_out_of_the_group_coordinators_bounds_stops_kafka_and_is_an_error_for_kraft_audit(
     comparisons: list[FixtureComparison],
 ) -> None:
@@ -268,6 +336,12 @@ def test_upgrade_effects_rows_read_as_config_records() -> None:
 # ---- the classification, on entries shaped as Kafka answers them ----------------------------------------------
 
 
+_MAX = "9223372036854775807"
+_BOUND = "log.message.timestamp.before.max.ms"
+_DIFFERENCE = "log.message.timestamp.difference.max.ms"
+_HOURS_48 = ["log.retention.ms", "48", "STATIC_BROKER_CONFIG"]
+
+
 def _row(value: str | None, source: str, synonym: str | None = None, value_set: str | None = None) -> dict:
     return {"value": value, "source": source, "synonym": synonym, "value_set": value_set}
 
@@ -321,6 +395,46 @@ def _entry(value: str | None, source: str, synonyms: list | None = None, sensiti
             [_row("604800000", "DEFAULT_CONFIG", synonym="log.retention.hours")],
             {"log.retention.ms"},
             "refused layer",
+        ),
+        # 3.x timestamp bound falling back to the difference key (synonyms-across-layers@3.7.2): the broker key as
+        # configured, the topic key as in use, each with DEFAULT_CONFIG
+        (
+            _entry(_MAX, "DEFAULT_CONFIG", [[_BOUND, _MAX, "DEFAULT_CONFIG"]]),
+            [_row("60000", "STATIC_BROKER_CONFIG", synonym=_DIFFERENCE, value_set=_MAX)],
+            set(),
+            "derived",
+        ),
+        (
+            _entry("60000", "DEFAULT_CONFIG", [[_BOUND, _MAX, "DEFAULT_CONFIG"]]),
+            [_row("60000", "STATIC_BROKER_CONFIG", synonym=_DIFFERENCE, value_set=_MAX)],
+            set(),
+            "derived",
+        ),
+        (
+            _entry("60000", "DEFAULT_CONFIG", [[_BOUND, _MAX, "DEFAULT_CONFIG"]]),
+            [_row("120000", "STATIC_BROKER_CONFIG", synonym=_DIFFERENCE, value_set=_MAX)],
+            set(),
+            "differs",
+        ),
+        # the same value inherited from a synonym Kafka lists, named with another source: not derived
+        (
+            _entry("60000", "DEFAULT_CONFIG", [[_BOUND, "60000", "STATIC_BROKER_CONFIG"]]),
+            [_row("60000", "STATIC_BROKER_CONFIG", synonym=_BOUND)],
+            set(),
+            "differs",
+        ),
+        # a static synonym removed by a dynamic one (synonyms-across-layers): Kafka's source is the removed layer's
+        (
+            _entry("168", "STATIC_BROKER_CONFIG", [_HOURS_48, ["log.retention.ms", "168", "DEFAULT_CONFIG"]]),
+            [_row("168", "DEFAULT_CONFIG")],
+            set(),
+            "hidden synonym",
+        ),
+        (
+            _entry("168", "STATIC_BROKER_CONFIG", [_HOURS_48, ["log.retention.ms", "168", "DEFAULT_CONFIG"]]),
+            [_row("168", "DYNAMIC_BROKER_CONFIG")],
+            set(),
+            "differs",
         ),
     ],
 )

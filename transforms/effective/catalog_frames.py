@@ -62,6 +62,8 @@ class CatalogFrames:
     layer_checks: tuple[LayerCheck, ...] = ()
     # the ranks of ``releases_df``'s releases, for decisions made while planning (empty: unknown)
     release_ranks: tuple[int, ...] = ()
+    # (release, resource type, key) of the LIST keys whose values ConfigDef de-duplicates (``list_values``)
+    deduplicated_lists: frozenset[tuple[str, str, str]] = frozenset()
 
 
 def _key_row(release: str, resource_type: ResourceType, key: ConfigKey) -> tuple[object, ...]:
@@ -179,4 +181,11 @@ def to_catalog_frames(
         key_checks_df=local_frame(spark, list(key_checks), CATALOG_KEY_CHECKS),
         layer_checks=tuple(layer_checks),
         release_ranks=tuple(sorted(rank for _, rank in release_rows)),
+        deduplicated_lists=frozenset(
+            (rel.release, str(resource_type), key.name)
+            for rel in catalog.releases
+            for resource_type in CONFIG_RESOURCE_TYPES
+            for key in getattr(rel, resource_type.kind)
+            if key.deduplicates
+        ),
     )

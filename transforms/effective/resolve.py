@@ -73,6 +73,7 @@ from transforms.effective.findings import (
 )
 from transforms.effective.groups import to_client_metrics_effective, to_group_effective, to_group_views
 from transforms.effective.layer_validity import failed_by_view, without_node_layer, without_rejected_layers
+from transforms.effective.list_values import with_deduplicated_lists
 from transforms.effective.timestamps import (
     fallback_planned,
     with_broker_timestamp_fallback,
@@ -285,7 +286,7 @@ def resolve_effective_configs(
     if ResourceType.CLIENT in wanted:
         clients_df = to_client_effective(state.client_entity_configs)
         parts.append(_of_type(ResourceType.CLIENT, keep("client_rows", clients_df)))
-    return reduce(DataFrame.unionByName, parts)
+    return with_deduplicated_lists(reduce(DataFrame.unionByName, parts), catalog_frames.deduplicated_lists)
 
 
 def _of_type(resource_type: str, part_df: DataFrame) -> DataFrame:
@@ -356,7 +357,7 @@ def resolve_without_overrides(
         parts.append(keep("fallback_group_rows", group_rows_df).select(*columns))
     if not parts:
         raise ValueError("resolve_without_overrides needs topics_df, groups_df or both")
-    return reduce(DataFrame.unionByName, parts)
+    return with_deduplicated_lists(reduce(DataFrame.unionByName, parts), catalog_frames.deduplicated_lists)
 
 
 def resolve_without_node_layer(
@@ -402,7 +403,8 @@ def resolve_without_node_layer(
     broker_rows_df = _broker_rows(variant, catalog_frames, partial_df, keep, prefix="fallback_")
     controller_rows_df = to_controller_broker_effective(applied_df, own(layers.controllers), catalog_frames)
     columns = EFFECTIVE_CONFIGS.fieldNames()
-    return broker_rows_df.select(*columns).unionByName(controller_rows_df.select(*columns))
+    rows_df = broker_rows_df.select(*columns).unionByName(controller_rows_df.select(*columns))
+    return with_deduplicated_lists(rows_df, catalog_frames.deduplicated_lists)
 
 
 def unapplied_layer_rows(

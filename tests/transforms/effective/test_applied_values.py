@@ -47,6 +47,7 @@ from transforms.effective.clamps import (
     with_group_clamps,
 )
 from transforms.effective.common import resolved
+from transforms.effective.list_values import with_deduplicated_lists
 from transforms.effective.timestamps import (
     fallback_planned,
     with_broker_timestamp_fallback,
@@ -610,3 +611,57 @@ def test_the_fallback_is_planned_unless_no_broker_can_apply_3_6_to_3_9(
     ranks: tuple[int, ...], kafka_version: str | None, oldest_release: str | None, planned: bool
 ) -> None:
     assert fallback_planned(ranks, kafka_version=kafka_version, oldest_release=oldest_release) is planned
+
+
+# --- LIST values without repeated elements (4.2+) -----------------------------------------------------------------
+
+
+def test_a_list_value_loses_its_repeated_elements_where_the_release_deduplicates_it(spark: SparkSession) -> None:
+    # ConfigDef.parseValue (confluentinc/kafka 4.2 clients/.../config/ConfigDef.java, KAFKA-19875): first occurrences,
+    # in order, joined with ","; measured: Kafka 4.2.0 describes a static classic,consumer,classic as classic,consumer
+    key = "group.coordinator.rebalance.protocols"
+    keys = frozenset({("4.2", "BROKER", key)})  # CatalogFrames.deduplicated_lists
+    df = _df(
+        spark,
+        {
+            "node_id": 1,
+            "config_type": "LIST",
+            "config_name": key,
+            "value": "classic,consumer,classic",
+            "kafka_release": "4.2",
+        },
+        {"node_id": 7, "config_name": key, "value": "a,a", "kafka_release": "4.2", "config_type": "STRING"},
+        {
+            "node_id": 2,
+            "config_type": "LIST",
+            "config_name": key,
+            "value": "classic, consumer ,classic",
+            "kafka_release": "4.2",
+        },
+        {
+            "node_id": 3,
+            "config_type": "LIST",
+            "config_name": key,
+            "value": "classic,consumer,classic",
+            "kafka_release": "4.1",
+        },
+        {"node_id": 4, "config_type": "LIST", "config_name": key, "value": "consumer, classic", "kafka_release": "4.2"},
+        {"node_id": 5, "config_type": "LIST", "config_name": key, "value": None, "kafka_release": "4.2"},
+        {
+            "node_id": 6,
+            "config_type": "LIST",
+            "config_name": "metric.reporters",
+            "value": "a,a",
+            "kafka_release": "4.2",
+        },
+    )
+    values = {r.node_id: r.value for r in with_deduplicated_lists(df, keys).collect()}
+    assert values == {
+        1: "classic,consumer",
+        2: "classic,consumer",
+        3: "classic,consumer,classic",  # 4.1 parses without de-duplicating
+        4: "consumer, classic",  # no repeated element: as set
+        5: None,
+        6: "a,a",  # not a key of the set
+        7: "a,a",  # not a LIST
+    }

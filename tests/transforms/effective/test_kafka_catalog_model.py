@@ -52,6 +52,21 @@ def test_real_broker_keys(
     assert (entry.dynamic, entry.default) == (dynamic, default)
 
 
+def test_list_keys_with_a_kip_1161_validator_deduplicate_from_4_2(real_catalog: KafkaCatalog) -> None:
+    # ConfigDef.parseValue de-duplicates a ValidList's value (KAFKA-19875, 4.2+); Kafka 4.2.0 ... 4.4.0 describe a
+    # static classic,consumer,classic as classic,consumer, 4.1.2 as set (oracle duplicate-list-elements-at-start)
+    def deduplicates(release: str, kind: str, key: str) -> bool:
+        rel = real_catalog.release(release)
+        assert rel is not None
+        return next(k for k in getattr(rel, kind) if k.name == key).deduplicates
+
+    assert not deduplicates("4.1", "broker", "group.coordinator.rebalance.protocols")
+    for release in ("4.2", "4.3", "4.4"):
+        assert deduplicates(release, "broker", "group.coordinator.rebalance.protocols")
+        assert deduplicates(release, "topic", "cleanup.policy")
+        assert not deduplicates(release, "broker", "num.io.threads")
+
+
 def test_real_retention_group_is_ordered_primary_first(real_catalog: KafkaCatalog) -> None:
     rel = real_catalog.release("4.2")
     assert rel is not None
