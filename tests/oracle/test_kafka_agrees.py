@@ -143,6 +143,11 @@ def test_a_broker_drops_only_the_invalid_value_and_the_per_broker_keys_of_a_laye
         pairs = {(p.resource, p.key): p for p in c.pairs}
         for pair, kafka in expected.items():
             assert (pairs[pair].kafka, pairs[pair].ours) == (kafka, kafka), (release, pair)
+        # per-broker {ssl.keystore.type=PKCS12 without a listener prefix, message.max.bytes=2000000}
+        (c,) = [c for c in comparisons if c.cluster == f"unprefixed-ssl-key-per-broker@{release}"]
+        pairs = {(p.resource, p.key): p for p in c.pairs}
+        for pair in [("BROKER:1", "ssl.keystore.type"), ("BROKER:1", "message.max.bytes")]:
+            assert (pairs[pair].kafka, pairs[pair].ours) == ((expected[pair],) * 2), (release, pair)
 
 
 def test_a_4_2_broker_runs_a_list_without_its_repeated_elements(comparisons: list[FixtureComparison]) -> None:
