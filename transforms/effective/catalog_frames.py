@@ -166,12 +166,13 @@ def to_catalog_frames(
     ``NEGATIVE_MEANS_UNLIMITED`` (``log.retention.ms``) and the topic key ``retention.ms`` carry
     ``negative_means_unlimited``.
     """
-    key_rows = [
-        _key_row(rel.release, resource_type, key)
+    keys = [
+        (rel.release, resource_type, key)
         for rel in catalog.releases
         for resource_type in CONFIG_RESOURCE_TYPES
         for key in getattr(rel, resource_type.kind)  # ReleaseCatalog names its key lists by kind
     ]
+    key_rows = [_key_row(release, resource_type, key) for release, resource_type, key in keys]
     synonym_rows = [row for rel in catalog.releases for row in _synonym_rows(rel)]
     release_rows = [(rel.release, release_rank(rel.release)) for rel in catalog.releases]
     return CatalogFrames(
@@ -182,10 +183,6 @@ def to_catalog_frames(
         layer_checks=tuple(layer_checks),
         release_ranks=tuple(sorted(rank for _, rank in release_rows)),
         deduplicated_lists=frozenset(
-            (rel.release, str(resource_type), key.name)
-            for rel in catalog.releases
-            for resource_type in CONFIG_RESOURCE_TYPES
-            for key in getattr(rel, resource_type.kind)
-            if key.deduplicates
+            (release, str(resource_type), key.name) for release, resource_type, key in keys if key.deduplicates
         ),
     )
