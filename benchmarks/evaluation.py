@@ -12,10 +12,10 @@ catalog scaling (100 / 1,000 / 5,000 constraints on the same data).
 
 Both start from the same Delta table and both end in a Delta commit, so neither can be pruned away and the
 difference is the evaluation itself. The evaluation runs the way the audit runs on the same input
-(``jobs.stages.plans_for``): a small input (at most ``SMALL_INPUT_RECORDS`` bronze records) holds its frames as local
-relations and runs without generated code, in one partition; a mid-size input (at most ``INTERPRETED_RECORDS``) runs
-without generated code. The floors run a small input the same way and any other with generated code
-(``EvalInputs.as_floor``).
+(``jobs.runtime.holding.plans_for``): a small input (at most ``SMALL_INPUT_RECORDS`` bronze records) holds its frames
+as local relations and runs without generated code, in one partition; a mid-size input (at most
+``INTERPRETED_RECORDS``) runs without generated code. The floors run a small input the same way and any other with
+generated code (``EvalInputs.as_floor``).
 """
 
 from __future__ import annotations
@@ -32,15 +32,18 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from benchmarks.measure import DriverMemory, Step, measure
-from jobs import audit, conf_loader, lookups
-from jobs.stages import Checkpoints, local_rows_for, plans_for, small_input, small_plans
+from jobs import conf_loader
+from jobs.audit_steps.evaluate import dynamic_scopes
+from jobs.audit_steps.resolve import catalog_release
+from jobs.runtime import lookups
+from jobs.runtime.expression_check import validate_with_spark
+from jobs.runtime.holding import Checkpoints, local_rows_for, plans_for, small_input, small_plans
 from jobs.storage import DeltaStore, open_store
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import VIOLATIONS
 from transforms.audit_scope import filter_auditable
 from transforms.constraints.evaluate import evaluate_constraints
-from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import compile_catalog
 from transforms.metadata_version import parse_metadata_version
@@ -58,14 +61,14 @@ class EvalInputs:
     records: int  # the audited warehouse's bronze records: small inputs run as the audit runs them (module docstring)
 
     def as_audited(self, spark: SparkSession) -> AbstractContextManager[None]:
-        """The session's settings for these inputs, as the audit chooses them (``jobs.stages.plans_for``)."""
+        """The session's settings for these inputs, as the audit chooses them (``jobs.runtime.holding.plans_for``)."""
         return plans_for(spark, self.records)
 
     def as_floor(self, spark: SparkSession) -> AbstractContextManager[None]:
-        """The session's settings for a floor over these inputs: a small input's (``jobs.stages.small_plans``), else
-        the session's own, with generated code. A floor is what Spark needs for the rows, not the audit's choice for
-        its own plans: a mid-size input's floors evaluated without generated code took 1.09 s and 0.71 s at M
-        against 0.47 s and 0.57 s with it."""
+        """The session's settings for a floor over these inputs: a small input's
+        (``jobs.runtime.holding.small_plans``), else the session's own, with generated code. A floor is what Spark
+        needs for the rows, not the audit's choice for its own plans: a mid-size input's floors evaluated without
+        generated code took 1.09 s and 0.71 s at M against 0.47 s and 0.57 s with it."""
         return small_plans(spark, when=small_input(self.records))
 
     def keep(self) -> Checkpoints:
@@ -81,13 +84,13 @@ def eval_inputs(
     mv_table = conf_loader.metadata_versions()
     target = parse_metadata_version(target_mv, mv_table)
     frames = lookups.catalog_frames(spark)
-    target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))
+    target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
     return EvalInputs(
         store=open_store(spark, str(warehouse)),
         out=open_store(spark, str(out_warehouse)),
         target=target,
         target_keys_df=target_keys_df.cache(),
-        scopes_df=audit._dynamic_scopes(frames).cache(),
+        scopes_df=dynamic_scopes(frames).cache(),
         records=records,
     )
 
@@ -192,7 +195,7 @@ def violations(
         run_ts=datetime.now(UTC),
         dynamic_scope_df=inputs.scopes_df,
         failures_df=failures_df,
-        keep=inputs.keep(),  # the boundaries the audit job holds, held as it holds them (jobs.stages)
+        keep=inputs.keep(),  # the boundaries the audit job holds, held as it holds them (jobs.runtime.holding)
     )
 
 

@@ -3,7 +3,7 @@
 This is what every end-to-end test and every pre-upgrade check pays: the audit's fixed cost. One process, one
 Spark session:
 
-1. session floor, part 1: the time to start the Spark session (``jobs.session.build_session``), measured by the
+1. session floor, part 1: the time to start the Spark session (``jobs.runtime.session.build_session``), measured by the
    caller before anything else runs in the process, which starts Great Expectations' import first, as the CLI does
    (``jobs.run.start``: ``quality.prefetch`` before ``build_session``);
 2. the gate: ingest of the fleet, bronze data-quality checks, replay, effective configurations, evaluation of

@@ -2,7 +2,7 @@
 
 A job count does not drift with the machine's load, so it is the figure to compare across runs. Jobs are read
 from the driver's status store (what the Spark UI lists; ``spark.ui.retainedJobs`` bounds how many it keeps):
-each job carries the description ``jobs.progress.stage``/``step`` set when it started (``<stage>: <step>``), so
+each job carries the description ``jobs.runtime.progress.stage``/``step`` set when it started (``<stage>: <step>``), so
 it is attributed to the stage whose title starts its description. Jobs started outside any stage (reading the
 scope, the run summary, ``audit_runs``) count as ``other``.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-# Stage title prefixes (jobs.progress.stage titles) → the stage's short name, first match wins.
+# Stage title prefixes (jobs.runtime.progress.stage titles) → the stage's short name, first match wins.
 STAGES: tuple[tuple[str, str], ...] = (
     ("hashing ", "ingest"),
     ("decoding ", "ingest"),

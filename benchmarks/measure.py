@@ -141,7 +141,7 @@ def measure(
 
 
 class StageTimes(logging.Handler):
-    """Collects the ``<stage> took N s`` lines that ``jobs.progress.stage`` logs (at DEBUG) during a job."""
+    """Collects the ``<stage> took N s`` lines that ``jobs.runtime.progress.stage`` logs (at DEBUG) during a job."""
 
     def __init__(self) -> None:
         """Empty."""

@@ -34,7 +34,7 @@ from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 from benchmarks.evaluation import EvalInputs, auditable, violations
 from benchmarks.measure import DriverMemory, Step, measure
 from benchmarks.pyvalidator import Pair, failure
-from jobs.quality_gx import guard_spark_connect_import
+from jobs.quality.gx import guard_spark_connect_import
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.violations import VIOLATIONS
 from transforms.constraints.evaluate import single_key_failures, single_key_pairs, single_key_rows

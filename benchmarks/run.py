@@ -186,7 +186,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
 def _one_size(size_name: str, work: Path, results_dir: Path, target_mv: str, keep: bool) -> int:
     from benchmarks.gate import run_gate
     from benchmarks.report import write_size
-    from jobs.session import build_session
+    from jobs.runtime.session import build_session
 
     session_started = time.perf_counter()
     if size_name == GATE:

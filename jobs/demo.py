@@ -18,9 +18,12 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from jobs import audit, ingest, synth
-from jobs.session import build_session
+from jobs.runtime.entry import run_job_file
+from jobs.runtime.session import build_session
 from jobs.summary import verdict_text
 from synthetic.spec import FleetSpec
+
+HELP = "synthesise a small fleet, audit it, write tables and report"
 
 DEFAULT_TARGET = "4.2"
 
@@ -155,9 +158,7 @@ def _report(spark: SparkSession, warehouse: str, out: str | None) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python jobs/demo.py``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["demo", *(argv if argv is not None else sys.argv[1:])])
+    return run_job_file("demo", sys.modules[__name__], HELP, argv)
 
 
 if __name__ == "__main__":

@@ -22,10 +22,13 @@ from pyspark.sql import functions as F
 
 from jobs import quality
 from jobs.output_files import write_output
-from jobs.session import build_session
+from jobs.runtime.entry import run_job_file
+from jobs.runtime.session import build_session
 from jobs.storage import DeltaStore, open_store
 from schemas.errors import InputError, UsageError
 from schemas.quality import STAGES, Stage
+
+HELP = "run the data-quality expectations (Great Expectations) on a warehouse's tables"
 
 RUN_TABLES = ("violations", "findings", "upgrade_effects", "audit_runs")
 
@@ -123,9 +126,7 @@ def _audit_run(store: DeltaStore, run_id: str | None) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """spark-submit entry: ``spark-submit jobs/dq.py --warehouse ...``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["dq", *(argv if argv is not None else sys.argv[1:])])
+    return run_job_file("dq", sys.modules[__name__], HELP, argv)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ import sys
 from collections.abc import Sequence
 
 from jobs import audit, run
+from jobs.runtime.entry import run_job_file
+
+HELP = "run, then exit with the upgrade verdict (0 safe, 1 blocked, 2 error)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,9 +26,7 @@ def execute(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """spark-submit entry: ``spark-submit jobs/gate.py --input ... --target-mv ...``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["gate", *(argv if argv is not None else sys.argv[1:])])
+    return run_job_file("gate", sys.modules[__name__], HELP, argv)
 
 
 if __name__ == "__main__":

@@ -38,10 +38,11 @@ from pyspark.sql import functions as F
 from jobs import conf_loader
 from jobs.discover import Discovery, InputFile, discover_inputs, parse_static_config_args, read_head
 from jobs.output_files import write_output
-from jobs.progress import stage
 from jobs.redaction_key import redaction_key
-from jobs.session import build_session
-from jobs.stages import SMALL_INPUT_BYTES, interpreted, one_job, session_settings
+from jobs.runtime.entry import run_job_file
+from jobs.runtime.holding import SMALL_INPUT_BYTES, interpreted, one_job, session_settings
+from jobs.runtime.progress import stage
+from jobs.runtime.session import build_session
 from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
 from schemas import bronze
 from schemas.errors import InputError, StorageError, UsageError
@@ -50,6 +51,8 @@ from transforms.decode_files import FileDescriptor, decode_files, decoded_table,
 from transforms.local_frames import arrow_frame, local_frame
 from transforms.redact import SensitivityRules, redact_text, redact_value, safe_config_name
 from transforms.text.properties import parse_server_properties
+
+HELP = "decode inputs into the bronze tables"
 
 log = logging.getLogger("kraft_audit")
 
@@ -227,7 +230,7 @@ def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs |
     of other files or clusters only make the commit retry at the newer version.
     """
     inputs = inputs or find_inputs(settings)
-    # small input files are decoded and loaded without generated code (jobs.stages.interpreted)
+    # small input files are decoded and loaded without generated code (jobs.runtime.holding.interpreted)
     small = sum(f.size_bytes for f in inputs.discovery.files) <= SMALL_INPUT_BYTES
     for attempt in range(1, ATTEMPTS + 1):
         try:
@@ -796,9 +799,7 @@ def write_ingest_summary(path: str, result: IngestResult) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """spark-submit entry: ``spark-submit jobs/ingest.py --input ...``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["ingest", *(argv if argv is not None else sys.argv[1:])])
+    return run_job_file("ingest", sys.modules[__name__], HELP, argv)
 
 
 if __name__ == "__main__":

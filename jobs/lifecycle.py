@@ -20,7 +20,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs.stages import by_cluster, truncated
+from jobs.runtime.holding import by_cluster, truncated
 from jobs.storage import DeltaStore
 from schemas import gold
 from schemas.lifecycle import (
@@ -91,8 +91,9 @@ def apply(
             the lifecycle of the current state.
         violations_df: the run's VIOLATIONS rows when the caller holds them (default: read from ``violations``;
             only the run's rows are used either way).
-        local_rows: how the expired-waiver findings are held (``jobs.stages.truncated``) and whether the status is
-            gathered by cluster before its write (``jobs.stages.by_cluster``).
+        local_rows: how the expired-waiver findings are held (``jobs.runtime.holding.truncated``) and whether the
+        status is
+            gathered by cluster before its write (``jobs.runtime.holding.by_cluster``).
     """
     today = run_ts.date()
     waivers_df = spark.createDataFrame([w.to_row() for w in waivers], WAIVERS) if waivers else None

@@ -13,10 +13,13 @@ from datetime import UTC, datetime
 from pyspark.sql import SparkSession
 
 from jobs import audit, ingest, quality
-from jobs.session import build_session
-from jobs.stages import interpreted, interpreted_input, local_rows_for
+from jobs.runtime.entry import run_job_file
+from jobs.runtime.expression_check import validate_with_spark
+from jobs.runtime.holding import interpreted, interpreted_input, local_rows_for
+from jobs.runtime.session import build_session
 from jobs.storage import open_store
-from transforms.constraints.expressions import validate_with_spark
+
+HELP = "ingest + audit in one job"
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,8 @@ def run(
         store = open_store(spark, settings.ingest.warehouse)
         # the run's data-quality results, bronze's and the audit's, written in one commit when the audit ends
         ledger = quality.Ledger(store, run_id=run_id, run_ts=datetime.now(UTC), command=settings.audit.command)
-        with interpreted(spark, when=interpreted_input(ingested.records)):  # as the audit decides (jobs.stages)
+        # as the audit decides (jobs.runtime.holding)
+        with interpreted(spark, when=interpreted_input(ingested.records)):
             bronze_dq = quality.check_bronze(
                 spark,
                 store,
@@ -101,9 +105,7 @@ def execute(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """spark-submit entry: ``spark-submit jobs/run.py --input ... --target-mv ...``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["run", *(argv if argv is not None else sys.argv[1:])])
+    return run_job_file("run", sys.modules[__name__], HELP, argv)
 
 
 if __name__ == "__main__":

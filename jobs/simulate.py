@@ -27,11 +27,15 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs import audit, conf_loader, lookups
+from jobs import audit, conf_loader
+from jobs.audit_steps.resolve import catalog_release
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
-from jobs.session import build_session
-from jobs.stages import Checkpoints, local_rows_for, plans_for
+from jobs.runtime import lookups
+from jobs.runtime.entry import run_job_file
+from jobs.runtime.expression_check import validate_with_spark
+from jobs.runtime.holding import Checkpoints, local_rows_for, plans_for
+from jobs.runtime.session import build_session
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.errors import InputError
@@ -39,7 +43,6 @@ from schemas.kafka_vocabulary import RESOURCE_TYPES
 from schemas.upgrade_effects import UpgradeWith
 from transforms.audit_scope import filter_auditable, with_release_at_least
 from transforms.constraints.evaluate import evaluate_constraints
-from transforms.constraints.expressions import validate_with_spark
 from transforms.effective import resolve_effective_configs, unapplied_layer_rows
 from transforms.effective.common import kept_unsupported, with_catalog_release
 from transforms.local_frames import local_frame
@@ -59,6 +62,8 @@ from transforms.whatif.scenarios import (
     untagged,
     with_layers,
 )
+
+HELP = "apply proposed config changes and re-evaluate"
 
 VIOLATION_KEY = ("cluster_id", "resource_type", "resource_name", "node_id", "config_name", "constraint_id")
 ENTITY = ["cluster_id", "resource_type", "resource_name", "node_id"]
@@ -176,9 +181,9 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         **{name: _scoped(store.read(name), clusters) for name in RESOLUTION_INPUTS},
     )
     frames = lookups.catalog_frames(spark)
-    target_keys_df = frames.config_keys_df.filter(F.col("release") == audit.catalog_release(target.release))
-    # every changed layer and every shared resolution intermediate is computed once (jobs.stages): held as local
-    # relations when the audited state came from a small input (the records its replay applied)
+    target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
+    # every changed layer and every shared resolution intermediate is computed once (jobs.runtime.holding): held as
+    # local relations when the audited state came from a small input (the records its replay applied)
     (applied_sum,) = state.cluster_state.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
     applied = int(applied_sum)
     local_rows = local_rows_for(applied)
@@ -186,13 +191,14 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     def at_target(s: ReplayResult) -> ReplayResult:
         return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
 
-    # a small input: no generated code, one partition; a mid-size one: no generated code (jobs.stages.plans_for)
+    # a small input: no generated code, one partition; a mid-size one: no generated code
+    # (jobs.runtime.holding.plans_for)
     with plans_for(spark, applied):
         layers = apply_changes(
             state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
         )
         both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
-        # a union of the resolution's kept rows per resource type (jobs.stages), shared with the refusals below
+        # a union of the resolution's kept rows per resource type (jobs.runtime.holding), shared with the refusals below
         resolution = Checkpoints(local_rows=local_rows)
         effective_df = resolve_effective_configs(
             both,
@@ -357,9 +363,7 @@ def _resource_rows(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """spark-submit entry: ``spark-submit jobs/simulate.py --changes FILE --target-mv MV``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["simulate", *(argv if argv is not None else sys.argv[1:])])
+    return run_job_file("simulate", sys.modules[__name__], HELP, argv)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,11 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from jobs.output_files import write_output
+from jobs.runtime.entry import run_job_file
 from synthetic.fleet import FleetResult, write_fleet
 from synthetic.spec import FleetSpec
+
+HELP = "write a synthetic fleet as real binary metadata logs"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,9 +150,7 @@ def print_summary(result: FleetResult) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """spark-submit / python entry: ``python jobs/synth.py --out DIR ...``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["synth", *(argv if argv is not None else sys.argv[1:])])
+    return run_job_file("synth", sys.modules[__name__], HELP, argv)
 
 
 if __name__ == "__main__":

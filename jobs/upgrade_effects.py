@@ -12,7 +12,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame
 
-from jobs.stages import truncated
+from jobs.runtime.holding import truncated
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.upgrade_effects import UpgradeWith
 from transforms.metadata_version import parse_metadata_version
@@ -43,8 +43,8 @@ def predict(
     upgrade_with: UpgradeWith,
     local_rows: int = 0,
 ) -> DataFrame:
-    """``UPGRADE_EFFECTS`` rows (no run columns) of the audited clusters, computed once (``jobs.stages.truncated``
-    with ``local_rows``)."""
+    """``UPGRADE_EFFECTS`` rows (no run columns) of the audited clusters, computed once
+    (``jobs.runtime.holding.truncated`` with ``local_rows``)."""
     return truncated(
         to_upgrade_effects(
             dynamic_configs_df=state.dynamic_configs,

@@ -445,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     if not fixtures(args.fixtures):
         print(f"kafka-oracle: no fixtures under {args.fixtures}", file=sys.stderr)
         return 2
-    from jobs.session import build_session
+    from jobs.runtime.session import build_session
 
     spark = build_session(app_name="kraft-audit-oracle")
     with tempfile.TemporaryDirectory(prefix="kraft-audit-oracle-") as work:

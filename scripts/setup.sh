@@ -33,7 +33,7 @@ if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
   touch "$STAMP"
 fi
 
-# Delta Lake's jars for local sessions (jobs/session.py adds them to spark.jars): fetched once from Maven Central with
+# Delta Lake's jars for local sessions (jobs/runtime/session.py adds them to spark.jars): fetched once from Maven Central with
 # Maven, then offline. Only the jars pyspark does not ship already are kept (the same artifact in another version
 # would sit beside Spark's own on the classpath).
 DELTA_JARS=.venv/delta-jars

@@ -34,11 +34,11 @@ def real_metadata_dir() -> Path:
 
 # Test inputs are tiny and plans deep: compiling generated Java for every new query costs more than running it
 # (about 3x on the replay tests). The integration tier evaluates without code generation, as the jobs themselves do
-# for a small input (jobs.stages.interpreted: so the spark-submit runs and the notebook's audits, all small, run
-# interpreted too). The in-process system tests on the real-metadata corpus run with it, so replay and resolution
+# for a small input (jobs.runtime.holding.interpreted: so the spark-submit runs and the notebook's audits, all small,
+# run interpreted too). The in-process system tests on the real-metadata corpus run with it, so replay and resolution
 # are still exercised through generated code. The benchmark harness's smoke test runs in process on tiny data:
 # interpreted. KRAFT_AUDIT_TEST_CODEGEN=1 runs the integration tier with code generation too.
-from jobs.stages import INTERPRETED, session_settings  # noqa: E402  (INTERPRETED: what the jobs use for a small input)
+from jobs.runtime.holding import INTERPRETED, session_settings  # noqa: E402  (INTERPRETED: what the jobs use for a small input)
 
 GENERATED = {"spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"}  # Spark's defaults
 
@@ -94,7 +94,7 @@ def _system_tests_generate_code(request: pytest.FixtureRequest) -> Iterator[None
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     """One local[2] session: few shuffle partitions, UI off, UTC."""
-    from jobs.session import build_session
+    from jobs.runtime.session import build_session
 
     session = build_session(
         master="local[2]",
@@ -106,7 +106,7 @@ def spark() -> Iterator[object]:
             "spark.default.parallelism": "2",
             # one session per worker runs hundreds of modules' plans and local checkpoints. (Workers' JVMs were
             # lost late in CI runs: full GCs back to back, the block manager full of broadcasts' 64 MiB Tungsten
-            # pages; build_session now sets 2 MiB pages, see jobs/session.py.)
+            # pages; build_session now sets 2 MiB pages, see jobs/runtime/session.py.)
             "spark.driver.memory": "4g",
             "spark.sql.warehouse.dir": str(Path(os.environ.get("TMPDIR", "/tmp")) / "kraft-audit-test-wh"),
             **({} if os.environ.get("KRAFT_AUDIT_TEST_CODEGEN") else INTERPRETED),

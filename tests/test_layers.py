@@ -129,3 +129,22 @@ def test_no_import_cycles() -> None:
         if module not in index:
             visit(module)
     assert cycles == []
+
+
+def test_only_the_runtime_reaches_into_pyspark_private_handles() -> None:
+    """A DataFrame's ``_jdf`` and a session's ``_jsparkSession`` (PySpark's private handles on the JVM) are used by
+    ``jobs.runtime`` alone: transforms build plans with the public API, and jobs ask the runtime."""
+    found = [
+        f"{module}: {handle}"
+        for module, path in modules().items()
+        if _under(module, "schemas", "transforms", "jobs", "synthetic") and not _under(module, "jobs.runtime")
+        for handle in ("._jdf", "._jsparkSession")
+        if handle in path.read_text()
+    ]
+    assert found == []
+
+
+def test_the_console_script_imports_every_command_and_no_module_imports_it_back() -> None:
+    commands = {"ingest", "audit", "run", "gate", "simulate", "report", "demo", "synth", "dq"}
+    assert {f"jobs.{name}" for name in commands} <= imports()["jobs.cli"]
+    assert _imports_of("jobs", inside=("jobs.cli",)) == []

@@ -4,7 +4,7 @@ Transforms are pure plans: they never checkpoint, persist or run an action. Wher
 is read in several places of the plan they return (the replay pass by every silver frame, the broker layers by
 every effective resource type), they pass it through a ``Keep`` the caller gives, named for what it is. The
 default, ``as_planned``, keeps the plan as it is (tests, small inputs); a job passes a function that caches or
-checkpoints the frames it wants computed once (``jobs.stages``).
+checkpoints the frames it wants computed once (``jobs.runtime.holding``).
 
 A transform may hand its frame to a ``Keep`` as a ``Plan``: the frame, or a function that builds it. A keep that
 already holds a frame of that name returns it without calling the function, so a second plan over the same kept

@@ -470,7 +470,7 @@ class DeltaStore:
                 writer = writer.option("replaceWhere", replace_where)
             if note is not None:  # the commit's userMetadata, shown by DESCRIBE HISTORY
                 writer = writer.option("userMetadata", note)
-            if static:  # the whole table, whatever the session's partitionOverwriteMode (dynamic: jobs.session)
+            if static:  # the whole table, whatever the session's partitionOverwriteMode (dynamic: jobs.runtime.session)
                 writer = writer.option("partitionOverwriteMode", "static")
             try:
                 self._save(writer, table, txn)
@@ -515,7 +515,7 @@ class DeltaStore:
 def open_store(spark: SparkSession, warehouse: str) -> DeltaStore:
     """The table store of a warehouse; a session without Delta Lake's jars is a one-line usage error."""
     if not delta_available(spark):
-        from jobs.session import DELTA_PACKAGE
+        from jobs.runtime.session import DELTA_PACKAGE
 
         raise UsageError(
             f"Delta Lake's jars are not on this session's classpath: run `make setup`, or give spark-submit "

@@ -264,7 +264,7 @@ def test_the_versions_name_delta_spark_as_the_engine_and_deltalake_only_as_a_rea
 
 
 def test_jobs_are_attributed_to_the_stage_that_started_them() -> None:
-    # descriptions as jobs.progress.stage / step set them
+    # descriptions as jobs.runtime.progress.stage / step set them
     assert stage_of("replaying 3 cluster(s)") == "replay"
     assert stage_of("resolving effective configurations") == "effective"
     assert stage_of("evaluating 1096 constraints at 4.4-IV2: every MV level") == "evaluation"

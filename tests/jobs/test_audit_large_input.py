@@ -1,11 +1,11 @@
 """An audit planned as for a large input (every held frame a local checkpoint, adaptive execution, generated code)
 gives what the small-input plan gives (local relations, one partition, interpreted).
 
-Every other end-to-end test reads a small input, whose frames are local relations (``jobs.stages``); the benchmark's
-sizes S to L are the only other runs of the large-input plan. Here the e2e cluster (tests/data/e2e/cluster.jsonl) is
-audited both ways at 4.4-IV1 with the hand-written catalogs of ``test_audit_e2e`` and the data-quality stage on: GX
-counts a small run's frames from their plans and a large run's from the logs of the tables they were written to
-(``jobs.quality.written_rows``), and finds the same counts.
+Every other end-to-end test reads a small input, whose frames are local relations (``jobs.runtime.holding``); the
+benchmark's sizes S to L are the only other runs of the large-input plan. Here the e2e cluster
+(tests/data/e2e/cluster.jsonl) is audited both ways at 4.4-IV1 with the hand-written catalogs of ``test_audit_e2e`` and
+the data-quality stage on: GX counts a small run's frames from their plans and a large run's from the logs of the
+tables they were written to (``jobs.quality.written_rows``), and finds the same counts.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jobs.audit import _rows_per_cluster
+from jobs.audit_steps.extract import rows_per_cluster
 from jobs.storage import DeltaStore, open_store
 
 pytestmark = pytest.mark.spark
@@ -41,4 +41,4 @@ def test_one_aggregate_counts_records_and_quarantined_rows_per_cluster(
     records_df = store.read("metadata_records")
     if cluster_ids:
         records_df = records_df.filter(F.col("cluster_id").isin(cluster_ids))
-    assert _rows_per_cluster(store, records_df, cluster_ids) == expected
+    assert rows_per_cluster(store, records_df, cluster_ids) == expected

@@ -1,4 +1,5 @@
-"""A frame a job holds (``jobs.stages.truncated``) keeps no lineage for a running query to report metrics against.
+"""A frame a job holds (``jobs.runtime.holding.truncated``) keeps no lineage for a running query to report metrics
+against.
 
 Spark logs "Failed to update accumulator ... attempted to access non-existent accumulator" when a task's metrics
 reach the driver after it has garbage collected their accumulators. A lazily checkpointed frame causes it: its
@@ -27,8 +28,8 @@ RACE = """
 import os, sys, threading, time
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
-from jobs.session import build_session
-from jobs.stages import truncated
+from jobs.runtime.session import build_session
+from jobs.runtime.holding import truncated
 
 spark = build_session(master="local[2]")
 spark.conf.set("spark.sql.adaptive.enabled", "false")

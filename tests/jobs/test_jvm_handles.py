@@ -1,4 +1,4 @@
-"""The driver's JVM view keeps the classes and static methods it looked up (jobs.jvm_handles), nothing else."""
+"""The driver's JVM view keeps the classes and static methods it looked up (jobs.runtime.jvm_handles), nothing else."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from py4j.protocol import Py4JError
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jobs.jvm_handles import cache_jvm_lookups
+from jobs.runtime.jvm_handles import cache_jvm_lookups
 
 
 def test_classes_and_static_methods_are_looked_up_once(spark: SparkSession) -> None:

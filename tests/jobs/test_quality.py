@@ -24,10 +24,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from benchmarks.jobcount import counting
-from jobs import quality, quality_gx
-from jobs.audit import RUN_TABLES, STATE_TABLES
+from jobs import quality
+from jobs.audit_steps.tables import RUN_TABLES, STATE_TABLES
 from jobs.cli import main as cli_main
-from jobs.stages import held_rows, one_job, truncated
+from jobs.quality import gx as quality_gx
+from jobs.runtime.holding import held_rows, one_job, truncated
 from jobs.storage import DeltaStore, open_store
 from schemas import gold
 from schemas.errors import DataQualityError
@@ -362,7 +363,7 @@ def test_a_warehouse_on_an_object_store_leaves_the_counts_to_the_checks(spark: S
 def test_great_expectations_imports_where_main_has_no_file() -> None:
     # `python -c` and pytest-xdist workers have a __main__ without __file__: pyspark.sql.connect, which GX imports,
     # then takes the process for a doctest run and exits 0 when grpc is missing (the job would stop, "successfully").
-    code = "from jobs.quality_gx import guard_spark_connect_import as g; g(); import great_expectations; print('ok')"
+    code = "from jobs.quality.gx import guard_spark_connect_import as g; g(); import great_expectations; print('ok')"
     repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(repo), "GX_ANALYTICS_ENABLED": "False"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)

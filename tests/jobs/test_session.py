@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.session import _master_from_submit_args, _submitted_conf
+from jobs.runtime.session import _master_from_submit_args, _submitted_conf
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,7 @@ class _Recorded:
 
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> _Recorded:
-    import jobs.session as session
+    import jobs.runtime.session as session
 
     builder = _Recorded()
     monkeypatch.setattr(session, "SparkSession", type("FakeSession", (), {"builder": builder}))
@@ -68,7 +68,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> _Recorded:
 
 
 def test_a_local_driver_jvm_gets_the_parallel_collector_and_utc(recorded: _Recorded) -> None:
-    from jobs.session import build_session
+    from jobs.runtime.session import build_session
 
     build_session()
     assert recorded.conf["spark.driver.extraJavaOptions"] == "-XX:+UseParallelGC -Duser.timezone=UTC"
@@ -90,7 +90,7 @@ def test_a_local_driver_jvm_gets_the_parallel_collector_and_utc(recorded: _Recor
 def test_the_collector_option_yields_to_the_user_and_to_the_jvm_environment(
     recorded: _Recorded, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, expected: str
 ) -> None:
-    from jobs.session import build_session
+    from jobs.runtime.session import build_session
 
     monkeypatch.setenv(variable, value)
     build_session()
@@ -98,7 +98,7 @@ def test_the_collector_option_yields_to_the_user_and_to_the_jvm_environment(
 
 
 def test_a_cluster_master_gets_no_collector(recorded: _Recorded) -> None:
-    from jobs.session import build_session
+    from jobs.runtime.session import build_session
 
     build_session(master="spark://10.0.0.1:7077")
     assert recorded.conf["spark.driver.extraJavaOptions"] == "-Duser.timezone=UTC"

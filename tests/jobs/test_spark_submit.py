@@ -33,8 +33,8 @@ import pytest
 from deltalake import DeltaTable
 
 from jobs import conf_loader
-from jobs.audit import code_fingerprint
-from jobs.session import DELTA_EXCLUDED, DELTA_PACKAGE
+from jobs.audit_steps.summarize import code_fingerprint
+from jobs.runtime.session import DELTA_EXCLUDED, DELTA_PACKAGE
 from tests.short_jvm import FAST_JVM
 
 pytestmark = pytest.mark.system
@@ -245,7 +245,8 @@ def test_the_zip_holds_the_four_packages_and_conf_and_nothing_else(package: Path
 def probe(tmp: Path, pythonpath: Path) -> dict[str, Any]:
     """Where conf comes from and what it holds, for the code found on ``pythonpath`` (run outside the checkout)."""
     code = (
-        "import json; import jobs; from jobs import conf_loader as c; from jobs.audit import code_fingerprint\n"
+        "import json; import jobs; from jobs import conf_loader as c\n"
+        "from jobs.audit_steps.summarize import code_fingerprint\n"
         "print(json.dumps({'jobs': jobs.__file__, 'conf': str(c.CONF_DIR),"
         " 'releases': [r for r, _ in c.kafka_catalog_documents()],"
         " 'levels': len(c.metadata_versions().levels), 'catalogs': c.catalog_fingerprint([]),"

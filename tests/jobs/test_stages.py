@@ -1,5 +1,5 @@
-"""How a job holds the frames it computes once (jobs.stages): local relations for small inputs, local checkpoints
-otherwise, the same rows either way."""
+"""How a job holds the frames it computes once (jobs.runtime.holding): local relations for small inputs, local
+checkpoints otherwise, the same rows either way."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, LongType, MapType, StringType, StructField, StructType, TimestampType
 
 from benchmarks.jobcount import counting
-from jobs.stages import (
+from jobs.runtime.holding import (
     INTERPRETED,
     INTERPRETED_RECORDS,
     LOCAL_ROWS,
@@ -258,7 +258,7 @@ def test_a_large_input_is_written_one_file_per_cluster_and_a_small_one_by_one_ta
 
 
 def test_a_checkpointed_frame_is_computed_when_held_and_keeps_no_lineage(spark: SparkSession) -> None:
-    # why: tests/jobs/test_held_lineage.py and the module docstring of jobs.stages
+    # why: tests/jobs/test_held_lineage.py and the module docstring of jobs.runtime.holding
     planned = spark.range(0, 1000, numPartitions=3).groupBy((F.col("id") % 7).alias("k")).count()
     with counting(spark) as jobs:
         held = truncated(planned, local_rows=0)

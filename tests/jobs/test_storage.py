@@ -592,7 +592,7 @@ WRITER = textwrap.dedent(
     from pathlib import Path
 
     from pyspark.sql import functions as F
-    from jobs.session import build_session
+    from jobs.runtime.session import build_session
     from jobs.storage import ConcurrentCommitError, open_store
 
     warehouse, me, other, gate, jvm = sys.argv[1:6]

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.audit import AuditSettings, bronze_versions
+from jobs.audit import AuditSettings
+from jobs.audit_steps.extract import bronze_versions
 from jobs.cli import main as cli_main
 from jobs.storage import open_store
 

@@ -24,7 +24,7 @@ from pyspark.sql import SparkSession
 
 from jobs.cli import main as cli_main
 from jobs.demo import DEFAULT_TARGET
-from jobs.stages import INTERPRETED
+from jobs.runtime.holding import INTERPRETED
 from jobs.storage import open_store
 from scripts.run_notebook import execute_notebook
 from tests.short_jvm import FAST_JVM

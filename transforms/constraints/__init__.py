@@ -4,9 +4,9 @@ Entry points for jobs::
 
     from schemas.constraints import load_catalog_text
     from transforms.constraints import (
-        compile_catalog, validate_with_spark, evaluate_constraints, violations_by_level, highest_safe_levels,
-        generate_default_catalog,
+        compile_catalog, evaluate_constraints, violations_by_level, highest_safe_levels, generate_default_catalog,
     )
+    from jobs.runtime.expression_check import validate_with_spark   # needs the live session's parser
 
     catalogs = [generate_default_catalog(kafka_docs, mv_table)]   # kafka_docs: (name, parsed conf/kafka/*.yaml)
     catalogs += [load_catalog_text(path.read_text(), str(path)) for path in files]   # jobs read the files
@@ -15,8 +15,8 @@ Entry points for jobs::
     violations_df = evaluate_constraints(effective_df, topics_df, cluster_df, rules, target=mv,
                                          run_id=run_id, run_ts=run_ts, dynamic_scope_df=scopes_df)
 
-Modules: ``selection`` (floorEntry), ``expressions`` (validation, ANSI-safe evaluation), ``checks`` (generic
-parametrised checks), ``rule_table`` (catalog as broadcast tables), ``evaluate`` (the pass),
+Modules: ``selection`` (floorEntry), ``expressions`` (the expressions' text and their ANSI-safe evaluation), ``checks``
+(generic parametrised checks), ``rule_table`` (catalog as broadcast tables), ``evaluate`` (the pass),
 ``messages``, ``remediation``, ``kafka_validators`` and ``generate`` (default catalog from ``conf/kafka``). The
 evaluation reads only the effective configuration: what an override falls back to (DELETE fixes) comes in through
 ``evaluate_constraints(fallback_resolver=...)``, computed by ``transforms.whatif``.
@@ -29,7 +29,6 @@ from transforms.constraints.evaluate import (
     highest_safe_levels,
     violations_by_level,
 )
-from transforms.constraints.expressions import validate_with_spark
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import active_at, compile_catalog
 
@@ -42,6 +41,5 @@ __all__ = [
     "evaluate_constraints",
     "generate_default_catalog",
     "highest_safe_levels",
-    "validate_with_spark",
     "violations_by_level",
 ]

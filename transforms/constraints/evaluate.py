@@ -661,8 +661,8 @@ def evaluate_constraints(
         effective_df: gold ``EFFECTIVE_CONFIGS``.
         topics_df: silver ``TOPICS``.
         cluster_df: silver ``CLUSTER_STATE``.
-        rules: ``selection.compile_catalog`` of the catalogs, checked by ``expressions.validate_with_spark``.
-        target: the metadata.version audited.
+        rules: ``selection.compile_catalog`` of the catalogs, checked by
+        ``jobs.runtime.expression_check.validate_with_spark``. target: the metadata.version audited.
         run_id: the run's id, in every row.
         run_ts: the run's start; a naive value is taken as UTC.
         dynamic_scope_df: ``DYNAMIC_SCOPES`` (``schemas.violations``) of the BROKER keys; None = unknown.

@@ -9,7 +9,7 @@ generator or table-valued function, no subquery and no UDF (any name Spark's reg
 Every function of Spark's registry is either in :data:`ALLOWED_FUNCTIONS` or in :data:`DENIED_FUNCTIONS`
 (``tests/transforms/constraints/test_constraint_functions.py`` checks the registry of the running Spark, so a new
 Spark release cannot widen what an expression may call without someone deciding). The exact check walks the tree
-Spark's own parser builds (``expressions.validate_with_spark``); :func:`precheck_functions` is a cheap textual
+Spark's own parser builds (``jobs.runtime.expression_check``); :func:`precheck_functions` is a cheap textual
 pre-check that needs no Spark, so most mistakes are exit 2 before the session starts.
 """
 

@@ -22,7 +22,7 @@ A pure plan. The shared intermediates (``nodes``: brokers with their catalog rel
 ``node_layers`` and ``applied_layers``: the brokers' and the layered controllers' layers, checked in one plan,
 ``supported_dynamic``, the rows the clamps re-read, ``topic_views``, ``group_views``) and each resource type's rows
 (``*_rows``) pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can compute each once and the
-result is a union of small plans (the audit job checkpoints them: ``jobs.stages``; one plan over every type
+result is a union of small plans (the audit job checkpoints them: ``jobs.runtime.holding``; one plan over every type
 re-planned the groups three times and ran 387 adaptive stages).
 
 ``kafka_version`` (``"4.2"`` / ``"4.2.1"``) replaces every broker's inferred release; otherwise each broker uses

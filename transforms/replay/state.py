@@ -10,7 +10,7 @@ A pure plan: nothing runs during the call. Each cluster's records are replayed i
 whose rows hold every silver table, the findings and the counts at once. That frame and every silver frame pass
 through the caller's ``keep`` (``transforms.checkpoints``) under their field name (``replay_pass`` for the first),
 so a job replays the records once and lets later plans read the held rows (the audit job checkpoints them:
-``jobs.stages``).
+``jobs.runtime.holding``).
 
 Replaying the same input twice gives identical tables, and byte-identical replica files give the tables of one
 copy. See ``transforms.replay.ordering`` for snapshot choice, as-of bounds, replica de-duplication and metadata

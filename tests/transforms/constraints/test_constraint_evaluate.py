@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from pyspark.testing import assertSchemaEqual
 
+from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import CompiledCatalog
 from schemas.metadata_version import MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.constraints import (
     evaluate_constraints,
     highest_safe_levels,
-    validate_with_spark,
     violations_by_level,
 )
 from transforms.constraints.generate import DEFAULT_SOURCE

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import CompiledCatalog
 from schemas.errors import ConfigError
 from transforms.constraints.expressions import (
@@ -19,7 +20,6 @@ from transforms.constraints.expressions import (
     paired_by_keys,
     reads_entity_values,
     rewrite_casts,
-    validate_with_spark,
 )
 
 

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from jobs import conf_loader
+from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import CompiledCatalog
 from schemas.errors import ConfigError
 from transforms.constraints.expressions import (
     OUTCOME_FALSE,
     OUTCOME_HOLDS,
-    validate_with_spark,
 )
 from transforms.constraints.functions import (
     ALLOWED_FUNCTIONS,

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 import yaml
 
+from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import CompiledCatalog, load_catalog_text
 from schemas.metadata_version import MetadataVersionTable
 from transforms.constraints import (
     active_at,
     evaluate_constraints,
     highest_safe_levels,
-    validate_with_spark,
     violations_by_level,
 )
 from transforms.constraints.generate import generate_default_catalog

@@ -23,8 +23,8 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs.lookups import held_catalog_frames
-from jobs.stages import LOCAL_ROWS, Checkpoints
+from jobs.runtime.holding import LOCAL_ROWS, Checkpoints
+from jobs.runtime.lookups import held_catalog_frames
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from tests.transforms.replay.bronze_rows import (

@@ -45,8 +45,8 @@ import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.testing import assertSchemaEqual
 
-from jobs.lookups import held_catalog_frames
-from jobs.stages import LOCAL_ROWS, Checkpoints
+from jobs.runtime.holding import LOCAL_ROWS, Checkpoints
+from jobs.runtime.lookups import held_catalog_frames
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from schemas.metadata_version import MetadataVersionTable

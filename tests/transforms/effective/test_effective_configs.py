@@ -16,8 +16,8 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.testing import assertSchemaEqual
 
-from jobs.lookups import held_catalog_frames
-from jobs.stages import LOCAL_ROWS, Checkpoints
+from jobs.runtime.holding import LOCAL_ROWS, Checkpoints
+from jobs.runtime.lookups import held_catalog_frames
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.metadata_version import MetadataVersionTable
 from schemas.whatif import FALLBACK_COLUMNS
@@ -180,7 +180,7 @@ def inputs(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) -> I
         ],
     )
     files = static_configs(spark, [(6, "log.segment.bytes", "3000000"), (6, "log.roll.ms", None)])
-    # held at the stage boundaries the audit job holds (jobs.stages): replay and resolution in one pure plan
+    # held at the stage boundaries the audit job holds (jobs.runtime.holding): replay and resolution in one pure plan
     # take minutes to plan
     state = replay_state(bronze, files, mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
     frames = held_catalog_frames(

@@ -16,8 +16,8 @@ import pytest
 import yaml
 from pyspark.sql import Row, SparkSession
 
-from jobs.lookups import held_catalog_frames
-from jobs.stages import LOCAL_ROWS
+from jobs.runtime.holding import LOCAL_ROWS
+from jobs.runtime.lookups import held_catalog_frames
 from schemas.decoded import DecodedRecord
 from schemas.kafka_catalog import KafkaCatalog, release_catalog_from_document
 from schemas.metadata_version import MetadataVersionTable
@@ -104,7 +104,7 @@ def resolved(
     interpreted_spark: SparkSession, mv_table: MetadataVersionTable, snapshot_bytes: bytes
 ) -> dict[str, list[Row]]:
     decode = pytest.importorskip("transforms.binary.decode", reason="binary decoder not available")
-    from jobs.stages import Checkpoints
+    from jobs.runtime.holding import Checkpoints
     from transforms.effective import effective_findings, resolve_effective_configs, to_catalog_frames
     from transforms.replay import replay_state
 
@@ -142,7 +142,7 @@ def resolved(
             for p in sorted(CONF_KAFKA.glob("*.yaml"))
         )
     )
-    # held at the stage boundaries the audit job uses (jobs.stages): the pure plan of a real log is large
+    # held at the stage boundaries the audit job uses (jobs.runtime.holding): the pure plan of a real log is large
     state = replay_state(
         bronze, no_static_configs(interpreted_spark), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS)
     )

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from pyspark.sql import SparkSession
 
-from jobs.stages import interpreted
+from jobs.runtime.holding import interpreted
 from schemas.metadata_version import MetadataVersionTable
 
 CONF = Path(__file__).resolve().parents[3] / "conf"
@@ -23,7 +23,7 @@ def mv_table() -> MetadataVersionTable:
 
 @pytest.fixture(scope="module")
 def interpreted_spark(spark: SparkSession) -> Iterator[SparkSession]:
-    """The shared session, evaluating without code generation for one module (``jobs.stages.interpreted``).
+    """The shared session, evaluating without code generation for one module (``jobs.runtime.holding.interpreted``).
 
     The replay plans are deep and the test inputs tiny, so compiling generated Java for every new query dominated
     the runtime (about 3x). Results are the same either way; the previous settings are restored afterwards.

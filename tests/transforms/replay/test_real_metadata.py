@@ -9,7 +9,7 @@ from functools import reduce
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from jobs.stages import Checkpoints
+from jobs.runtime.holding import Checkpoints
 from schemas.decoded import DecodedRecord
 from schemas.metadata_version import MetadataVersionTable
 from tests.conftest import real_metadata_dir

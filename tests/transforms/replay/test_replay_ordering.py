@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.testing import assertDataFrameEqual
 
-from jobs.stages import LOCAL_ROWS, Checkpoints, session_settings
+from jobs.runtime.holding import LOCAL_ROWS, Checkpoints, session_settings
 from schemas.errors import UsageError
 from schemas.metadata_version import MetadataVersionTable
 from tests.transforms.replay.bronze_rows import (

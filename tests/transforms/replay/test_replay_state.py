@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import Row, SparkSession
 from pyspark.testing import assertSchemaEqual
 
-from jobs.stages import LOCAL_ROWS, Checkpoints
+from jobs.runtime.holding import LOCAL_ROWS, Checkpoints
 from schemas import silver
 from schemas.metadata_version import MetadataVersionTable
 from tests.transforms.replay.bronze_rows import (

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from jobs.lookups import held_catalog_frames
-from jobs.stages import LOCAL_ROWS, Checkpoints
+from jobs.runtime.holding import LOCAL_ROWS, Checkpoints
+from jobs.runtime.lookups import held_catalog_frames
 from schemas.changes import load_changes_text
 from schemas.metadata_version import MetadataVersionTable
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
@@ -105,8 +105,8 @@ def resolved(interpreted_spark: SparkSession, mv_table: MetadataVersionTable) ->
         DataFrame.unionByName,
         [records(spark, C1, cluster_id="c1"), records(spark, C2, cluster_id="c2", source_file="/in/c2/00.log")],
     )
-    # held at the stage boundaries `kraft-audit simulate` holds (jobs.stages): the pure plan of replay, changes and
-    # resolution of both scenarios is too large to plan in one piece
+    # held at the stage boundaries `kraft-audit simulate` holds (jobs.runtime.holding): the pure plan of replay,
+    # changes and resolution of both scenarios is too large to plan in one piece
     state = replay_state(bronze, no_static_configs(spark), mv_table=mv_table, keep=Checkpoints(local_rows=LOCAL_ROWS))
     frames = held_catalog_frames(to_catalog_frames(spark, small_catalog()))
     defaults_df = frames.config_keys_df.where("release = '4.2'")

@@ -12,7 +12,7 @@ plans read its rows instead of carrying its lineage. A job holds a frame in one 
   join of two held frames plus an aggregate: 3 jobs a query, about 17 ms each once warm); ``small_plans`` therefore
   plans a small input's joins without broadcasts. Measured on the 25-record
   end-to-end cluster (a gate, second in one session, test settings): 643 -> 459 Spark jobs, 39.6 -> 32.8 s; with the
-  catalog frames held the same way (``jobs.lookups``) 342 jobs. A frame over the limit falls back to a local
+  catalog frames held the same way (``jobs.runtime.lookups``) 342 jobs. A frame over the limit falls back to a local
   checkpoint (its rows up to the limit were computed once for nothing: the limit is far above what a small input
   gives).
 

@@ -31,7 +31,7 @@ from urllib.parse import urlparse
 
 from pyspark.sql import DataFrame
 
-from jobs.stages import held_rows
+from jobs.runtime.holding import held_rows
 from schemas.quality import Expectation
 from transforms.quality.suites import TableSuite
 
@@ -121,8 +121,8 @@ def held_row_counts(known: int | None = None) -> Iterator[None]:
     before the row conditions and their unexpected counts (``ValidationGraph._resolve``, and the dependencies of
     ``ColumnMapMetricProvider``, great_expectations 1.x), so a table is two Spark jobs. The frames a small run
     holds are local relations whose size the plan knows: here a bundle of GX's that holds only row counts is
-    answered from the plan (``jobs.stages.held_rows``) and every other bundle, or a frame that is not held, goes
-    to GX's own ``SparkDFExecutionEngine.resolve_metric_bundle``. Scoped, not global: a GX user elsewhere in the
+    answered from the plan (``jobs.runtime.holding.held_rows``) and every other bundle, or a frame that is not held,
+    goes to GX's own ``SparkDFExecutionEngine.resolve_metric_bundle``. Scoped, not global: a GX user elsewhere in the
     process (the benchmark's peer) runs GX as shipped. ``tests/jobs/test_quality.py`` counts the jobs of one table
     and compares the outcome with GX's as shipped, so a GX release that changes either is noticed. ``known`` answers
     only a count of the whole table (a domain without a row condition or filter).

@@ -14,7 +14,7 @@ from typing import Final
 from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
-from jobs.jvm_handles import cache_jvm_lookups
+from jobs.runtime.jvm_handles import cache_jvm_lookups
 
 log = logging.getLogger(__name__)
 

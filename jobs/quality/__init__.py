@@ -1,7 +1,7 @@
 """The data-quality stage: validate tables with Great Expectations, keep the results, stop on critical failures.
 
 ``check(spark, store, stage, frames, ...)`` validates each DataFrame with its table's suite
-(``transforms.quality.suites``) through GX's Spark datasource (``jobs.quality_gx``), keeps one row per
+(``transforms.quality.suites``) through GX's Spark datasource (``jobs.quality.gx``), keeps one row per
 expectation for the Delta table ``dq_results`` (a run's rows of every stage are merged in one commit: ``Ledger``),
 renders GX Data Docs under ``<warehouse>/dq/data-docs/``, logs failed warnings, and raises ``DataQualityError``
 (exit code 2) naming the table, the expectation and the failing row count when a critical expectation fails.
@@ -30,9 +30,9 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs.progress import stage as progress_stage
-from jobs.quality_gx import CheckResult, GxRunner, prefetch, quiet_gx
-from jobs.stages import held_locally, one_job
+from jobs.quality.gx import CheckResult, GxRunner, prefetch, quiet_gx
+from jobs.runtime.holding import held_locally, one_job
+from jobs.runtime.progress import stage as progress_stage
 from jobs.storage import DeltaStore
 from schemas.errors import DataQualityError
 from schemas.quality import CRITICAL, DQ_RESULTS, Stage
@@ -229,9 +229,9 @@ def check_bronze(
     """After an ingest: the bronze rows it wrote, and those of earlier ingests of these clusters that no finished
     run has checked.
 
-    ``local_rows`` (``jobs.stages.local_rows_for`` of the ingest): a table's rows to check are read once and held in
-    the driver when there are at most that many (each read of a table just written lists its files, and rebuilds its
-    Delta snapshot first; GX reads a frame twice, once when its row count is not known).
+    ``local_rows`` (``jobs.runtime.holding.local_rows_for`` of the ingest): a table's rows to check are read once and
+    held in the driver when there are at most that many (each read of a table just written lists its files, and
+    rebuilds its Delta snapshot first; GX reads a frame twice, once when its row count is not known).
 
     Files skipped as unchanged were checked when they came, but only if that run finished (its ``audit_runs`` row
     is written last): a run killed, or stopped by a critical failure, before it ended leaves its ingest pending, so

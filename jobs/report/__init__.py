@@ -2,7 +2,7 @@
 
 Extract: the run tables through the storage layer. Transform: ``transforms.report_data`` shapes small aggregates.
 Load: collect them (a few hundred rows at most, plus the run's violations up to ``--max-violations``), render
-with ``jobs.report_html`` and write the file atomically.
+with ``jobs.report.html`` and write the file atomically.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from jobs.output_files import write_output
-from jobs.report_html import CHARTS, ReportData, render_report
-from jobs.report_svg import Bar, Cell, Point
-from jobs.session import build_session
+from jobs.report.html import CHARTS, ReportData, render_report
+from jobs.report.svg import Bar, Cell, Point
+from jobs.runtime.entry import run_job_file
+from jobs.runtime.session import build_session
 from jobs.storage import DeltaStore, open_store
 from jobs.summary import RunSummary, write_summary_json
 from jobs.upgrade_effects import TABLE as UPGRADE_EFFECTS_TABLE
@@ -35,6 +36,8 @@ from schemas.errors import InputError, UsageError
 from schemas.upgrade_effects import UPGRADE_EFFECTS
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms import report_data as rd
+
+HELP = "write a self-contained HTML report of the latest runs"
 
 log = logging.getLogger("kraft_audit")
 
@@ -264,9 +267,7 @@ def run_summary(store: DeltaStore, run: dict[str, Any]) -> RunSummary:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """spark-submit entry: ``spark-submit jobs/report.py [--out report.html] [--run-id ID]``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["report", *(argv if argv is not None else sys.argv[1:])])
+    return run_job_file("report", sys.modules[__name__], HELP, argv)
 
 
 if __name__ == "__main__":
