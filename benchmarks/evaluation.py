@@ -42,11 +42,11 @@ from jobs.storage import DeltaStore, open_store
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import VIOLATIONS
-from transforms.audit_scope import filter_auditable
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import compile_catalog
-from transforms.metadata_version import parse_metadata_version
+from transforms.kit.audit_scope import filter_auditable
+from transforms.kit.metadata_version import parse_metadata_version
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.decoded import DecodedRecord
-from transforms.text.detect import detect_input_kind, snapshot_end_offset_from_name, snapshot_epoch_from_name
+from transforms.decode.text.detect import detect_input_kind, snapshot_end_offset_from_name, snapshot_epoch_from_name
 
 _CONTROL_LABELS = {
     "LEADER_CHANGE": "LeaderChange:",
@@ -131,7 +131,7 @@ def json_lines(records: list[DecodedRecord]) -> str:
 
 def export_cluster(cluster_dir: str, text_root: str, json_root: str) -> ExportCounts:
     """Export every binary file of one synthetic cluster directory as text and JSON lines (runs in a worker)."""
-    from transforms.binary.decode import decode_file
+    from transforms.decode.binary.decode import decode_file
 
     source = Path(cluster_dir)
     counts = ExportCounts()

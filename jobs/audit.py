@@ -47,8 +47,8 @@ from schemas.kafka_catalog import release_rank
 from schemas.upgrade_effects import UpgradeWith
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import compile_catalog
-from transforms.local_frames import local_frame
-from transforms.metadata_version import parse_metadata_version
+from transforms.kit.local_frames import local_frame
+from transforms.kit.metadata_version import parse_metadata_version
 
 HELP = "replay, resolve, evaluate and write violations for ingested data"
 

@@ -21,7 +21,7 @@ from schemas.lifecycle import Waiver, load_waivers_text, merge_waiver_files
 from schemas.metadata_version import MetadataVersionTable
 from schemas.yaml_text import MAX_USER_YAML_BYTES
 from transforms.constraints.functions import precheck_functions
-from transforms.redact import SensitivityRules
+from transforms.decode.redaction import SensitivityRules
 
 
 def _conf_dir() -> Traversable:
@@ -101,7 +101,7 @@ def kafka_mv_gates() -> Any:
 
 @functools.cache
 def sensitivity_rules() -> SensitivityRules:
-    """Password-type and known config names over every release of the catalog (see transforms.redact)."""
+    """Password-type and known config names over every release of the catalog (see transforms.decode.redaction)."""
     passwords: set[str] = set()
     known: dict[str, set[str]] = {}
     for _release, doc in kafka_catalog_documents():

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemas.errors import InputError, UsageError
-from transforms.text.detect import detect_input_kind, is_ignored_file, snapshot_end_offset_from_name
-from transforms.text.properties import parse_server_properties
+from transforms.decode.text.detect import detect_input_kind, is_ignored_file, snapshot_end_offset_from_name
+from transforms.decode.text.properties import parse_server_properties
 
 _HEAD_BYTES = 4096
 METADATA_DIR_PREFIX = "__cluster_metadata"

@@ -47,10 +47,10 @@ from jobs.storage import ConcurrentCommitError, DeltaStore, open_store
 from schemas import bronze
 from schemas.errors import InputError, StorageError, UsageError
 from schemas.kafka_vocabulary import ResourceType
-from transforms.decode_files import FileDescriptor, decode_files, decoded_table, local_path
-from transforms.local_frames import arrow_frame, local_frame
-from transforms.redact import SensitivityRules, redact_text, redact_value, safe_config_name
-from transforms.text.properties import parse_server_properties
+from transforms.decode.files import FileDescriptor, decode_files, decoded_table, local_path
+from transforms.decode.redaction import SensitivityRules, redact_text, redact_value, safe_config_name
+from transforms.decode.text.properties import parse_server_properties
+from transforms.kit.local_frames import arrow_frame, local_frame
 
 HELP = "decode inputs into the bronze tables"
 

@@ -1,8 +1,8 @@
 """Violation lifecycle and waivers for one audit run (called by ``jobs.audit.run`` after ``violations`` is written).
 
 Extract: this run's rows of ``violations`` and the previous ``violation_status`` rows of the audited clusters.
-Transform: ``transforms.lifecycle``. Load: the audited clusters' partitions of ``violation_status`` are replaced
-(other clusters keep their rows); expired waivers become ``EXPIRED_WAIVER`` rows of ``findings``.
+Transform: ``transforms.constraints.lifecycle``. Load: the audited clusters' partitions of ``violation_status`` are
+replaced (other clusters keep their rows); expired waivers become ``EXPIRED_WAIVER`` rows of ``findings``.
 
 The verdict side: :func:`mark_waived` annotates the collected violations with their waiver, and
 :func:`blocking_errors` counts what still fails the gate (errors no active waiver covers).
@@ -31,7 +31,7 @@ from schemas.lifecycle import (
     Waiver,
     expired_summary,
 )
-from transforms.lifecycle import to_expired_waiver_findings, to_violation_status, to_waived_violations
+from transforms.constraints.lifecycle import to_expired_waiver_findings, to_violation_status, to_waived_violations
 
 log = logging.getLogger("kraft_audit")
 

@@ -41,16 +41,16 @@ from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.errors import InputError
 from schemas.kafka_vocabulary import RESOURCE_TYPES
 from schemas.upgrade_effects import UpgradeWith
-from transforms.audit_scope import filter_auditable, with_release_at_least
 from transforms.constraints.evaluate import evaluate_constraints
+from transforms.decode.redaction import redact_value
 from transforms.effective import resolve_effective_configs, unapplied_layer_rows
 from transforms.effective.common import kept_unsupported, with_catalog_release
-from transforms.local_frames import local_frame
-from transforms.metadata_version import parse_metadata_version
-from transforms.redact import redact_value
+from transforms.effective.upgrade_effects import with_elr_after_upgrade
+from transforms.kit.audit_scope import filter_auditable, with_release_at_least
+from transforms.kit.local_frames import local_frame
+from transforms.kit.metadata_version import parse_metadata_version
 from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
-from transforms.upgrade_effects import with_elr_after_upgrade
 from transforms.whatif.changes import apply_changes
 from transforms.whatif.refusals import refused_broker_changes, refused_group_changes, refused_topic_changes
 from transforms.whatif.scenarios import (

@@ -1,7 +1,7 @@
 """The upgrade's own side effects in an audit: the ``--upgrade-with`` option, the prediction and its summary entry.
 
-``audit``/``run``/``gate`` predict what the upgrade command itself writes (``transforms.upgrade_effects``), judge
-the state after it, append the ``upgrade_effects`` table and report it in the summary (docs/contract.md §5.7).
+``audit``/``run``/``gate`` predict what the upgrade command itself writes (``transforms.effective.upgrade_effects``),
+judge the state after it, append the ``upgrade_effects`` table and report it in the summary (docs/contract.md §5.7).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pyspark.sql import DataFrame
 from jobs.runtime.holding import truncated
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.upgrade_effects import UpgradeWith
-from transforms.metadata_version import parse_metadata_version
+from transforms.effective.upgrade_effects import ELR_ENABLING_MV, to_upgrade_effects
+from transforms.kit.metadata_version import parse_metadata_version
 from transforms.replay.state import ReplayResult
-from transforms.upgrade_effects import ELR_ENABLING_MV, to_upgrade_effects
 
 TABLE = "upgrade_effects"
 

@@ -29,7 +29,7 @@ from typing import Any
 from oracle.fixtures import METADATA_DIR
 from schemas.decoded import DecodedRecord
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_IDS
-from transforms.binary.decode import decode_file
+from transforms.decode.binary.decode import decode_file
 
 BEFORE_UPGRADE = ".before-upgrade"
 # kraft-audit's findings that refuse an upgrade outright (the controller's own refusal, not a configuration's).

@@ -8,10 +8,10 @@ Deterministic: everything follows from ``FleetSpec.seed`` (no clock). Split by p
 * ``state`` → ``churn`` → ``history``: ``ClusterSynth``, the records of one cluster in log order, produced lazily;
   ``image`` keeps the state the snapshot holds;
 * ``files``: records into ``meta.properties``, ``bootstrap.checkpoint``, ``.log`` segments and the snapshot, encoded
-  segment by segment (through ``transforms.binary.encode_fast``), so millions of records never sit in memory;
+  segment by segment (through ``transforms.decode.binary.encode_fast``), so millions of records never sit in memory;
 * ``manifest``, ``fleet``: the fleet on disk, in parallel processes if asked, with its ``manifest.json``.
 
-Dependencies point one way: this package uses ``schemas`` and ``transforms.binary``; ``jobs`` and ``benchmarks``
+Dependencies point one way: this package uses ``schemas`` and ``transforms.decode.binary``; ``jobs`` and ``benchmarks``
 use it; ``transforms`` never does.
 """
 

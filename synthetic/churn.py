@@ -26,7 +26,7 @@ from synthetic.records import (
     partition_record_version,
 )
 from synthetic.state import ClusterState, Topic
-from transforms.binary.encode import MetadataRecordSpec
+from transforms.decode.binary.encode import MetadataRecordSpec
 
 __all__ = ["ClusterChurn"]
 

@@ -1,7 +1,7 @@
 """Turn one cluster's history into the files Kafka keeps in its metadata log directory: ``meta.properties``,
 ``bootstrap.checkpoint``, the ``.log`` segments and the snapshot. Records are encoded segment by segment, so a
-cluster of millions of records never sits in memory; the bytes are exactly what ``transforms.binary.encode``
-writes (through its fast path, ``transforms.binary.encode_fast``)."""
+cluster of millions of records never sits in memory; the bytes are exactly what ``transforms.decode.binary.encode``
+writes (through its fast path, ``transforms.decode.binary.encode_fast``)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from synthetic.image import SnapshotCut
 from synthetic.plan import ClusterPlan, new_uuid, seed_for
 from synthetic.records import bootstrap_records
 from synthetic.spec import FleetSpec
-from transforms.binary.encode import MetadataRecordSpec
-from transforms.binary.encode_fast import log_segment_bytes, snapshot_bytes
+from transforms.decode.binary.encode import MetadataRecordSpec
+from transforms.decode.binary.encode_fast import log_segment_bytes, snapshot_bytes
 
 __all__ = ["METADATA_DIR", "ClusterEncoder", "FileInfo", "meta_properties"]
 

@@ -58,7 +58,7 @@ from synthetic.records import (
     supported_features,
 )
 from synthetic.state import Topic
-from transforms.binary.encode import MetadataRecordSpec
+from transforms.decode.binary.encode import MetadataRecordSpec
 
 __all__ = ["ClusterSynth"]
 

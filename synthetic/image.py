@@ -25,7 +25,7 @@ from synthetic.records import (
     UNREGISTER_BROKER,
     ZK_MIGRATION_STATE,
 )
-from transforms.binary.encode import MetadataRecordSpec
+from transforms.decode.binary.encode import MetadataRecordSpec
 
 __all__ = ["SnapshotCut", "SnapshotImage"]
 

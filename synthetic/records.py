@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from synthetic.plan import ClusterPlan
 from synthetic.spec import RELEASES
-from transforms.binary.encode import MetadataRecordSpec
+from transforms.decode.binary.encode import MetadataRecordSpec
 
 __all__ = [
     "ABORT_TRANSACTION",

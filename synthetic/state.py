@@ -30,7 +30,7 @@ from synthetic.records import (
     supported_features,
 )
 from synthetic.spec import FleetSpec
-from transforms.binary.encode import MetadataRecordSpec
+from transforms.decode.binary.encode import MetadataRecordSpec
 
 __all__ = ["ClusterState", "Topic"]
 

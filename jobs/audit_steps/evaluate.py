@@ -30,12 +30,12 @@ from transforms.constraints.evaluate import (
     violations_by_level,
 )
 from transforms.effective.catalog_frames import CatalogFrames
-from transforms.local_frames import local_frame
-from transforms.releases import release_rank_column
+from transforms.effective.upgrade_effects import to_upgrade_effect_findings, with_elr_after_upgrade
+from transforms.effective.upgrade_support import unsupported_registration_findings
+from transforms.kit.local_frames import local_frame
+from transforms.kit.releases import release_rank_column
 from transforms.replay.brokers import ambiguous_release_findings
 from transforms.replay.cluster import with_kafka_version
-from transforms.upgrade_effects import to_upgrade_effect_findings, with_elr_after_upgrade
-from transforms.upgrade_support import unsupported_registration_findings
 from transforms.whatif.fallbacks import override_sources, resolve_fallbacks
 
 # The finding kind of a cluster an audit was asked for but could not read (no decodable record).

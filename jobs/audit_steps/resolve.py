@@ -20,10 +20,10 @@ from jobs.storage import DeltaStore
 from schemas import silver
 from schemas.kafka_catalog import applied_rank, release_rank
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
-from transforms.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
 from transforms.effective.catalog_frames import CatalogFrames
+from transforms.effective.upgrade_effects import apply_upgrade_effects
+from transforms.kit.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
 from transforms.replay.state import ReplayResult
-from transforms.upgrade_effects import apply_upgrade_effects
 
 
 @dataclass(frozen=True)

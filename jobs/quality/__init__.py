@@ -36,7 +36,7 @@ from jobs.runtime.progress import stage as progress_stage
 from jobs.storage import DeltaStore
 from schemas.errors import DataQualityError
 from schemas.quality import CRITICAL, DQ_RESULTS, Stage
-from transforms.local_frames import local_frame
+from transforms.kit.local_frames import local_frame
 from transforms.quality.suites import all_suites, suites_for
 
 log = logging.getLogger("kraft_audit")

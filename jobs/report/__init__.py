@@ -1,6 +1,6 @@
 """``kraft-audit report``: one self-contained HTML file about an audit run (the latest by default), with charts.
 
-Extract: the run tables through the storage layer. Transform: ``transforms.report_data`` shapes small aggregates.
+Extract: the run tables through the storage layer. Transform: ``jobs.report.data`` shapes small aggregates.
 Load: collect them (a few hundred rows at most, plus the run's violations up to ``--max-violations``), render
 with ``jobs.report.html`` and write the file atomically.
 """
@@ -23,6 +23,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from jobs.output_files import write_output
+from jobs.report import data as rd
 from jobs.report.html import CHARTS, ReportData, render_report
 from jobs.report.svg import Bar, Cell, Point
 from jobs.runtime.entry import run_job_file
@@ -35,7 +36,6 @@ from schemas import bronze, gold
 from schemas.errors import InputError, UsageError
 from schemas.upgrade_effects import UPGRADE_EFFECTS
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
-from transforms import report_data as rd
 
 HELP = "write a self-contained HTML report of the latest runs"
 

@@ -1,7 +1,7 @@
 """Stage boundaries of a job: which intermediate frames are computed once and read back instead of re-planned.
 
 Transforms are pure plans; where their plan reuses a frame they pass it through a ``Keep``
-(``transforms.checkpoints``). ``Checkpoints`` is the jobs' ``Keep``: each named frame is computed once and later
+(``transforms.kit.checkpoints``). ``Checkpoints`` is the jobs' ``Keep``: each named frame is computed once and later
 plans read its rows instead of carrying its lineage. A job holds a frame in one of two ways:
 
 * a **local checkpoint** (executor storage, memory spilling to disk), the default, for any size;
@@ -44,7 +44,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.conf import RuntimeConfig
 
-from transforms.checkpoints import Plan, planned
+from transforms.kit.checkpoints import Plan, planned
 
 __all__ = [
     "INTERPRETED",

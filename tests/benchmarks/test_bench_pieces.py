@@ -122,10 +122,10 @@ def test_number_parsing_and_list_splitting_match_java() -> None:
 def test_exports_print_the_same_records_the_binary_decoder_reads(tmp_path: Path) -> None:
     from jobs.synth import run as synth_run
     from synthetic.spec import FleetSpec
-    from transforms.binary.decode import decode_file
-    from transforms.text.detect import detect_input_kind
-    from transforms.text.dumplog import parse_dump_log
-    from transforms.text.jsonlines import parse_json_lines
+    from transforms.decode.binary.decode import decode_file
+    from transforms.decode.text.detect import detect_input_kind
+    from transforms.decode.text.dumplog import parse_dump_log
+    from transforms.decode.text.jsonlines import parse_json_lines
 
     synth_run(FleetSpec(out=str(tmp_path / "fleet"), clusters=1, brokers=2, topics=4, seed=3))
     cluster = next(p for p in (tmp_path / "fleet").iterdir() if p.is_dir())

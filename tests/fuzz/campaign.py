@@ -26,16 +26,16 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from jobs.conf_loader import sensitivity_rules
 from schemas.bronze import DECODED_ROWS
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.binary.budget import DecodeBudget
-from transforms.binary.crc_ranges import shift
-from transforms.binary.decode import decode_file
-from transforms.binary.encode import encode_log_segment
-from transforms.decode_files import FileDescriptor, Row, decode_rows, to_batch
-from transforms.redact import SensitivityRules, redact_text, redact_value, safe_config_name
-from transforms.text.dumplog import parse_dump_log
-from transforms.text.jsonlines import parse_json_lines
-from transforms.text.lines import split_lines
-from transforms.text.properties import parse_server_properties
+from transforms.decode.binary.budget import DecodeBudget
+from transforms.decode.binary.crc_ranges import shift
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.binary.encode import encode_log_segment
+from transforms.decode.files import FileDescriptor, Row, decode_rows, to_batch
+from transforms.decode.redaction import SensitivityRules, redact_text, redact_value, safe_config_name
+from transforms.decode.text.dumplog import parse_dump_log
+from transforms.decode.text.jsonlines import parse_json_lines
+from transforms.decode.text.lines import split_lines
+from transforms.decode.text.properties import parse_server_properties
 
 from .hostile import STYLES, noop_bomb, plausible_headers
 from .markers import leaks
@@ -263,7 +263,7 @@ def resync_input(rng: random.Random) -> list[str]:
 
 
 _BOMB_COUNTS = (150_000, 600_000, 1_400_000)  # rows: a 1.4 million one is under the 16 MiB per-batch cap
-_ROW_ALLOWANCE = 1000  # the documented cap: a row per input byte plus 1,000 (transforms/binary/budget.py)
+_ROW_ALLOWANCE = 1000  # the documented cap: a row per input byte plus 1,000 (transforms/decode/binary/budget.py)
 
 
 def bomb_input(rng: random.Random) -> list[str]:

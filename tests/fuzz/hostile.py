@@ -10,8 +10,8 @@ from functools import cache
 
 import cramjam
 
-from transforms.binary.batch import encode_record, seal_batch
-from transforms.binary.encode import encode_metadata_record
+from transforms.decode.binary.batch import encode_record, seal_batch
+from transforms.decode.binary.encode import encode_metadata_record
 
 # Resynchronisation's old per-file budget (removed in issue 58): 8 CRC bytes per file byte plus 64 MiB. A
 # "drain" region claims lengths adding up to exactly that, so an implementation with such a budget loses the rest.

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schemas.decoded import DecodedRecord
-from transforms.binary.decode import decode_file
-from transforms.binary.encode import encode_log_segment
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.binary.encode import encode_log_segment
 
 TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA"
 Record = tuple[int, str, Any]

@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 
 from jobs import ingest
 from jobs.storage import open_store
-from transforms.binary.encode import encode_log_segment
+from transforms.decode.binary.encode import encode_log_segment
 
 SEGMENT = "00000000000000000000.log"
 

@@ -236,8 +236,8 @@ def test_the_zip_holds_the_four_packages_and_conf_and_nothing_else(package: Path
     shipped_conf = {name.removeprefix("jobs/conf/") for name in names if name.startswith("jobs/conf/")}
     checkout_conf = {p.relative_to(REPO / "conf").as_posix() for p in (REPO / "conf").rglob("*") if p.is_file()}
     assert shipped_conf == checkout_conf
-    assert {"jobs/cli.py", "jobs/storage/store.py", "transforms/decode_files.py", "schemas/errors.py"} <= set(names)
-    assert {"synthetic/fleet.py", "transforms/binary/encode_fast.py"} <= set(names)
+    assert {"jobs/cli.py", "jobs/storage/store.py", "transforms/decode/files.py", "schemas/errors.py"} <= set(names)
+    assert {"synthetic/fleet.py", "transforms/decode/binary/encode_fast.py"} <= set(names)
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     assert [p.name for p in package.glob("*.whl")] == ["kraft_audit-0.1.0-py3-none-any.whl"]
 

@@ -36,8 +36,8 @@ from jobs.runtime.holding import (
     truncated,
 )
 from jobs.storage import open_store
-from transforms.checkpoints import as_planned
-from transforms.local_frames import local_frame
+from transforms.kit.checkpoints import as_planned
+from transforms.kit.local_frames import local_frame
 
 SCHEMA = StructType(
     [

@@ -14,7 +14,7 @@ from jobs.cli import main as cli_main
 from jobs.discover import discover_inputs
 from jobs.synth import main as synth_main
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.binary.decode import decode_file
+from transforms.decode.binary.decode import decode_file
 
 SEGMENT = re.compile(r"^\d{20}\.log$")
 SNAPSHOT = re.compile(r"^(\d{20})-\d{10}\.checkpoint$")

@@ -1,10 +1,10 @@
 """kraft-audit's decoders against Kafka's own: every fixture's metadata log as ``kafka-dump-log
 --cluster-metadata-decoder`` of the release that wrote it printed it (``dump-log.txt.gz``, ``oracle.dumplog``).
 
-Both of kraft-audit's readers are held to Kafka's text: the binary decoder (``transforms.binary.decode``) must give
-the records Kafka printed, field for field (offsets, batch positions, epochs, timestamps, record types, versions and
-bodies), and the dump-log parser (``transforms.text.dumplog``) must read Kafka's text back into the same records.
-Nothing here starts Kafka or Spark.
+Both of kraft-audit's readers are held to Kafka's text: the binary decoder (``transforms.decode.binary.decode``) must
+give the records Kafka printed, field for field (offsets, batch positions, epochs, timestamps, record types, versions
+and bodies), and the dump-log parser (``transforms.decode.text.dumplog``) must read Kafka's text back into the same
+records. Nothing here starts Kafka or Spark.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from oracle.compare import FIXTURES
 from oracle.dumplog import fixture_release, read_dump
 from oracle.fixtures import METADATA_DIR, fixtures, log_files
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.binary.decode import decode_file
-from transforms.text.detect import detect_input_kind, snapshot_end_offset_from_name
-from transforms.text.dumplog import DumpLogParser
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.text.detect import detect_input_kind, snapshot_end_offset_from_name
+from transforms.decode.text.dumplog import DumpLogParser
 
 FIELDS = (
     "offset",

@@ -27,7 +27,7 @@ from oracle.fixtures import METADATA_DIR, answers, fixtures
 from oracle.requests import report_lines as request_lines
 from oracle.upgrades import predicted_changes, report_lines, upgrade_of, write_cut
 from schemas.decoded import DecodedRecord
-from transforms.binary.decode import decode_file
+from transforms.decode.binary.decode import decode_file
 
 RELEASES = {"3.7.2", "3.9.1", "4.0.2", "4.1.2", "4.2.0", "4.3.1", "4.4.0"}
 

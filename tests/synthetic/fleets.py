@@ -14,7 +14,7 @@ from synthetic.files import ClusterEncoder
 from synthetic.history import ClusterSynth
 from synthetic.plan import plan_cluster
 from synthetic.spec import FleetSpec, release_levels
-from transforms.binary.decode import decode_file
+from transforms.decode.binary.decode import decode_file
 
 INTERNAL = {"__consumer_offsets", "__transaction_state"}
 SEGMENT_NAME = re.compile(r"^(\d{20})\.log$")

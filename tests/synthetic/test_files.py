@@ -11,8 +11,8 @@ from synthetic.history import ClusterSynth
 from synthetic.image import SnapshotCut
 from synthetic.plan import plan_cluster
 from tests.synthetic.fleets import default_fleet, generate, kind_of, spec
-from transforms.binary.encode import encode_log_segment, encode_metadata_record, encode_snapshot
-from transforms.binary.encode_fast import log_segment_bytes, metadata_value, snapshot_bytes
+from transforms.decode.binary.encode import encode_log_segment, encode_metadata_record, encode_snapshot
+from transforms.decode.binary.encode_fast import log_segment_bytes, metadata_value, snapshot_bytes
 
 
 def test_same_seed_gives_byte_identical_files_and_another_seed_does_not() -> None:

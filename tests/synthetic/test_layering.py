@@ -1,4 +1,4 @@
-"""The generator's place among the packages: ``synthetic`` uses ``schemas`` and ``transforms.binary`` only, and
+"""The generator's place among the packages: ``synthetic`` uses ``schemas`` and ``transforms.decode.binary`` only, and
 no module of ``transforms`` imports ``synthetic`` (the generator is not a transform)."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def test_transforms_never_import_synthetic() -> None:
 
 
 def test_synthetic_uses_only_schemas_transforms_binary_and_itself() -> None:
-    allowed = ("schemas", "transforms.binary", "synthetic")
+    allowed = ("schemas", "transforms.decode.binary", "synthetic")
     offenders = {
         module: {n for n in names if not n.startswith(allowed)}
         for module, names in project_imports("synthetic").items()

@@ -8,7 +8,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from schemas.gold import EFFECTIVE_CONFIGS
-from transforms.audit_scope import filter_auditable, with_release_at_least
+from transforms.kit.audit_scope import filter_auditable, with_release_at_least
 
 pytestmark = pytest.mark.spark
 

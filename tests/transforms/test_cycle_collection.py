@@ -1,5 +1,5 @@
 """Python's cycle collector is paused around the per-cluster replay and the decoder's batches, and restored after
-(``transforms.cycle_collection``): pure Python, no Spark."""
+(``transforms.kit.cycle_collection``): pure Python, no Spark."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import pyarrow as pa
 import pytest
 
-import transforms.decode_files as decode_files
-from transforms.cycle_collection import cycle_collection_paused
-from transforms.redact import SensitivityRules
+import transforms.decode.files as decode_files
+from transforms.decode.redaction import SensitivityRules
+from transforms.kit.cycle_collection import cycle_collection_paused
 from transforms.replay import cluster_pass
 from transforms.replay.machine import PASS_INPUT
 

@@ -12,9 +12,9 @@ import pytest
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from schemas.bronze import DECODED_ROWS
-from transforms.binary.encode import encode_log_segment
-from transforms.decode_files import FileDescriptor, Row, decode_rows, to_batch
-from transforms.redact import SensitivityRules
+from transforms.decode.binary.encode import encode_log_segment
+from transforms.decode.files import FileDescriptor, Row, decode_rows, to_batch
+from transforms.decode.redaction import SensitivityRules
 
 SCHEMA = to_arrow_schema(DECODED_ROWS, timezone="UTC")
 COLUMNS = [field.name for field in SCHEMA]
@@ -299,8 +299,8 @@ def test_the_arrow_conversion_of_good_rows_is_unchanged() -> None:
 
 
 def test_the_files_decoded_in_one_call_share_one_record_budget_and_the_rest_is_a_located_quarantine_row() -> None:
-    from transforms.binary.budget import DecodeBudget
-    from transforms.decode_files import decoded_batches
+    from transforms.decode.binary.budget import DecodeBudget
+    from transforms.decode.files import decoded_batches
 
     segment = encode_log_segment([NOOP] * 6, base_offset=40, records_per_batch=2)
     descriptors = {p: FileDescriptor(p, f"/in/{p}", "c1", "LOG_SEGMENT", "sha") for p in ("a", "b")}

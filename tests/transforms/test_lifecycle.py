@@ -12,7 +12,7 @@ from pyspark.testing import assertSchemaEqual
 from schemas.gold import FINDINGS
 from schemas.lifecycle import VIOLATION_STATUS, WAIVERS, Waiver, WaiverScope
 from schemas.violations import VIOLATIONS
-from transforms.lifecycle import (
+from transforms.constraints.lifecycle import (
     to_expired_waiver_findings,
     to_violation_status,
     to_waived_violations,

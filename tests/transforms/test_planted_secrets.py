@@ -15,10 +15,10 @@ import pytest
 from jobs.conf_loader import sensitivity_rules
 from tests.fuzz.campaign import SCHEMA
 from tests.fuzz.markers import leak_forms
-from transforms.binary.encode import encode_batch, encode_log_segment, encode_metadata_record
-from transforms.decode_files import FileDescriptor, decode_rows, to_batch
-from transforms.redact import SensitivityRules, redact_text, redact_value, safe_config_name
-from transforms.text.properties import parse_server_properties
+from transforms.decode.binary.encode import encode_batch, encode_log_segment, encode_metadata_record
+from transforms.decode.files import FileDescriptor, decode_rows, to_batch
+from transforms.decode.redaction import SensitivityRules, redact_text, redact_value, safe_config_name
+from transforms.decode.text.properties import parse_server_properties
 
 KEY = b"planted-secrets-redaction-key-32"
 TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA"

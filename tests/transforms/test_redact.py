@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from transforms.redact import (
+from transforms.decode.redaction import (
     REDACTED,
     SensitivityRules,
     keyed_hash,

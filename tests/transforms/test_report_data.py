@@ -8,8 +8,8 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual, assertSchemaEqual
 
+from jobs.report import data as rd
 from schemas import report
-from transforms import report_data as rd
 
 T0 = dt.datetime(2026, 11, 21, 5, 0, tzinfo=dt.UTC)
 VIOLATIONS_DDL = "run_id string, cluster_id string, constraint_id string, severity string, value_source string"

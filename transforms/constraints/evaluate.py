@@ -65,8 +65,6 @@ from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from schemas.whatif import FALLBACK_SOURCES
-from transforms.audit_scope import set_by_a_layer
-from transforms.checkpoints import Keep, as_planned
 from transforms.constraints.checks import check_violation, with_parsed_value
 from transforms.constraints.expr_fixes import expression_fix_columns
 from transforms.constraints.expressions import (
@@ -82,9 +80,11 @@ from transforms.constraints.messages import violation_message
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.constraints.rule_table import RuleTables, judges_defaults, rule_tables
 from transforms.constraints.sql_text import sql_string
-from transforms.local_frames import local_frame
-from transforms.releases import release_rank_column
-from transforms.timestamps import as_utc
+from transforms.kit.audit_scope import set_by_a_layer
+from transforms.kit.checkpoints import Keep, as_planned
+from transforms.kit.local_frames import local_frame
+from transforms.kit.releases import release_rank_column
+from transforms.kit.timestamps import as_utc
 
 __all__ = [
     "FallbackResolver",
@@ -333,8 +333,8 @@ def _expression_contexts(
         F.col("topic_name").alias("resource_name"),
         topic_struct.alias("topic"),
     )
-    # eligible.leader.replicas.version after the upgrade (transforms.upgrade_effects.with_elr_after_upgrade); a
-    # caller that does not know it gets 1, what `--release-version` to 4.1-IV0 or later leaves
+    # eligible.leader.replicas.version after the upgrade (transforms.effective.upgrade_effects.with_elr_after_upgrade);
+    # a caller that does not know it gets 1, what `--release-version` to 4.1-IV0 or later leaves
     elr_level = F.col(ELR_LEVEL) if ELR_LEVEL in cluster_df.columns else F.lit(1)
     cluster_ctx_df = cluster_df.select(
         "cluster_id",

@@ -31,7 +31,7 @@ from schemas.evaluation import CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL
 from transforms.constraints.expressions import EXPR_CHUNK_SIZE, expression_slots, paired_by_keys
 from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.constraints.messages import format_number
-from transforms.local_frames import local_frame
+from transforms.kit.local_frames import local_frame
 
 __all__ = ["RuleTables", "check_rule_rows", "expr_rule_rows", "judges_defaults", "rule_info_rows", "rule_tables"]
 

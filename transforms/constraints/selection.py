@@ -38,7 +38,7 @@ from schemas.metadata_version import MetadataVersionTable
 from transforms.constraints.expr_fixes import derive_fix
 from transforms.constraints.expressions import rewrite_casts
 from transforms.constraints.generate import DEFAULT_SOURCE
-from transforms.metadata_version import parse_metadata_version
+from transforms.kit.metadata_version import parse_metadata_version
 
 __all__ = ["active_at", "compile_catalog"]
 

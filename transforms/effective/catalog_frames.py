@@ -34,7 +34,7 @@ from transforms.constraints.expressions import rewrite_casts
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.rule_table import check_rule_rows, rule_info_rows
 from transforms.constraints.selection import compile_catalog
-from transforms.local_frames import local_frame
+from transforms.kit.local_frames import local_frame
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,9 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from transforms.audit_scope import set_by_a_layer
-from transforms.finding_rows import finding_rows
-from transforms.releases import release_rank_column
+from transforms.kit.audit_scope import set_by_a_layer
+from transforms.kit.finding_rows import finding_rows
+from transforms.kit.releases import release_rank_column
 
 CLAMPED_DYNAMIC_CONFIG: Final = "CLAMPED_DYNAMIC_CONFIG"
 

@@ -10,7 +10,7 @@ from pyspark.sql import functions as F
 
 from schemas.effective import COMPARED_FIELDS, RESOLVED_FIELDS, RESOLVED_TYPES
 from schemas.kafka_catalog import normalize_release, release_rank
-from transforms.releases import release_rank_column
+from transforms.kit.releases import release_rank_column
 
 # Broker layers, lowest first (DynamicBrokerConfig.updateCurrentConfig order).
 STATIC_LAYER: Final = 1

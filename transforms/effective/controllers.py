@@ -36,8 +36,8 @@ Kafka semantics (confluentinc/kafka 4.2 and 4.4):
   (``REGISTER_CONTROLLER_RECORD``) and the controller-only nodes with a file. When every controller resolves a key
   to the same value and each one's value is known (set by a dynamic layer, or from its ``server.properties``
   file), the value is known; otherwise the view of the lowest controller node id is used (as
-  ``transforms.upgrade_effects`` does) and one ``ASSUMED_CONTROLLER_CONFIG`` finding per cluster and key says why.
-  A cluster with no controller known (none registered, no controller file) has no ``CONTROLLER_TOPIC`` rows.
+  ``transforms.effective.upgrade_effects`` does) and one ``ASSUMED_CONTROLLER_CONFIG`` finding per cluster and key says
+  why. A cluster with no controller known (none registered, no controller file) has no ``CONTROLLER_TOPIC`` rows.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.common import latest_key_attributes, resolved
 from transforms.effective.topics import to_effective_rows, to_topic_node_views
-from transforms.finding_rows import finding_rows
+from transforms.kit.finding_rows import finding_rows
 from transforms.replay.state import ReplayResult
 
 __all__ = [

@@ -33,7 +33,7 @@ from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ResourceType
 from transforms.effective.common import DEFAULT_LAYER, PATCHED_FROM, UNPATCHED_LINES
-from transforms.finding_rows import finding_rows
+from transforms.kit.finding_rows import finding_rows
 
 
 def _broker_finding(df: DataFrame, *, kind: str, message: Column, offset: Column) -> DataFrame:

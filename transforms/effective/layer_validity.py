@@ -37,7 +37,6 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.effective import LAYER_COLUMNS
-from transforms.audit_scope import set_by_a_layer
 from transforms.constraints.expressions import ansi_disabled, cfg_keys_read
 from transforms.constraints.sql_text import sql_string
 from transforms.effective.brokers import to_broker_effective
@@ -45,7 +44,8 @@ from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
 from transforms.effective.clamps import clamp_keys, with_broker_clamps_in_map
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER
 from transforms.effective.reconfigurables import reconfigurable_keys, refused_by_reconfigurables
-from transforms.releases import release_rank_column
+from transforms.kit.audit_scope import set_by_a_layer
+from transforms.kit.releases import release_rank_column
 
 REJECTED_CONFIG_LAYER = "REJECTED_CONFIG_LAYER"
 _NODE = ["cluster_id", "node_id"]

@@ -21,7 +21,7 @@ Rows per resource type (see the module of each for Kafka's rules):
 A pure plan. The shared intermediates (``nodes``: brokers with their catalog release, ``controller_nodes``,
 ``node_layers`` and ``applied_layers``: the brokers' and the layered controllers' layers, checked in one plan,
 ``supported_dynamic``, the rows the clamps re-read, ``topic_views``, ``group_views``) and each resource type's rows
-(``*_rows``) pass through the caller's ``keep`` (``transforms.checkpoints``), so a job can compute each once and the
+(``*_rows``) pass through the caller's ``keep`` (``transforms.kit.checkpoints``), so a job can compute each once and the
 result is a union of small plans (the audit job checkpoints them: ``jobs.runtime.holding``; one plan over every type
 re-planned the groups three times and ran 387 adaptive stages).
 
@@ -44,7 +44,6 @@ from pyspark.sql import functions as F
 
 from schemas.gold import EFFECTIVE_CONFIGS, FINDING_ROWS
 from schemas.kafka_vocabulary import RESOURCE_TYPES, ResourceType
-from transforms.checkpoints import Keep, as_planned
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clamps import to_clamped_findings, with_broker_clamps, with_group_clamps
@@ -81,6 +80,7 @@ from transforms.effective.timestamps import (
     with_view_timestamp_fallback,
 )
 from transforms.effective.topics import to_topic_effective, to_topic_node_views
+from transforms.kit.checkpoints import Keep, as_planned
 from transforms.replay.state import ReplayResult
 
 

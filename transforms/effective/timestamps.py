@@ -35,7 +35,7 @@ from schemas.effective import RESOLVED_FIELDS
 from schemas.kafka_catalog import applied_rank, release_rank
 from schemas.kafka_vocabulary import ResourceType
 from transforms.effective.common import cluster_release, resolved
-from transforms.releases import release_rank_column
+from transforms.kit.releases import release_rank_column
 
 # Releases (ranks, major * 1000 + minor) with the fallback: 3.6 (KIP-937) up to 3.9; 4.0 removed the key.
 FALLBACK_FROM_RANK: Final = 3006

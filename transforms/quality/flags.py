@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ConfigSource
 from schemas.record_types import CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES
-from transforms.redact import REDACTED, SENSITIVE_NAME_PATTERN
+from transforms.decode.redaction import REDACTED, SENSITIVE_NAME_PATTERN
 
 _SENSITIVE_NAME_REGEX = "(?i)" + SENSITIVE_NAME_PATTERN
 
@@ -89,7 +89,7 @@ def is_hidden(value: Column) -> Column:
 
 
 def is_sensitive_name(name: Column) -> Column:
-    """Config names that are secret whatever the catalog says (``transforms.redact`` patterns)."""
+    """Config names that are secret whatever the catalog says (``transforms.decode.redaction`` patterns)."""
     return F.coalesce(name.rlike(_SENSITIVE_NAME_REGEX), F.lit(False))
 
 

@@ -34,8 +34,8 @@ from schemas.quality import CRITICAL, DERIVED_PREFIX, WARNING, Criticality, Expe
 from schemas.record_types import CLIENT_CONFIG_RECORD, CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES, UNKNOWN_RECORD
 from schemas.upgrade_effects import UPGRADE_EFFECTS, UpgradeWith
 from schemas.violations import VIOLATION_CODES, VIOLATIONS
+from transforms.decode.redaction import EXCERPT_LIMIT
 from transforms.quality import flags as fl
-from transforms.redact import EXCERPT_LIMIT
 
 KNOWN_RECORD_TYPES: Final = (
     *METADATA_RECORD_TYPES.values(),

@@ -39,7 +39,7 @@ from schemas.kafka_catalog import release_rank
 from schemas.kafka_vocabulary import ResourceType
 from schemas.metadata_version import MetadataVersionTable
 from schemas.silver import BROKER_STATIC_CONFIGS, BROKERS, CONTROLLERS
-from transforms.finding_rows import finding_rows
+from transforms.kit.finding_rows import finding_rows
 from transforms.replay.cluster_pass import output
 
 
@@ -168,9 +168,9 @@ def to_broker_static_configs(pass_df: DataFrame, static_configs_df: DataFrame) -
 
 def _controller_file_nodes(static_configs_df: DataFrame, regs_df: DataFrame) -> DataFrame:
     """``(cluster_id, node_id)`` of the ``--static-config`` files of controller-only nodes: not a registered broker,
-    and the (first) file's ``process.roles`` lists ``controller`` or is absent (as ``transforms.upgrade_effects``
-    decides; Kafka 4.x refuses to start a node without ``process.roles``, so a file without it is taken as the
-    controller's)."""
+    and the (first) file's ``process.roles`` lists ``controller`` or is absent (as
+    ``transforms.effective.upgrade_effects`` decides; Kafka 4.x refuses to start a node without ``process.roles``, so a
+    file without it is taken as the controller's)."""
     file_df = _file_static_configs(static_configs_df)
     roles = F.transform(F.split(F.col("value"), ","), lambda role: F.trim(role))
     broker_role_only_df = file_df.where(

@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 
 from schemas.kafka_catalog import normalize_release
 from schemas.silver import CLUSTER_STATE
-from transforms.releases import release_rank_column
+from transforms.kit.releases import release_rank_column
 from transforms.replay.cluster_pass import output, timestamp
 
 

@@ -30,10 +30,10 @@ from pyspark.sql.types import (
 )
 
 from schemas.replay import FEATURES_DDL, NAME_VALUE_DDL
-from transforms.cycle_collection import cycle_collection_paused
+from transforms.kit.cycle_collection import cycle_collection_paused
+from transforms.kit.timestamps import as_utc
 from transforms.replay.json_reading import Spec, type_spec
 from transforms.replay.machine import OUTPUTS, PASS_INPUT, replay_cluster
-from transforms.timestamps import as_utc
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 

@@ -18,8 +18,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from schemas.gold import FINDING_ROWS, FINDINGS
+from transforms.kit.timestamps import as_utc
 from transforms.replay.cluster_pass import output
-from transforms.timestamps import as_utc
 
 
 def with_run_columns(findings_df: DataFrame, *, run_id: str, run_ts: datetime) -> DataFrame:

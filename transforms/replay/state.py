@@ -8,7 +8,7 @@ Usage (the audit job)::
 A pure plan: nothing runs during the call. Each cluster's records are replayed in one ordered pass
 (``transforms.replay.cluster_pass``: grouped by cluster, ``transforms.replay.machine`` applies them in order)
 whose rows hold every silver table, the findings and the counts at once. That frame and every silver frame pass
-through the caller's ``keep`` (``transforms.checkpoints``) under their field name (``replay_pass`` for the first),
+through the caller's ``keep`` (``transforms.kit.checkpoints``) under their field name (``replay_pass`` for the first),
 so a job replays the records once and lets later plans read the held rows (the audit job checkpoints them:
 ``jobs.runtime.holding``).
 
@@ -28,7 +28,7 @@ from pyspark.sql import functions as F
 from schemas.errors import UsageError
 from schemas.metadata_version import MetadataVersionTable
 from schemas.replay import REPLAY_COUNTS
-from transforms.checkpoints import Keep, as_planned
+from transforms.kit.checkpoints import Keep, as_planned
 from transforms.replay.brokers import to_broker_static_configs, to_brokers, to_controllers
 from transforms.replay.clients import to_client_entity_configs
 from transforms.replay.cluster import to_cluster_state

@@ -48,8 +48,8 @@ from schemas.changes import ChangeSet
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES, AlterConfigOpType, ResourceType
 from schemas.silver import BROKER_STATIC_CONFIGS, CLIENT_ENTITY_CONFIGS, DYNAMIC_CONFIGS
 from schemas.whatif import OPS_DDL, REPLACE_DDL
-from transforms.checkpoints import Keep, as_planned
 from transforms.effective.clients import client_entity_name
+from transforms.kit.checkpoints import Keep, as_planned
 from transforms.replay.state import ReplayResult
 
 __all__ = ["ConfigLayers", "Redactor", "apply_changes"]

@@ -56,9 +56,9 @@ from pyspark.sql.types import StringType, StructField, StructType
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.whatif import FALLBACK_COLUMNS, FALLBACK_SOURCES
-from transforms.checkpoints import Keep, Plan, as_planned
 from transforms.effective import resolve_effective_configs, resolve_without_node_layer, resolve_without_overrides
 from transforms.effective.catalog_frames import CatalogFrames
+from transforms.kit.checkpoints import Keep, Plan, as_planned
 from transforms.replay.state import ReplayResult
 
 __all__ = ["override_sources", "resolve_fallbacks"]

@@ -12,10 +12,10 @@ import pytest
 
 from schemas.decoded import DecodedRecord, QuarantineItem
 from tests.fuzz.hostile import noop_bomb
-from transforms.binary import budget as budget_module
-from transforms.binary.budget import DecodeBudget
-from transforms.binary.decode import decode_file
-from transforms.binary.encode import encode_log_segment
+from transforms.decode.binary import budget as budget_module
+from transforms.decode.binary.budget import DecodeBudget
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.binary.encode import encode_log_segment
 
 from .test_binary_fuzz import assert_regions_tile_the_file
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from transforms.binary import encode, encode_fast
-from transforms.binary.encode import MetadataRecordSpec
+from transforms.decode.binary import encode, encode_fast
+from transforms.decode.binary.encode import MetadataRecordSpec
 
 # apiKeys of every record the synthetic generator writes (synthetic/records.py). Written out here, not imported,
 # so this layer's tests do not depend on the generator; the generator's own test compares its records too.

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from schemas.decoded import DecodedRecord, QuarantineItem
 from schemas.record_schemas import CONTROL_RECORD_SCHEMAS, METADATA_RECORD_SCHEMAS
-from transforms.binary.decode import decode_file
-from transforms.binary.encode import encode_batch, encode_log_segment, encode_metadata_record
-from transforms.binary.message import CONTROL_BODIES, METADATA_BODIES, BodyError
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.binary.encode import encode_batch, encode_log_segment, encode_metadata_record
+from transforms.decode.binary.message import CONTROL_BODIES, METADATA_BODIES, BodyError
 
 from .strategies import body_strategy
 

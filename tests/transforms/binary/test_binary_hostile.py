@@ -12,9 +12,9 @@ import cramjam
 import pytest
 
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.binary.batch import encode_record, seal_batch
-from transforms.binary.budget import DecodeBudget
-from transforms.binary.compression import (
+from transforms.decode.binary.batch import encode_record, seal_batch
+from transforms.decode.binary.budget import DecodeBudget
+from transforms.decode.binary.compression import (
     GZIP,
     LZ4,
     MAX_DECOMPRESSED_BYTES,
@@ -24,8 +24,8 @@ from transforms.binary.compression import (
     compress,
     decompress,
 )
-from transforms.binary.decode import decode_file
-from transforms.binary.encode import encode_log_segment, encode_metadata_record
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.binary.encode import encode_log_segment, encode_metadata_record
 
 from .test_binary_fuzz import assert_regions_tile_the_file
 
@@ -111,7 +111,7 @@ def test_decompression_bombs_are_refused_before_their_output_is_allocated(tmp_pa
         """
         import resource, sys
         from tests.transforms.binary.test_binary_hostile import BOMBS, GOOD, compressed_batch
-        from transforms.binary.decode import decode_file
+        from transforms.decode.binary.decode import decode_file
         from schemas.decoded import QuarantineItem
 
         batches = {name: compressed_batch(codec, payload) for name, (codec, payload) in BOMBS.items()}

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transforms.binary.compression import DecompressionError, compress, decompress
-from transforms.binary.varint import (
+from transforms.decode.binary.compression import DecompressionError, compress, decompress
+from transforms.decode.binary.varint import (
     encode_uvarint,
     encode_varint,
     encode_varlong,

@@ -11,7 +11,7 @@ import pytest
 
 from schemas.decoded import DecodedRecord, QuarantineItem
 from tests.conftest import REAL_METADATA, real_metadata_dir
-from transforms.binary.decode import decode_file
+from transforms.decode.binary.decode import decode_file
 
 pytestmark = pytest.mark.system
 

@@ -11,9 +11,9 @@ import crc32c
 import pytest
 
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.binary.compression import XERIAL_MAGIC, compress
-from transforms.binary.decode import decode_file
-from transforms.binary.encode import encode_batch, encode_control_record, encode_metadata_record, encode_snapshot
+from transforms.decode.binary.compression import XERIAL_MAGIC, compress
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.binary.encode import encode_batch, encode_control_record, encode_metadata_record, encode_snapshot
 
 CONFIG = {"resourceType": 2, "resourceName": "orders", "name": "retention.ms", "value": "1000"}
 GOOD = encode_metadata_record(4, 0, CONFIG)

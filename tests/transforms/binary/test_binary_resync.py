@@ -17,11 +17,11 @@ import pytest
 from schemas.decoded import DecodedRecord, QuarantineItem
 from tests.conftest import REAL_METADATA
 from tests.fuzz.hostile import STYLES, plausible_headers
-from transforms.binary import crc_ranges
-from transforms.binary.batch import iter_regions
-from transforms.binary.crc_ranges import DIRECT_MAX, RangeCrc, shift
-from transforms.binary.decode import decode_file
-from transforms.binary.encode import encode_log_segment
+from transforms.decode.binary import crc_ranges
+from transforms.decode.binary.batch import iter_regions
+from transforms.decode.binary.crc_ranges import DIRECT_MAX, RangeCrc, shift
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.binary.encode import encode_log_segment
 
 from .test_binary_fuzz import assert_regions_tile_the_file
 

@@ -14,16 +14,16 @@ from hypothesis import strategies as st
 from schemas.decoded import DecodedRecord, QuarantineItem
 from schemas.record_schemas import CONTROL_RECORD_SCHEMAS, METADATA_RECORD_SCHEMAS, FieldSpec
 from schemas.record_types import CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES
-from transforms.binary.decode import decode_file
-from transforms.binary.encode import (
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.binary.encode import (
     encode_batch,
     encode_control_record,
     encode_log_segment,
     encode_metadata_record,
     encode_snapshot,
 )
-from transforms.binary.message_reader import compile_struct_reader
-from transforms.binary.message_writer import compile_struct_writer
+from transforms.decode.binary.message_reader import compile_struct_reader
+from transforms.decode.binary.message_writer import compile_struct_writer
 
 from .strategies import body_strategy
 

@@ -14,9 +14,9 @@ import pytest
 from schemas.decoded import DecodedRecord
 from schemas.record_types import METADATA_RECORD_API_KEYS
 from tests.conftest import REAL_METADATA
-from transforms.binary.decode import decode_file
-from transforms.binary.encode import encode_metadata_record
-from transforms.binary.message import METADATA_BODIES
+from transforms.decode.binary.decode import decode_file
+from transforms.decode.binary.encode import encode_metadata_record
+from transforms.decode.binary.message import METADATA_BODIES
 
 
 def zigzag(value: int) -> bytes:

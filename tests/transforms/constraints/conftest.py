@@ -101,7 +101,8 @@ def cluster_df_of(spark: Any) -> Callable[..., Any]:
     ) -> Any:
         row = ("c1", current_level, kafka_release, broker_count, rack_count, 0, None, None, None, 0)
         df = spark.createDataFrame([row], CLUSTER_STATE)
-        # elr_level: eligible.leader.replicas.version after the upgrade (transforms.upgrade_effects); None: not known
+        # elr_level: eligible.leader.replicas.version after the upgrade (transforms.effective.upgrade_effects); None:
+        # not known
         return df if elr_level is None else df.withColumn("elr_level", F.lit(elr_level))
 
     return build

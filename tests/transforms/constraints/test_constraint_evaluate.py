@@ -21,7 +21,7 @@ from transforms.constraints import (
     violations_by_level,
 )
 from transforms.constraints.generate import DEFAULT_SOURCE
-from transforms.metadata_version import parse_metadata_version
+from transforms.kit.metadata_version import parse_metadata_version
 
 pytestmark = pytest.mark.spark
 

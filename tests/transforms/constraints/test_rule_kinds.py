@@ -25,7 +25,7 @@ from transforms.constraints import (
 )
 from transforms.constraints.generate import generate_default_catalog
 from transforms.constraints.selection import compile_catalog
-from transforms.metadata_version import parse_metadata_version
+from transforms.kit.metadata_version import parse_metadata_version
 
 from .conftest import ROOT
 

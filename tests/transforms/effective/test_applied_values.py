@@ -37,7 +37,6 @@ from tests.transforms.replay.bronze_rows import (
     topic,
     topic_config,
 )
-from transforms.audit_scope import with_release_at_least
 from transforms.effective import resolve_effective_configs, to_catalog_frames
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clamps import (
@@ -54,7 +53,8 @@ from transforms.effective.timestamps import (
     with_topic_timestamp_fallback,
     with_view_timestamp_fallback,
 )
-from transforms.releases import release_rank_column
+from transforms.kit.audit_scope import with_release_at_least
+from transforms.kit.releases import release_rank_column
 from transforms.replay import replay_state
 
 pytestmark = pytest.mark.spark

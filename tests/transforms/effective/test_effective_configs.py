@@ -37,7 +37,6 @@ from tests.transforms.replay.bronze_rows import (
     topic_config,
     unregister,
 )
-from transforms.checkpoints import Plan, planned
 from transforms.effective import (
     effective_findings,
     resolve_effective_configs,
@@ -45,6 +44,7 @@ from transforms.effective import (
     to_catalog_frames,
 )
 from transforms.effective.catalog_frames import CatalogFrames
+from transforms.kit.checkpoints import Plan, planned
 from transforms.replay import replay_state
 from transforms.replay.state import ReplayResult
 from transforms.whatif.fallbacks import resolve_fallbacks
@@ -945,7 +945,7 @@ class _Recording(Checkpoints):
 
 def test_plans_over_a_held_resolution_build_none_of_its_kept_frames_again(inputs: Inputs) -> None:
     """The findings and the topic and group fallbacks read the resolution's kept frames: the keep returns them, and
-    their plans are not built a second time only to be discarded (transforms.checkpoints)."""
+    their plans are not built a second time only to be discarded (transforms.kit.checkpoints)."""
     resolution = _Recording()
     effective_df = resolve_effective_configs(inputs.state, inputs.frames, keep=resolution)
     resolved = list(resolution.built)

@@ -1,7 +1,7 @@
 """A real KRaft snapshot (rjmfernandes/flink-on-prem, Confluent 7.6 = Kafka 3.6, metadata.version 14) replayed and
 resolved end to end.
 
-Bronze rows come from the project's binary decoder (``transforms.binary.decode``). The expected values do not: an
+Bronze rows come from the project's binary decoder (``transforms.decode.binary.decode``). The expected values do not: an
 independent minimal reader below walks the raw batches and decodes only ConfigRecords (frame ``01 04 00``,
 int8 type, compact strings), and a few values were also checked by hand in the bytes, e.g. at byte 20480
 ``01 04 00 | 02 | 13 "__consumer_offsets" | 0e "segment.bytes" | 0a "104857600" | 00``.
@@ -103,7 +103,7 @@ def snapshot_bytes() -> bytes:
 def resolved(
     interpreted_spark: SparkSession, mv_table: MetadataVersionTable, snapshot_bytes: bytes
 ) -> dict[str, list[Row]]:
-    decode = pytest.importorskip("transforms.binary.decode", reason="binary decoder not available")
+    decode = pytest.importorskip("transforms.decode.binary.decode", reason="binary decoder not available")
     from jobs.runtime.holding import Checkpoints
     from transforms.effective import effective_findings, resolve_effective_configs, to_catalog_frames
     from transforms.replay import replay_state

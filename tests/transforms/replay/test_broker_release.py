@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 
 from schemas.errors import UsageError
 from schemas.metadata_version import MetadataVersionTable
-from transforms.metadata_version import parse_metadata_version
+from transforms.kit.metadata_version import parse_metadata_version
 from transforms.replay.brokers import release_candidates
 
 ROOT = Path(__file__).resolve().parents[3]

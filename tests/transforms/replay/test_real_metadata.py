@@ -1,6 +1,6 @@
 """Real KRaft files (rjmfernandes/flink-on-prem: one log segment, offsets 0-17026, and snapshots at 7752 and
 14926): replaying a snapshot must give the state of replaying the log up to the snapshot's last offset, and the
-newest snapshot an as-of bound allows must be chosen. Bronze rows come from ``transforms.binary.decode``."""
+newest snapshot an as-of bound allows must be chosen. Bronze rows come from ``transforms.decode.binary.decode``."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def bronze(spark: SparkSession) -> dict[str, DataFrame]:
-    decode = pytest.importorskip("transforms.binary.decode", reason="binary decoder not available")
+    decode = pytest.importorskip("transforms.decode.binary.decode", reason="binary decoder not available")
     base = real_metadata_dir() / DIR
     if not base.is_dir():
         pytest.skip(f"real metadata folder not present: {base}")

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.text.dumplog import DumpLogParser, dump_header_info, dump_sections, parse_dump_log, section_at
+from transforms.decode.text.dumplog import DumpLogParser, dump_header_info, dump_sections, parse_dump_log, section_at
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "text"
 REAL_DUMPS = (

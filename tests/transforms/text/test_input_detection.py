@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from transforms.text.detect import (
+from transforms.decode.text.detect import (
     base_offset_from_name,
     detect_input_kind,
     is_ignored_file,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.text.jsonlines import data_problems, parse_json_lines
+from transforms.decode.text.jsonlines import data_problems, parse_json_lines
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "text"
 

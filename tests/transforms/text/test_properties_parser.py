@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from transforms.text.properties import parse_server_properties
+from transforms.decode.text.properties import parse_server_properties
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "text"
 

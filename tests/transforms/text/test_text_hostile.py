@@ -11,12 +11,12 @@ from collections.abc import Callable
 import pytest
 
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.text.detect import detect_input_kind, snapshot_end_offset_from_name
-from transforms.text.dumplog import parse_dump_log
-from transforms.text.jsonlines import parse_json_lines
-from transforms.text.lines import split_lines
-from transforms.text.properties import parse_server_properties
-from transforms.text.safejson import MAX_DEPTH, load_json
+from transforms.decode.text.detect import detect_input_kind, snapshot_end_offset_from_name
+from transforms.decode.text.dumplog import parse_dump_log
+from transforms.decode.text.jsonlines import parse_json_lines
+from transforms.decode.text.lines import split_lines
+from transforms.decode.text.properties import parse_server_properties
+from transforms.decode.text.safejson import MAX_DEPTH, load_json
 
 SECRET = "hunter2-in-a-reason"
 

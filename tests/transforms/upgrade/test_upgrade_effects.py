@@ -1,4 +1,4 @@
-"""The upgrade's own side effects (transforms.upgrade_effects), expectations worked out from Kafka's source.
+"""The upgrade's own side effects (transforms.effective.upgrade_effects), expectations worked out from Kafka's source.
 
 confluentinc/kafka 4.1 (same on 4.2, 4.3, 4.4, master):
 * tools/.../FeatureCommand.java ``handleUpgradeOrDowngrade``: ``upgrade --release-version X`` sends every production
@@ -24,7 +24,7 @@ from schemas.kafka_catalog import CATALOG_CONFIG_KEYS
 from schemas.metadata_version import MetadataVersionTable
 from schemas.silver import BROKERS, CLUSTER_STATE, CONTROLLERS, DYNAMIC_CONFIGS, FEATURES
 from schemas.upgrade_effects import UPGRADE_EFFECTS, UpgradeWith
-from transforms.upgrade_effects import (
+from transforms.effective.upgrade_effects import (
     ELR_ENABLING_MV,
     apply_upgrade_effects,
     to_upgrade_effect_findings,

@@ -1,4 +1,4 @@
-"""Registrations that make Kafka's controller refuse the MV upgrade (transforms.upgrade_support).
+"""Registrations that make Kafka's controller refuse the MV upgrade (transforms.effective.upgrade_support).
 
 Expectations from Kafka's source (confluentinc/kafka 3.7 ... 4.4): ``FeatureControlManager.reasonNotSupported``
 checks the new level against ``ClusterControlManager.brokerSupportedFeatures``, every broker registration, fenced
@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 
 from schemas.metadata_version import MetadataVersionTable
 from schemas.silver import BROKERS, CLUSTER_STATE
-from transforms.upgrade_support import UNSUPPORTED_REGISTRATION, unsupported_registration_findings
+from transforms.effective.upgrade_support import UNSUPPORTED_REGISTRATION, unsupported_registration_findings
 
 pytestmark = pytest.mark.usefixtures("interpreted_spark")
 

@@ -25,7 +25,7 @@ from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ResourceType
 from schemas.metadata_version import MetadataVersion
-from transforms.finding_rows import finding_rows
+from transforms.kit.finding_rows import finding_rows
 
 __all__ = ["UNSUPPORTED_REGISTRATION", "unsupported_registration_findings"]
 

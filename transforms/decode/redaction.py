@@ -9,8 +9,8 @@ delegation-token identifiers are never stored at all.
 Rule of thumb: anything not known to be safe is redacted. A name the catalog does not know, on any resource type
 (or on a resource type this build does not know), is sensitive. A record of an unknown type keeps only the
 length and keyed hash of its data; raw bytes (an undecodable body, unknown tagged fields) likewise; a field its
-record type's schema does not define (``transforms.record_shapes``), or a value of the wrong kind for its field,
-becomes ``[redacted]``. Quarantine excerpts show the shape of a line, never its values (``transforms.excerpts``).
+record type's schema does not define (``transforms.decode.record_shapes``), or a value of the wrong kind for its field,
+becomes ``[redacted]``. Quarantine excerpts show the shape of a line, never its values (``transforms.decode.excerpts``).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from functools import cached_property
 from typing import Any, Final
 
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_IDS, ResourceType
-from transforms.excerpts import mask_excerpt
-from transforms.record_shapes import RECORD_SHAPES, Scalar, Shape, Struct
+from transforms.decode.excerpts import mask_excerpt
+from transforms.decode.record_shapes import RECORD_SHAPES, Scalar, Shape, Struct
 
 REDACTED = "[redacted]"
 EXCERPT_LIMIT: Final = 120  # characters of a quarantined input kept as its excerpt (redact_text)
@@ -262,6 +262,6 @@ def redact_text(text: str, rules: SensitivityRules, *, limit: int = EXCERPT_LIMI
 
     Punctuation, known names (dump-log and JSON-lines grammar, schema fields, the catalog's config names),
     ``true``/``false``/``null`` and integers after integer-only names are kept; everything else becomes ``…``
-    (see ``transforms.excerpts``). The result is at most ``limit`` printable characters.
+    (see ``transforms.decode.excerpts``). The result is at most ``limit`` printable characters.
     """
     return mask_excerpt(text, rules.config_names, limit)

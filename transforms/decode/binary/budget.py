@@ -43,7 +43,7 @@ class DecodeBudget:
     """What the binary files of one ingest may still produce; ``decode_file`` spends it as it decodes.
 
     One budget is shared by every file decoded in one process call: the driver's decode of a small input (the
-    whole ingest) or one executor task's files (``transforms.decode_files``). Tests and callers may pass tighter
+    whole ingest) or one executor task's files (``transforms.decode.files``). Tests and callers may pass tighter
     limits.
     """
 

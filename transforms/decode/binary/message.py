@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from schemas.record_schemas import CONTROL_RECORD_SCHEMAS, METADATA_RECORD_SCHEMAS, FieldSpec, MessageSpec
-from transforms.binary.fields import is_flexible, version_bounds
-from transforms.binary.message_reader import BodyError, compile_struct_reader, has_unknown_tags
-from transforms.binary.message_writer import compile_struct_writer
+from transforms.decode.binary.fields import is_flexible, version_bounds
+from transforms.decode.binary.message_reader import BodyError, compile_struct_reader, has_unknown_tags
+from transforms.decode.binary.message_writer import compile_struct_writer
 
 __all__ = ["CONTROL_BODIES", "METADATA_BODIES", "BodyCodec", "BodyError"]
 

@@ -28,8 +28,10 @@ from pyspark.sql.pandas.types import to_arrow_schema
 
 from schemas.bronze import DECODED_ROWS
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.binary.budget import DecodeBudget
-from transforms.bounds import (
+from transforms.decode.binary.budget import DecodeBudget
+from transforms.decode.redaction import SensitivityRules, keyed_hash_bytes, redact_record, redact_text
+from transforms.decode.text.lines import split_lines
+from transforms.kit.bounds import (
     TIMESTAMP_MS_MAX,
     TIMESTAMP_MS_MIN,
     fits_int32,
@@ -38,9 +40,7 @@ from transforms.bounds import (
     is_utf8_encodable,
     storable_text,
 )
-from transforms.cycle_collection import cycle_collection_paused
-from transforms.redact import SensitivityRules, keyed_hash_bytes, redact_record, redact_text
-from transforms.text.lines import split_lines
+from transforms.kit.cycle_collection import cycle_collection_paused
 
 # One DECODED_ROWS row as a tuple in the schema's field order (built per record: tuples, not dicts, and one
 # transposition per Arrow batch keep the Python side of decoding cheap).
@@ -133,7 +133,9 @@ def decoded_batches(
         row for path, content in files for row in decode_rows(path, content, descriptors, rules, redaction_key, budget)
     )
     while True:
-        with cycle_collection_paused():  # a batch's rows are many small acyclic objects (transforms.cycle_collection)
+        with (
+            cycle_collection_paused()
+        ):  # a batch's rows are many small acyclic objects (transforms.kit.cycle_collection)
             pending = list(itertools.islice(rows, _FLUSH_ROWS))
             batch = to_batch(pending, arrow_schema) if pending else None
         if batch is None:
@@ -157,7 +159,7 @@ def decode_rows(
         descriptors: What the driver knows of each expected file, by ``path``.
         rules: Which config names are sensitive.
         key: The redaction key of the keyed hashes.
-        budget: The records and decompressed bytes binary files may still produce (``transforms.binary.budget``);
+        budget: The records and decompressed bytes binary files may still produce (``transforms.decode.binary.budget``);
             a default one for this file when None. Text files are not budgeted: a line is at most one row.
 
     Yields:
@@ -192,7 +194,7 @@ def _items(
 ) -> Iterator[tuple[DecodedRecord | QuarantineItem, int | None]]:
     """Decoded items with, for dump-log text, the snapshot end offset of the section they were printed in."""
     if desc.input_kind in BINARY_KINDS:
-        from transforms.binary.decode import decode_file
+        from transforms.decode.binary.decode import decode_file
 
         decoded = decode_file(
             content, kind=desc.input_kind, snapshot_end_offset=desc.snapshot_end_offset, budget=budget
@@ -203,12 +205,12 @@ def _items(
     text = content.decode("utf-8", errors="replace")
     lines = split_lines(text)
     if desc.input_kind == "JSON_LINES":
-        from transforms.text.jsonlines import parse_json_lines
+        from transforms.decode.text.jsonlines import parse_json_lines
 
         for item in parse_json_lines(lines):
             yield item, None
         return
-    from transforms.text.dumplog import DumpLogParser
+    from transforms.decode.text.dumplog import DumpLogParser
 
     # A dump may print several files; records printed inside a snapshot section carry offsets *within* that
     # snapshot, so they get the section's end offset (0 for a bootstrap snapshot), like binary snapshots do.

@@ -14,10 +14,10 @@ from typing import Any, Final
 
 from schemas.record_schemas import METADATA_RECORD_SCHEMAS
 from schemas.record_types import CONTROL_RECORD_IDS
-from transforms.binary.batch import build_batch
-from transforms.binary.fields import version_bounds
-from transforms.binary.message import CONTROL_BODIES, METADATA_BODIES
-from transforms.binary.varint import encode_uvarint
+from transforms.decode.binary.batch import build_batch
+from transforms.decode.binary.fields import version_bounds
+from transforms.decode.binary.message import CONTROL_BODIES, METADATA_BODIES
+from transforms.decode.binary.varint import encode_uvarint
 
 # One metadata record to write: (apiKey, version, data in the decoder's JSON shape).
 MetadataRecordSpec = tuple[int, int, dict[str, Any]]

@@ -20,9 +20,9 @@ from typing import Final, NamedTuple
 
 import crc32c
 
-from transforms.binary.compression import compress
-from transforms.binary.crc_ranges import RangeCrc
-from transforms.binary.varint import encode_varint, encode_varlong, read_varint, read_varlong
+from transforms.decode.binary.compression import compress
+from transforms.decode.binary.crc_ranges import RangeCrc
+from transforms.decode.binary.varint import encode_varint, encode_varlong, read_varint, read_varlong
 
 HEADER_SIZE: Final = 61
 MAGIC_OFFSET: Final = 16

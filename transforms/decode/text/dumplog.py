@@ -57,14 +57,14 @@ from schemas.record_types import (
     METADATA_RECORD_API_KEYS,
     UNKNOWN_RECORD,
 )
-from transforms.bounds import INT32_MAX, INT32_MIN, INT64_MAX, TIMESTAMP_MS_MAX, VERSION_MAX, fits_int64, is_int
-from transforms.text.detect import (
+from transforms.decode.text.detect import (
     base_offset_from_name,
     detect_input_kind,
     snapshot_end_offset_from_name,
     snapshot_epoch_from_name,
 )
-from transforms.text.safejson import load_json
+from transforms.decode.text.safejson import load_json
+from transforms.kit.bounds import INT32_MAX, INT32_MIN, INT64_MAX, TIMESTAMP_MS_MAX, VERSION_MAX, fits_int64, is_int
 
 EXCERPT_CHARS: Final = 120
 

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from schemas.decoded import QuarantineItem
-from transforms.bounds import is_utf8_encodable
+from transforms.kit.bounds import is_utf8_encodable
 
 EXCERPT_CHARS: Final = 120
 _BLANKS: Final = " \t\f"

@@ -3,14 +3,14 @@
 Nothing here reads files: callers (the ingest job) pass lines, text or the first bytes of a file.
 """
 
-from transforms.text.detect import (
+from transforms.decode.text.detect import (
     base_offset_from_name,
     detect_input_kind,
     is_ignored_file,
     snapshot_end_offset_from_name,
     snapshot_epoch_from_name,
 )
-from transforms.text.dumplog import (
+from transforms.decode.text.dumplog import (
     DumpLogParser,
     DumpSection,
     dump_header_info,
@@ -18,8 +18,8 @@ from transforms.text.dumplog import (
     parse_dump_log,
     section_at,
 )
-from transforms.text.jsonlines import data_problems, parse_json_lines
-from transforms.text.properties import parse_server_properties
+from transforms.decode.text.jsonlines import data_problems, parse_json_lines
+from transforms.decode.text.properties import parse_server_properties
 
 __all__ = [
     "DumpLogParser",

@@ -10,7 +10,7 @@ Rules (decided here, tested in ``tests/transforms/text``):
 * ``offset`` is required: an integer in 0..2^63-1. ``timestamp`` (ms up to the year 9999; a negative one, Kafka's
   "no timestamp", becomes None), ``version`` (0..32767), ``batchBaseOffset`` (0..2^63-1), ``leaderEpoch``
   (a 32-bit integer) and ``isControl`` (boolean) are optional; ``null`` means absent. These ranges are the
-  bronze columns' (``transforms.bounds``): a value outside them quarantines the line, never the file.
+  bronze columns' (``transforms.kit.bounds``): a value outside them quarantines the line, never the file.
   ``type`` (string) and ``data`` (object) are required. Other top-level keys are ignored.
 * ``type`` is a metadata record type of ``schemas.record_types``, ``CLIENT_CONFIG_RECORD`` (the seed KIP's
   client configs, no apiKey) or a Raft control type (``LEADER_CHANGE``, ``SNAPSHOT_HEADER``, ...; also
@@ -34,8 +34,8 @@ from typing import Any, Final
 
 from schemas.decoded import DecodedRecord, QuarantineItem
 from schemas.record_types import CLIENT_CONFIG_RECORD, CONTROL_RECORD_IDS, METADATA_RECORD_API_KEYS
-from transforms.bounds import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, TIMESTAMP_MS_MAX, VERSION_MAX
-from transforms.text.safejson import load_json
+from transforms.decode.text.safejson import load_json
+from transforms.kit.bounds import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, TIMESTAMP_MS_MAX, VERSION_MAX
 
 EXCERPT_CHARS: Final = 120
 _JSON_BLANKS: Final = " \t\r"  # JSON's whitespace within a line; U+2028, U+0085, ... are not blank

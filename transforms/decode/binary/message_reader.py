@@ -23,8 +23,8 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from schemas.record_schemas import FieldSpec, json_key
-from transforms.binary.fields import FIXED_FORMATS, VARIABLE_PRIMITIVES, FieldPlan, fixed_struct, resolve_fields
-from transforms.binary.varint import read_uvarint
+from transforms.decode.binary.fields import FIXED_FORMATS, VARIABLE_PRIMITIVES, FieldPlan, fixed_struct, resolve_fields
+from transforms.decode.binary.varint import read_uvarint
 
 UNKNOWN_TAGS_KEY: Final = "_unknownTaggedFields"
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final, Literal
 
-from transforms.bounds import is_utf8_encodable
+from transforms.kit.bounds import is_utf8_encodable
 
 MAX_DEPTH: Final = 64  # Kafka records nest at most four or five levels (arrays of structs of arrays)
 

@@ -16,15 +16,15 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from schemas.record_schemas import FieldSpec
-from transforms.binary.fields import (
+from transforms.decode.binary.fields import (
     FIXED_FORMATS,
     VARIABLE_PRIMITIVES,
     FieldPlan,
     default_value,
     resolve_fields,
 )
-from transforms.binary.message_reader import UNKNOWN_TAGS_KEY
-from transforms.binary.varint import encode_uvarint
+from transforms.decode.binary.message_reader import UNKNOWN_TAGS_KEY
+from transforms.decode.binary.varint import encode_uvarint
 
 # writer(out, value): append one field's encoding.
 ValueWriter = Callable[[bytearray, Any], None]

@@ -19,10 +19,11 @@ import re
 from typing import Final
 
 from schemas.record_types import CLIENT_CONFIG_RECORD, CONTROL_RECORD_IDS, METADATA_RECORD_API_KEYS
-from transforms.record_shapes import INTEGER_FIELD_NAMES, SCHEMA_FIELD_NAMES
+from transforms.decode.record_shapes import INTEGER_FIELD_NAMES, SCHEMA_FIELD_NAMES
 
 MASK: Final = "…"
-# The words of kafka-dump-log lines (transforms.text.dumplog) and the JSON-lines keys (transforms.text.jsonlines).
+# The words of kafka-dump-log lines (transforms.decode.text.dumplog) and the JSON-lines keys
+# (transforms.decode.text.jsonlines).
 GRAMMAR_WORDS: Final = frozenset(
     [
         "Dumping",

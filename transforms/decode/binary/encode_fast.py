@@ -17,16 +17,16 @@ from collections.abc import Sequence
 from typing import Final
 
 from schemas.record_types import METADATA_RECORD_API_KEYS
-from transforms.binary.batch import seal_batch
-from transforms.binary.encode import (
+from transforms.decode.binary.batch import seal_batch
+from transforms.decode.binary.encode import (
     MetadataRecordSpec,
     encode_metadata_record,
     leader_change_batch,
     snapshot_footer_batch,
     snapshot_header_batch,
 )
-from transforms.binary.message_writer import uuid_from_json
-from transforms.binary.varint import encode_uvarint
+from transforms.decode.binary.message_writer import uuid_from_json
+from transforms.decode.binary.varint import encode_uvarint
 
 __all__ = ["log_segment_bytes", "metadata_value", "snapshot_bytes"]
 

@@ -8,7 +8,7 @@ file size and memory bounded per batch (decompression is capped, see ``compressi
 bytes of a file, and of an ingest, are capped too (``budget``): what is past a cap is one quarantine item from the
 batch where it was reached, never dropped.
 
-A record whose offset or timestamp no bronze column can hold (``transforms.bounds``: a base offset of 2^63-1
+A record whose offset or timestamp no bronze column can hold (``transforms.kit.bounds``: a base offset of 2^63-1
 with a second record, a base timestamp of 10^16 ms) is quarantined on its own. Quarantine excerpts are hex of the
 first bytes of a CRC-verified batch header only: a region that failed the checks may start anywhere, e.g. inside
 a record value after a head truncation, so its bytes are never copied (position and length locate it).
@@ -24,7 +24,7 @@ from typing import Any, Final
 from schemas.decoded import DecodedRecord, QuarantineItem
 from schemas.record_schemas import CONTROL_RECORD_SCHEMAS
 from schemas.record_types import CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES, UNKNOWN_RECORD
-from transforms.binary.batch import (
+from transforms.decode.binary.batch import (
     ATTR_COMPRESSION_MASK,
     ATTR_CONTROL,
     ATTR_LOG_APPEND_TIME,
@@ -35,18 +35,18 @@ from transforms.binary.batch import (
     iter_regions,
     parse_records,
 )
-from transforms.binary.budget import DecodeBudget, FileBudget
-from transforms.binary.compression import (
+from transforms.decode.binary.budget import DecodeBudget, FileBudget
+from transforms.decode.binary.compression import (
     CODEC_NAMES,
     MAX_DECOMPRESSED_BYTES,
     DecompressedTooLargeError,
     DecompressionError,
     decompress,
 )
-from transforms.binary.fields import version_bounds
-from transforms.binary.message import CONTROL_BODIES, METADATA_BODIES, BodyError
-from transforms.binary.varint import read_uvarint
-from transforms.bounds import INT64_MAX, INT64_MIN, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN
+from transforms.decode.binary.fields import version_bounds
+from transforms.decode.binary.message import CONTROL_BODIES, METADATA_BODIES, BodyError
+from transforms.decode.binary.varint import read_uvarint
+from transforms.kit.bounds import INT64_MAX, INT64_MIN, TIMESTAMP_MS_MAX, TIMESTAMP_MS_MIN
 
 BINARY_KINDS: Final = ("LOG_SEGMENT", "SNAPSHOT", "BOOTSTRAP_SNAPSHOT")
 SNAPSHOT_KINDS: Final = ("SNAPSHOT", "BOOTSTRAP_SNAPSHOT")

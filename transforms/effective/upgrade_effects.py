@@ -42,7 +42,7 @@ from schemas.kafka_vocabulary import AlterConfigOpType, ConfigSource, ResourceTy
 from schemas.metadata_version import MetadataVersion
 from schemas.silver import DYNAMIC_CONFIGS
 from schemas.upgrade_effects import UPGRADE_EFFECTS, UpgradeWith
-from transforms.finding_rows import finding_rows
+from transforms.kit.finding_rows import finding_rows
 
 __all__ = [
     "ELR_ENABLING_MV",

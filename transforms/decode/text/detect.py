@@ -14,8 +14,8 @@ import re
 from typing import Final
 
 from schemas.decoded import InputKind
-from transforms.bounds import INT32_MAX, INT64_MAX
-from transforms.text.lines import split_lines
+from transforms.decode.text.lines import split_lines
+from transforms.kit.bounds import INT32_MAX, INT64_MAX
 
 _LOG_SEGMENT_NAME: Final = re.compile(r"(\d{20})\.log")
 _SNAPSHOT_NAME: Final = re.compile(r"(\d{20})-(\d{10})\.checkpoint")

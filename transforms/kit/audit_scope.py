@@ -16,7 +16,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from transforms.releases import release_rank_column
+from transforms.kit.releases import release_rank_column
 
 
 def set_by_a_layer(source: Column) -> Column:
