@@ -42,9 +42,9 @@ from jobs.storage import DeltaStore, open_store
 from schemas.constraints import CompiledCatalog, ConstraintCatalog
 from schemas.metadata_version import MetadataVersion
 from schemas.violations import VIOLATIONS
+from transforms.configdef.generate import generate_default_catalog
+from transforms.configdef.selection import compile_catalog
 from transforms.constraints.evaluate import evaluate_constraints
-from transforms.constraints.generate import generate_default_catalog
-from transforms.constraints.selection import compile_catalog
 from transforms.kit.audit_scope import filter_auditable
 from transforms.kit.metadata_version import parse_metadata_version
 

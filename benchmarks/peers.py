@@ -37,8 +37,8 @@ from benchmarks.pyvalidator import Pair, failure
 from jobs.quality.gx import guard_spark_connect_import
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.violations import VIOLATIONS
+from transforms.configdef.selection import active_at
 from transforms.constraints.evaluate import single_key_failures, single_key_pairs, single_key_rows
-from transforms.constraints.selection import active_at
 
 
 def applicable_checks(compiled: CompiledCatalog, level: int) -> list[CompiledConstraint]:

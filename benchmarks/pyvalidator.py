@@ -1,7 +1,7 @@
 """A row-at-a-time Python port of the single-key checks: what a user would write instead of the product's
 column expressions (a verdict per (row, rule) pair from a Python UDF, like Kafka's ``ConfigDef`` validators).
 
-``verdict`` gives what ``transforms.constraints.checks.check_violation`` gives (the violation code and detail, or
+``verdict`` gives what ``transforms.configdef.checks.check_violation`` gives (the violation code and detail, or
 None), from the rule's parameters as the rule table holds them; ``failure`` adds the value's list elements the
 remediation reads. Semantics follow ``checks`` (Kafka's parsing: Java ``String.trim``, ``Integer.parseInt`` & co.
 for INT/SHORT/LONG, ``Double.parseDouble``'s grammar for the rest, LIST split on ``\\s*,\\s*``), so the peer
@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
 from schemas.constraints import CompiledCatalog, CompiledConstraint
-from transforms.constraints.checks import LIST_KINDS, NUMERIC_TYPES
-from transforms.constraints.rule_table import check_rule_rows
+from transforms.configdef.checks import LIST_KINDS, NUMERIC_TYPES
+from transforms.configdef.rule_table import check_rule_rows
 
 _JAVA_INT: Final = re.compile(r"[+-]?[0-9]+")
 _JAVA_DOUBLE: Final = re.compile(

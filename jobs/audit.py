@@ -45,8 +45,8 @@ from schemas.constraints import ConstraintCatalog
 from schemas.errors import StorageError, UsageError
 from schemas.kafka_catalog import release_rank
 from schemas.upgrade_effects import UpgradeWith
-from transforms.constraints.generate import generate_default_catalog
-from transforms.constraints.selection import compile_catalog
+from transforms.configdef.generate import generate_default_catalog
+from transforms.configdef.selection import compile_catalog
 from transforms.kit.local_frames import local_frame
 from transforms.kit.metadata_version import parse_metadata_version
 

@@ -20,7 +20,7 @@ from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES
 from schemas.lifecycle import Waiver, load_waivers_text, merge_waiver_files
 from schemas.metadata_version import MetadataVersionTable
 from schemas.yaml_text import MAX_USER_YAML_BYTES
-from transforms.constraints.functions import precheck_functions
+from transforms.configdef.functions import precheck_functions
 from transforms.decode.redaction import SensitivityRules
 
 
@@ -95,7 +95,7 @@ def kafka_catalog_documents() -> tuple[tuple[str, Any], ...]:
 @functools.cache
 def kafka_mv_gates() -> Any:
     """``conf/kafka_mv_gates.yaml`` as parsed YAML: Kafka's own MV-gated config checks (validated by
-    ``transforms.constraints.generate.generate_default_catalog``)."""
+    ``transforms.configdef.generate.generate_default_catalog``)."""
     return load_yaml(conf_path("kafka_mv_gates.yaml"))
 
 

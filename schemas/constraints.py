@@ -17,7 +17,7 @@ A catalog file looks like::
 Jobs read the file and call :func:`load_catalog_text`; everything here is pure. ``compile_catalog`` turns the loaded
 catalogs into a :class:`CompiledCatalog` (below), the input of every evaluation function. ``since`` stays as written:
 resolving it to a feature level needs the metadata.version table and happens in
-``transforms.constraints.selection.compile_catalog``. Expression syntax and field names are checked there too
+``transforms.configdef.selection.compile_catalog``. Expression syntax and field names are checked there too
 (they need Spark's parser), so a catalog that loads here may still be rejected at compile time.
 
 Check kinds (exactly one per ``check``):
@@ -326,12 +326,12 @@ def ensure_unique_ids(catalogs: Iterable[ConstraintCatalog]) -> None:
             seen[constraint.id] = catalog.source
 
 
-# --- The compiled catalog (built by transforms.constraints.selection.compile_catalog) ---------------------
+# --- The compiled catalog (built by transforms.configdef.selection.compile_catalog) ---------------------
 
 
 class ExprFix(BaseModel):
     """The structured fix of an expression constraint: the key to set and the Spark SQL expression giving its value
-    (derived from the expression text by ``transforms.constraints.expr_fixes.derive_fix``)."""
+    (derived from the expression text by ``transforms.configdef.expr_fixes.derive_fix``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -1,7 +1,7 @@
 """Intermediate shapes of the constraint evaluation (``transforms.constraints``), before gold ``VIOLATIONS``.
 
 The compiled catalog becomes three small rule tables that are broadcast and joined to the long-format config
-rows (``transforms.constraints.rule_table``): ``check_rules`` (single-key rules, keyed by ``(resource_type,
+rows (``transforms.configdef.rule_table``): ``check_rules`` (single-key rules, keyed by ``(resource_type,
 config_name)``, parameters in generic columns), ``expr_rules`` (expression rules, keyed by ``resource_type``) and
 ``rule_info`` (what only violating rows need: ids, texts, severity). Every failing (row, rule) pair is a
 ``FAILURE_COLUMNS`` row, which ``evaluate_constraints`` and ``violations_by_level`` both start from.

@@ -92,7 +92,7 @@ def test_transforms_import_only_schemas_and_transforms() -> None:
 
 
 def test_constraint_evaluation_does_not_depend_on_replay_resolution_or_whatif() -> None:
-    forbidden = ("transforms.replay", "transforms.effective", "transforms.whatif")
+    forbidden = ("transforms.decode", "transforms.replay", "transforms.effective", "transforms.whatif")
     assert _imports_of("transforms.constraints", inside=forbidden) == []
 
 
@@ -148,3 +148,8 @@ def test_the_console_script_imports_every_command_and_no_module_imports_it_back(
     commands = {"ingest", "audit", "run", "gate", "simulate", "report", "demo", "synth", "dq"}
     assert {f"jobs.{name}" for name in commands} <= imports()["jobs.cli"]
     assert _imports_of("jobs", inside=("jobs.cli",)) == []
+
+
+def test_the_constraint_catalog_depends_on_no_stage() -> None:
+    """``transforms.configdef`` is shared by the resolution and the evaluation: it imports neither, nor any stage."""
+    assert _imports_of("transforms.configdef", outside=("schemas", "transforms.configdef", "transforms.kit")) == []

@@ -24,7 +24,7 @@ from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.errors import ConfigError
 from schemas.evaluation import EXPR_CONTEXT_FIELDS
 from schemas.kafka_vocabulary import ResourceType
-from transforms.constraints.expr_limits import (
+from transforms.configdef.expr_limits import (
     GROWING,
     REGEX_ARGUMENTS,
     Argument,
@@ -36,7 +36,7 @@ from transforms.constraints.expr_limits import (
     shown,
     size_problem,
 )
-from transforms.constraints.expressions import (
+from transforms.configdef.expressions import (
     EXPR_CHUNK_SIZE,
     ansi_disabled,
     embedded,
@@ -44,7 +44,7 @@ from transforms.constraints.expressions import (
     expression_slots,
     has_double_colon_cast,
 )
-from transforms.constraints.functions import DENIED_FUNCTIONS, function_problem
+from transforms.configdef.functions import DENIED_FUNCTIONS, function_problem
 
 # Analysis errors that mean the expression is not evaluated row by row.
 _NOT_ROW_LEVEL: Final = frozenset(

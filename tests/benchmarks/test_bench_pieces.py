@@ -18,8 +18,8 @@ from benchmarks.report import gate_lines, markdown, size_targets, storage_versio
 from benchmarks.sizes import SIZES, parse_sizes
 from schemas.constraints import Check, CompiledCatalog, CompiledConstraint, Constraint, ConstraintCatalog
 from schemas.decoded import DecodedRecord
-from transforms.constraints.checks import check_violation, with_parsed_value
-from transforms.constraints.rule_table import check_rule_rows
+from transforms.configdef.checks import check_violation, with_parsed_value
+from transforms.configdef.rule_table import check_rule_rows
 
 
 def _rule(check: dict[str, Any], resource: str = "broker") -> CompiledConstraint:
@@ -36,7 +36,7 @@ def _rule(check: dict[str, Any], resource: str = "broker") -> CompiledConstraint
     )
 
 
-# (check, value, ConfigDef type, verdict): the verdicts read by hand from transforms/constraints/checks.py
+# (check, value, ConfigDef type, verdict): the verdicts read by hand from transforms/configdef/checks.py
 # (check_violation: code, then detail) and Kafka's parsing it follows (docs/kafka-semantics.md §6).
 CASES = [
     ({"min": 10}, "9", "INT", ("BELOW_MIN", None)),

@@ -1,4 +1,5 @@
-"""Constraint catalogs compiled to Columns: KIP-1294 selection, vectorized evaluation, remediation.
+"""The last stage: the compiled constraint catalog (``transforms.configdef``) evaluated over the effective
+configuration as vectorized Columns, at the target and at every level, with remediations and the violation lifecycle.
 
 Entry points for jobs::
 
@@ -15,22 +16,21 @@ Entry points for jobs::
     violations_df = evaluate_constraints(effective_df, topics_df, cluster_df, rules, target=mv,
                                          run_id=run_id, run_ts=run_ts, dynamic_scope_df=scopes_df)
 
-Modules: ``selection`` (floorEntry), ``expressions`` (the expressions' text and their ANSI-safe evaluation), ``checks``
-(generic parametrised checks), ``rule_table`` (catalog as broadcast tables), ``evaluate`` (the pass),
-``messages``, ``remediation``, ``kafka_validators`` and ``generate`` (default catalog from ``conf/kafka``). The
-evaluation reads only the effective configuration: what an override falls back to (DELETE fixes) comes in through
-``evaluate_constraints(fallback_resolver=...)``, computed by ``transforms.whatif``.
+Modules: ``evaluate`` (the pass), ``remediation`` (SET / DELETE fixes and their text), ``lifecycle`` (a violation's
+status across runs); the catalog itself (selection, checks, expressions, rule tables, the default catalog) is
+``transforms.configdef``. The evaluation reads only the effective configuration: what an override falls back to
+(DELETE fixes) comes in through ``evaluate_constraints(fallback_resolver=...)``, computed by ``transforms.whatif``.
 """
 
 from schemas.constraints import CompiledCatalog, CompiledConstraint
+from transforms.configdef.generate import generate_default_catalog
+from transforms.configdef.selection import active_at, compile_catalog
 from transforms.constraints.evaluate import (
     constraint_failures,
     evaluate_constraints,
     highest_safe_levels,
     violations_by_level,
 )
-from transforms.constraints.generate import generate_default_catalog
-from transforms.constraints.selection import active_at, compile_catalog
 
 __all__ = [
     "CompiledCatalog",

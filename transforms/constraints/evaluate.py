@@ -65,9 +65,9 @@ from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from schemas.whatif import FALLBACK_SOURCES
-from transforms.constraints.checks import check_violation, with_parsed_value
-from transforms.constraints.expr_fixes import expression_fix_columns
-from transforms.constraints.expressions import (
+from transforms.configdef.checks import check_violation, with_parsed_value
+from transforms.configdef.expr_fixes import expression_fix_columns
+from transforms.configdef.expressions import (
     OUTCOME_FALSE,
     OUTCOME_HOLDS,
     ansi_disabled,
@@ -76,10 +76,10 @@ from transforms.constraints.expressions import (
     expression_slots,
     paired_by_keys,
 )
-from transforms.constraints.messages import violation_message
+from transforms.configdef.messages import violation_message
+from transforms.configdef.rule_table import RuleTables, judges_defaults, rule_tables
+from transforms.configdef.sql_text import sql_string
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
-from transforms.constraints.rule_table import RuleTables, judges_defaults, rule_tables
-from transforms.constraints.sql_text import sql_string
 from transforms.kit.audit_scope import set_by_a_layer
 from transforms.kit.checkpoints import Keep, as_planned
 from transforms.kit.local_frames import local_frame

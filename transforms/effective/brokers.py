@@ -15,7 +15,7 @@ layer with ``DynamicConfig.Broker``'s ConfigDef (the dynamic keys and broker quo
 ``listener.name.<l>.`` key under its base name) and drops every key that fails on its own (confluentinc/kafka
 3.3–4.2: core/src/main/scala/kafka/server/DynamicBrokerConfig.scala and DynamicConfig.scala; 4.3, 4.4: the same
 with ``JDynamicBrokerConfig.validateConfigTypes``). The checks are the release's single-key rules of the default
-constraint catalog (``CATALOG_KEY_CHECKS``), evaluated with ``transforms.constraints.checks``. A dropped value is
+constraint catalog (``CATALOG_KEY_CHECKS``), evaluated with ``transforms.configdef.checks``. A dropped value is
 neither a broker's effective value nor inherited by topics or groups: the layers below apply.
 
 Resolution per broker and key: within a synonym group (``log.retention.ms`` / ``.minutes`` / ``.hours``, ...) only
@@ -35,8 +35,8 @@ from schemas.effective import LAYER_COLUMNS
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_catalog import CLUSTER_LEVEL_LISTENER_CONFIGS, LISTENER_CONFIG_PATTERN
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from transforms.constraints.checks import check_violation, with_parsed_value
-from transforms.constraints.messages import violation_message
+from transforms.configdef.checks import check_violation, with_parsed_value
+from transforms.configdef.messages import violation_message
 from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER, converted, top_layer_only
 
 IGNORED_DYNAMIC_CONFIG = "IGNORED_DYNAMIC_CONFIG"

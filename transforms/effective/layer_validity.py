@@ -37,8 +37,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.effective import LAYER_COLUMNS
-from transforms.constraints.expressions import ansi_disabled, cfg_keys_read
-from transforms.constraints.sql_text import sql_string
+from transforms.configdef.expressions import ansi_disabled, cfg_keys_read
+from transforms.configdef.sql_text import sql_string
 from transforms.effective.brokers import to_broker_effective
 from transforms.effective.catalog_frames import CatalogFrames, LayerCheck
 from transforms.effective.clamps import clamp_keys, with_broker_clamps_in_map

@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 from schemas.constraints import CompiledCatalog, load_catalog_text
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.metadata_version import MetadataVersionTable
-from transforms.constraints.selection import compile_catalog
+from transforms.configdef.selection import compile_catalog
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -113,7 +113,7 @@ def outcomes_of(spark: Any) -> Callable[..., dict[str, int]]:
     """``outcomes_of(rules, cfg, topic=None)``: each expression rule's outcome (``OUTCOME_*``) on one context row
     of the rules' resource type, decoded from the generated mask columns as the evaluation reads them (built with
     ANSI off, run with the session's setting)."""
-    from transforms.constraints.expressions import ansi_disabled, expression_mask_columns, expression_slots
+    from transforms.configdef.expressions import ansi_disabled, expression_mask_columns, expression_slots
 
     def outcomes(rules: CompiledCatalog, cfg: dict[str, str], topic: tuple[Any, ...] | None = None) -> dict[str, int]:
         slots = expression_slots(rules.expressions)

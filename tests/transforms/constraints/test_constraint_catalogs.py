@@ -11,8 +11,8 @@ from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import load_catalog_text
 from schemas.errors import ConfigError
 from schemas.metadata_version import MetadataVersionTable
+from transforms.configdef.generate import generate_default_catalog
 from transforms.constraints import active_at, compile_catalog
-from transforms.constraints.generate import generate_default_catalog
 
 from .conftest import ROOT
 

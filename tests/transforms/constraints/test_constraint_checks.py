@@ -13,8 +13,8 @@ import pytest
 
 from schemas.constraints import CompiledCatalog
 from schemas.evaluation import CHECK_RULES_DDL
-from transforms.constraints.checks import check_violation, with_parsed_value
-from transforms.constraints.rule_table import check_rule_rows
+from transforms.configdef.checks import check_violation, with_parsed_value
+from transforms.configdef.rule_table import check_rule_rows
 
 pytestmark = pytest.mark.spark
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from schemas.constraints import CompiledConstraint, Constraint
+from transforms.configdef.expressions import cfg_keys_read
 from transforms.constraints.evaluate import _context_keys
-from transforms.constraints.expressions import cfg_keys_read
 
 CASES = [
     ("cast(cfg['a'] as int) <= cast(cfg[\"b\"] as int) and cfg [ 'c' ] is null", frozenset({"a", "b", "c"})),

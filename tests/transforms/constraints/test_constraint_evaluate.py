@@ -15,12 +15,12 @@ from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import CompiledCatalog
 from schemas.metadata_version import MetadataVersionTable
 from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
+from transforms.configdef.generate import DEFAULT_SOURCE
 from transforms.constraints import (
     evaluate_constraints,
     highest_safe_levels,
     violations_by_level,
 )
-from transforms.constraints.generate import DEFAULT_SOURCE
 from transforms.kit.metadata_version import parse_metadata_version
 
 pytestmark = pytest.mark.spark

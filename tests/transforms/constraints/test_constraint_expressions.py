@@ -11,7 +11,7 @@ import pytest
 from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import CompiledCatalog
 from schemas.errors import ConfigError
-from transforms.constraints.expressions import (
+from transforms.configdef.expressions import (
     OUTCOME_FALSE,
     OUTCOME_HOLDS,
     OUTCOME_NULL,

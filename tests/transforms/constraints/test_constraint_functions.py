@@ -13,17 +13,17 @@ from jobs import conf_loader
 from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import CompiledCatalog
 from schemas.errors import ConfigError
-from transforms.constraints.expressions import (
+from transforms.configdef.expressions import (
     OUTCOME_FALSE,
     OUTCOME_HOLDS,
 )
-from transforms.constraints.functions import (
+from transforms.configdef.functions import (
     ALLOWED_FUNCTIONS,
     DENIED_BY_REASON,
     DENIED_FUNCTIONS,
     precheck_functions,
 )
-from transforms.constraints.generate import generate_default_catalog
+from transforms.configdef.generate import generate_default_catalog
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -9,7 +9,7 @@ import pytest
 from schemas.constraints import CompiledCatalog, load_catalog_text
 from schemas.errors import ConfigError
 from schemas.metadata_version import MetadataVersionTable
-from transforms.constraints.selection import active_at, compile_catalog
+from transforms.configdef.selection import active_at, compile_catalog
 
 # segment rules on one key: a base validator, a strict 4.1 validator replaced by a *relaxed* 4.3 one, and two
 # validators registered at 4.4-IV1; plus an unrelated key that only has a validator from 4.4-IV0.

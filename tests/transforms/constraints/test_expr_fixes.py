@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from schemas.constraints import ExprFix
-from transforms.constraints.expr_fixes import derive_fix
-from transforms.constraints.expressions import rewrite_casts
+from transforms.configdef.expr_fixes import derive_fix
+from transforms.configdef.expressions import rewrite_casts
 
 ISR = "min.insync.replicas"
 

@@ -9,7 +9,7 @@ import pytest
 
 from jobs.conf_loader import constraint_catalog
 from schemas.errors import ConfigError
-from transforms.constraints.expr_limits import (
+from transforms.configdef.expr_limits import (
     MAX_NESTING,
     Argument,
     Lambda,
@@ -19,8 +19,8 @@ from transforms.constraints.expr_limits import (
     regex_problem,
     size_problem,
 )
-from transforms.constraints.expressions import rewrite_casts
-from transforms.constraints.functions import precheck_functions
+from transforms.configdef.expressions import rewrite_casts
+from transforms.configdef.functions import precheck_functions
 
 VALUE = NotLiteral()
 

@@ -15,8 +15,8 @@ import yaml
 
 from jobs.runtime.expression_check import validate_with_spark
 from schemas.metadata_version import MetadataVersionTable
+from transforms.configdef.generate import generate_default_catalog, untranslated_validators
 from transforms.constraints import compile_catalog, evaluate_constraints
-from transforms.constraints.generate import generate_default_catalog, untranslated_validators
 from transforms.kit.metadata_version import parse_metadata_version
 
 from .conftest import ROOT

@@ -17,14 +17,14 @@ import yaml
 from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import CompiledCatalog, load_catalog_text
 from schemas.metadata_version import MetadataVersionTable
+from transforms.configdef.generate import generate_default_catalog
+from transforms.configdef.selection import compile_catalog
 from transforms.constraints import (
     active_at,
     evaluate_constraints,
     highest_safe_levels,
     violations_by_level,
 )
-from transforms.constraints.generate import generate_default_catalog
-from transforms.constraints.selection import compile_catalog
 from transforms.kit.metadata_version import parse_metadata_version
 
 from .conftest import ROOT

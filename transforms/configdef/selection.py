@@ -35,9 +35,9 @@ from schemas.constraints import CompiledCatalog, CompiledConstraint, Constraint,
 from schemas.errors import AuditError, ConfigError
 from schemas.kafka_catalog import release_rank
 from schemas.metadata_version import MetadataVersionTable
-from transforms.constraints.expr_fixes import derive_fix
-from transforms.constraints.expressions import rewrite_casts
-from transforms.constraints.generate import DEFAULT_SOURCE
+from transforms.configdef.expr_fixes import derive_fix
+from transforms.configdef.expressions import rewrite_casts
+from transforms.configdef.generate import DEFAULT_SOURCE
 from transforms.kit.metadata_version import parse_metadata_version
 
 __all__ = ["active_at", "compile_catalog"]
@@ -55,7 +55,7 @@ def compile_catalog(catalogs: Sequence[ConstraintCatalog], mv_table: MetadataVer
     """Resolve ``since`` levels and KIP-1294 intervals for all loaded catalogs.
 
     Expression *syntax and fields* are not checked here (that needs Spark's parser): call
-    ``transforms.constraints.expressions.validate_expressions`` on the result before evaluating.
+    ``transforms.configdef.expressions.validate_expressions`` on the result before evaluating.
 
     Raises:
         ConfigError: a duplicate id across files, or a ``since`` that names no known metadata.version.

@@ -43,7 +43,7 @@ from schemas.errors import ConfigError
 from schemas.kafka_catalog import release_rank
 from schemas.kafka_vocabulary import CONFIG_RESOURCE_TYPES
 from schemas.metadata_version import MetadataVersionTable
-from transforms.constraints.kafka_validators import translate_custom
+from transforms.configdef.kafka_validators import translate_custom
 
 __all__ = ["DEFAULT_SOURCE", "constraint_count_by_release", "generate_default_catalog", "untranslated_validators"]
 

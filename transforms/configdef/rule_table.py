@@ -28,9 +28,9 @@ from pyspark.sql import DataFrame, SparkSession
 
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.evaluation import CHECK_RULES_DDL, EXPR_RULES_DDL, RULE_INFO_DDL
-from transforms.constraints.expressions import EXPR_CHUNK_SIZE, expression_slots, paired_by_keys
-from transforms.constraints.generate import DEFAULT_SOURCE
-from transforms.constraints.messages import format_number
+from transforms.configdef.expressions import EXPR_CHUNK_SIZE, expression_slots, paired_by_keys
+from transforms.configdef.generate import DEFAULT_SOURCE
+from transforms.configdef.messages import format_number
 from transforms.kit.local_frames import local_frame
 
 __all__ = ["RuleTables", "check_rule_rows", "expr_rule_rows", "judges_defaults", "rule_info_rows", "rule_tables"]

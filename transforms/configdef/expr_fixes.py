@@ -32,7 +32,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from schemas.constraints import CompiledConstraint, ExprFix
-from transforms.constraints.expressions import EXPR_CHUNK_SIZE, caught_string, code_segments
+from transforms.configdef.expressions import EXPR_CHUNK_SIZE, caught_string, code_segments
 
 __all__ = ["derive_fix", "expression_fix_columns"]
 

@@ -47,7 +47,7 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
 from schemas.constraints import CompiledConstraint
-from transforms.constraints.sql_text import code_segments, sql_string, without_comments
+from transforms.configdef.sql_text import code_segments, sql_string, without_comments
 
 __all__ = [
     "EXPR_CHUNK_SIZE",

@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from transforms.constraints.sql_text import code_segments
+from transforms.configdef.sql_text import code_segments
 
 __all__ = [
     "GROWING",

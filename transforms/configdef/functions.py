@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from transforms.constraints.expr_limits import size_problem
-from transforms.constraints.sql_text import code_segments
+from transforms.configdef.expr_limits import size_problem
+from transforms.configdef.sql_text import code_segments
 
 __all__ = [
     "ALLOWED_FUNCTIONS",
@@ -154,7 +154,7 @@ def function_problem(name: str) -> str | None:
     for reason, names in DENIED_BY_REASON.items():
         if lowered in names:
             return f"calls {name}(), which {reason}"
-    return f"calls {name}(), which is not an allowed SQL function (no UDFs; see transforms/constraints/functions.py)"
+    return f"calls {name}(), which is not an allowed SQL function (no UDFs; see transforms/configdef/functions.py)"
 
 
 # Words followed by "(" that are syntax, not a function call: keywords, and types in `cast(x AS decimal(10, 2))`.
