@@ -23,7 +23,7 @@ from jobs.storage import open_store
 from schemas.record_types import CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES
 from synthetic.spec import FleetSpec
 from tests.conftest import real_metadata_dir
-from tests.transforms.binary.test_binary_real_files import independent_type_counts
+from tests.transforms.decode.binary.test_binary_real_files import independent_type_counts
 from transforms.decode.binary.encode import encode_log_segment, encode_snapshot
 
 SECRET = "hunter2-Planted-Secret"

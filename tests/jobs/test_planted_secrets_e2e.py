@@ -1,7 +1,7 @@
 """#16: a secret planted in every place the issue names, in every input format, through one whole pipeline.
 
 One ``run`` (``--no-dq``: the data-quality stage is not under test) ingests a cluster holding every planting of
-``tests/transforms/test_planted_secrets.py`` (JSON lines, dump-log text, binary segments, server.properties, an
+``tests/transforms/decode/test_planted_secrets.py`` (JSON lines, dump-log text, binary segments, server.properties, an
 unrecognised file), audits it and writes the summary, JUnit and remediation files; ``report`` renders the HTML.
 Then every table is read with ``deltalake`` (not through the code under test), and the report, the summary, the
 other output files, stdout/stderr and the bytes of every file in the warehouse are searched for every marker as
@@ -19,7 +19,7 @@ from pyspark.sql import SparkSession
 
 from jobs.cli import main as cli_main
 from tests.fuzz.markers import leak_forms, leaks
-from tests.transforms.test_planted_secrets import FILES, PROPERTIES
+from tests.transforms.decode.test_planted_secrets import FILES, PROPERTIES
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "e2e"
 DUMP_HEADER = "Dumping /var/lib/kafka/meta/__cluster_metadata-0/00000000000000000000.log\nLog starting offset: 0\n"

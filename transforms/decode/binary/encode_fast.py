@@ -5,7 +5,7 @@ The generic schema-driven writer costs ~20 µs a record. The record shapes that 
 ``encode.encode_metadata_record``; records are framed inline and batches sealed by ``batch.seal_batch``, the
 header writer ``build_batch`` uses too. Control batches (LeaderChange, snapshot header and footer) are the
 generic ones. ``log_segment_bytes`` and ``snapshot_bytes`` return exactly what ``encode_log_segment`` and
-``encode_snapshot`` return for the same arguments (``tests/transforms/binary/test_binary_encode_fast.py``).
+``encode_snapshot`` return for the same arguments (``tests/transforms/decode/binary/test_binary_encode_fast.py``).
 The synthetic fleet generator (``synthetic.files``) writes through it.
 """
 

@@ -5,7 +5,7 @@ One JSON object per line::
     {"offset": 42, "timestamp": 1732150000000, "type": "CONFIG_RECORD", "version": 0,
      "data": {"resourceType": 4, "resourceName": "", "name": "log.segment.bytes", "value": "4194304"}}
 
-Rules (decided here, tested in ``tests/transforms/text``):
+Rules (decided here, tested in ``tests/transforms/decode/text``):
 
 * ``offset`` is required: an integer in 0..2^63-1. ``timestamp`` (ms up to the year 9999; a negative one, Kafka's
   "no timestamp", becomes None), ``version`` (0..32767), ``batchBaseOffset`` (0..2^63-1), ``leaderEpoch``

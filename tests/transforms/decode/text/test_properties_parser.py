@@ -8,7 +8,7 @@ import pytest
 
 from transforms.decode.text.properties import parse_server_properties
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "text"
+DATA = Path(__file__).resolve().parents[3] / "data" / "text"
 
 
 def test_hand_written_server_properties_parse_like_java() -> None:

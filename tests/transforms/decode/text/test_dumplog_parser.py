@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from schemas.decoded import DecodedRecord, QuarantineItem
 from transforms.decode.text.dumplog import DumpLogParser, dump_header_info, dump_sections, parse_dump_log, section_at
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "text"
+DATA = Path(__file__).resolve().parents[3] / "data" / "text"
 REAL_DUMPS = (
     Path(
         os.environ.get(
-            "KRAFT_AUDIT_REAL_METADATA", str(Path(__file__).resolve().parents[4] / "shared" / "real-metadata")
+            "KRAFT_AUDIT_REAL_METADATA", str(Path(__file__).resolve().parents[5] / "shared" / "real-metadata")
         )
     )
     / "text-dumps"

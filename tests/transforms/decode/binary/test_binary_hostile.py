@@ -29,7 +29,7 @@ from transforms.decode.binary.encode import encode_log_segment, encode_metadata_
 
 from .test_binary_fuzz import assert_regions_tile_the_file
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 GOOD = encode_log_segment([(20, 0, {}), (20, 0, {})], base_offset=100, records_per_batch=1)
 
 
@@ -110,7 +110,7 @@ def test_decompression_bombs_are_refused_before_their_output_is_allocated(tmp_pa
     script = textwrap.dedent(
         """
         import resource, sys
-        from tests.transforms.binary.test_binary_hostile import BOMBS, GOOD, compressed_batch
+        from tests.transforms.decode.binary.test_binary_hostile import BOMBS, GOOD, compressed_batch
         from transforms.decode.binary.decode import decode_file
         from schemas.decoded import QuarantineItem
 

@@ -11,7 +11,7 @@ import pytest
 from schemas.decoded import DecodedRecord, QuarantineItem
 from transforms.decode.text.jsonlines import data_problems, parse_json_lines
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "text"
+DATA = Path(__file__).resolve().parents[3] / "data" / "text"
 
 _ABSENT = object()  # marks a key line() leaves out
 CONFIG_DATA = {"resourceType": 2, "resourceName": "orders", "name": "retention.ms", "value": "86400000"}

@@ -15,11 +15,11 @@ from transforms.decode.text.detect import (
     snapshot_epoch_from_name,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "text"
+DATA = Path(__file__).resolve().parents[3] / "data" / "text"
 REAL_DUMPS = (
     Path(
         os.environ.get(
-            "KRAFT_AUDIT_REAL_METADATA", str(Path(__file__).resolve().parents[4] / "shared" / "real-metadata")
+            "KRAFT_AUDIT_REAL_METADATA", str(Path(__file__).resolve().parents[5] / "shared" / "real-metadata")
         )
     )
     / "text-dumps"
