@@ -270,11 +270,12 @@ def run(
         dq = None
         if settings.dq:
             ledger = dq_ledger or quality.Ledger(store, run_id=run_id, run_ts=run_ts, command=settings.command)
+            silver_versions = {t: v for t, v in resolved.written.items() if t in quality.stage_tables("silver")}
             dq = quality.check_silver(
                 spark,
                 store,
                 resolved.state,
-                versions={t: v for t, v in resolved.written.items() if t in quality.stage_tables("silver")},
+                versions=silver_versions,
                 run_id=run_id,
                 run_ts=run_ts,
                 command=settings.command,

@@ -38,12 +38,15 @@ from jobs.runtime.holding import Checkpoints, local_rows_for, plans_for
 from jobs.runtime.session import build_session
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
+from schemas.constraints import CompiledCatalog
 from schemas.errors import InputError
 from schemas.kafka_vocabulary import RESOURCE_TYPES
+from schemas.metadata_version import MetadataVersion
 from schemas.upgrade_effects import UpgradeWith
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.decode.redaction import redact_value
 from transforms.effective import resolve_effective_configs, unapplied_layer_rows
+from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.common import kept_unsupported, with_catalog_release
 from transforms.effective.upgrade_effects import with_elr_after_upgrade
 from transforms.kit.audit_scope import filter_auditable, with_release_at_least
@@ -210,50 +213,12 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         run_id = uuid.uuid4().hex
         run_ts = datetime.now(UTC).replace(microsecond=0)
 
-        violations_df = evaluate_constraints(
-            filter_auditable(effective_df, target_keys_df=target_keys_df),
-            both.topics,
-            # as the audit judges them; the state as stored: features keep their levels (ELR, as `--metadata`)
-            with_elr_after_upgrade(
-                with_kafka_version(both.cluster_state, settings.kafka_version),
-                tagged(features_df, BEFORE).unionByName(tagged(features_df, AFTER)),
-                UpgradeWith.METADATA,
-            ),
-            compiled,
-            target=target,
-            run_id=run_id,
-            run_ts=run_ts,
-            keep=Checkpoints(local_rows=local_rows),
-        ).select(*VIOLATION_KEY, "severity")
-        found: dict[str, dict[tuple[Any, ...], str]] = {BEFORE: {}, AFTER: {}}
-        for row in violations_df.collect():
-            cluster, tag = row["cluster_id"].rsplit(SCENARIO_SEPARATOR, 1)
-            found[tag][(cluster, *(row[k] for k in VIOLATION_KEY[1:]))] = row["severity"]
+        found = _violations_before_after(
+            effective_df, both, features_df, target_keys_df, compiled, settings, target, run_id, run_ts, local_rows
+        )
         cleared = set(found[BEFORE]) - set(found[AFTER])
         introduced = set(found[AFTER]) - set(found[BEFORE])
-        unapplied_df = unapplied_layer_rows(
-            both, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
-        )
-        # the resolution's held nodes (the same plan under the same name: not computed again)
-        nodes_df = resolution(
-            "nodes",
-            lambda: with_catalog_release(both.brokers, frames.releases_df, kafka_version=settings.kafka_version),
-        )
-        kept_df = kept_unsupported(
-            both.dynamic_configs, nodes_df, frames.config_keys_df, kafka_version=settings.kafka_version
-        )
-        refused = _refusals(
-            refused_broker_changes(changes, untagged(unapplied_df, AFTER))
-            .withColumn("resource_type", F.lit("BROKER"))
-            .unionByName(
-                refused_group_changes(changes, untagged(effective_df, AFTER)).withColumn(
-                    "resource_type", F.lit("GROUP")
-                )
-            )
-            .unionByName(
-                refused_topic_changes(changes, untagged(kept_df, AFTER)).withColumn("resource_type", F.lit("TOPIC"))
-            )
-        )
+        refused = _refused_changes(changes, both, frames, effective_df, settings, target, resolution)
         rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
         store.ensure("simulations", SIMULATIONS, ["cluster_id"])
         store.append("simulations", local_frame(spark, rows, SIMULATIONS))
@@ -266,6 +231,74 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         changed_resources=len(rows),
         refused=refused,
         tables={"simulations": store.path("simulations")},
+    )
+
+
+def _violations_before_after(
+    effective_df: DataFrame,
+    both: ReplayResult,
+    features_df: DataFrame,
+    target_keys_df: DataFrame,
+    compiled: CompiledCatalog,
+    settings: audit.AuditSettings,
+    target: MetadataVersion,
+    run_id: str,
+    run_ts: datetime,
+    local_rows: int,
+) -> dict[str, dict[tuple[Any, ...], str]]:
+    """Per scenario (before, after) the violations at the target: violation key -> severity."""
+    violations_df = evaluate_constraints(
+        filter_auditable(effective_df, target_keys_df=target_keys_df),
+        both.topics,
+        # as the audit judges them; the state as stored: features keep their levels (ELR, as `--metadata`)
+        with_elr_after_upgrade(
+            with_kafka_version(both.cluster_state, settings.kafka_version),
+            tagged(features_df, BEFORE).unionByName(tagged(features_df, AFTER)),
+            UpgradeWith.METADATA,
+        ),
+        compiled,
+        target=target,
+        run_id=run_id,
+        run_ts=run_ts,
+        keep=Checkpoints(local_rows=local_rows),
+    ).select(*VIOLATION_KEY, "severity")
+    found: dict[str, dict[tuple[Any, ...], str]] = {BEFORE: {}, AFTER: {}}
+    for row in violations_df.collect():
+        cluster, tag = row["cluster_id"].rsplit(SCENARIO_SEPARATOR, 1)
+        found[tag][(cluster, *(row[k] for k in VIOLATION_KEY[1:]))] = row["severity"]
+    return found
+
+
+def _refused_changes(
+    changes: ChangeSet,
+    both: ReplayResult,
+    frames: CatalogFrames,
+    effective_df: DataFrame,
+    settings: audit.AuditSettings,
+    target: MetadataVersion,
+    resolution: Checkpoints,
+) -> list[str]:
+    """The changes a broker or the group coordinator would refuse outright, one line each."""
+    unapplied_df = unapplied_layer_rows(
+        both, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
+    )
+    # the resolution's held nodes (the same plan under the same name: not computed again)
+    nodes_df = resolution(
+        "nodes",
+        lambda: with_catalog_release(both.brokers, frames.releases_df, kafka_version=settings.kafka_version),
+    )
+    kept_df = kept_unsupported(
+        both.dynamic_configs, nodes_df, frames.config_keys_df, kafka_version=settings.kafka_version
+    )
+    return _refusals(
+        refused_broker_changes(changes, untagged(unapplied_df, AFTER))
+        .withColumn("resource_type", F.lit("BROKER"))
+        .unionByName(
+            refused_group_changes(changes, untagged(effective_df, AFTER)).withColumn("resource_type", F.lit("GROUP"))
+        )
+        .unionByName(
+            refused_topic_changes(changes, untagged(kept_df, AFTER)).withColumn("resource_type", F.lit("TOPIC"))
+        )
     )
 
 

@@ -52,37 +52,9 @@ def replay_and_resolve(
 ) -> Resolved:
     """Replay into the silver tables, then resolve the effective configuration at the target's release (gold)."""
     from transforms.effective import resolve_effective_configs
-    from transforms.replay.state import replay_state
 
     clusters = scope.clusters
-    with stage(spark, f"replaying {len(clusters)} cluster(s)"):
-        # the replay pass and every silver frame are computed once and held (jobs.runtime.holding: local relations for a
-        # small input, else local checkpoints); each silver table is written from the held frame and later stages
-        # continue from the same frames, nothing is read back
-        replayed = replay_state(
-            scope.records_df,
-            scope.static_df,
-            mv_table=mv_table,
-            as_of_offset=settings.as_of_offset,
-            as_of_time=settings.as_of_time,
-            keep=Checkpoints(local_rows=scope.local_rows),
-        )
-        records_read = sum(row["records"] for row in replayed.replay_counts.collect())
-        # what the silver tables hold, in their columns: one row per topic name (also kept: read by every stage)
-        silver_frames = {
-            name: getattr(replayed, name).select(*STATE_TABLES[name].names)
-            for name in STATE_TABLES
-            if name not in ("topics", "effective_configs")
-        }
-        silver_frames["topics"] = truncated(
-            to_unique_topic_names(replayed.topics).select(*silver.TOPICS.names), local_rows=scope.local_rows
-        )
-        written = {
-            name: replace_state(store, name, silver_frames[name], clusters, local_rows=scope.local_rows)
-            for name in STATE_TABLES
-            if name in silver_frames
-        }
-        state = dataclasses.replace(replayed, **silver_frames)
+    state, records_read, written = _replay(spark, store, settings, scope, mv_table)
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
     effects_df = upgrade_effects.predict(
@@ -122,6 +94,45 @@ def replay_and_resolve(
         resolution=resolution,
         written=written,
     )
+
+
+def _replay(
+    spark: SparkSession, store: DeltaStore, settings: AuditSettings, scope: Scope, mv_table: MetadataVersionTable
+) -> tuple[ReplayResult, int, dict[str, int]]:
+    """The replayed state, held, with its silver tables written: the state, the records replay read and the version
+    of each silver table's commit."""
+    from transforms.replay.state import replay_state
+
+    clusters = scope.clusters
+    with stage(spark, f"replaying {len(clusters)} cluster(s)"):
+        # the replay pass and every silver frame are computed once and held (jobs.runtime.holding: local relations for a
+        # small input, else local checkpoints); each silver table is written from the held frame and later stages
+        # continue from the same frames, nothing is read back
+        replayed = replay_state(
+            scope.records_df,
+            scope.static_df,
+            mv_table=mv_table,
+            as_of_offset=settings.as_of_offset,
+            as_of_time=settings.as_of_time,
+            keep=Checkpoints(local_rows=scope.local_rows),
+        )
+        records_read = sum(row["records"] for row in replayed.replay_counts.collect())
+        # what the silver tables hold, in their columns: one row per topic name (also kept: read by every stage)
+        silver_frames = {
+            name: getattr(replayed, name).select(*STATE_TABLES[name].names)
+            for name in STATE_TABLES
+            if name not in ("topics", "effective_configs")
+        }
+        silver_frames["topics"] = truncated(
+            to_unique_topic_names(replayed.topics).select(*silver.TOPICS.names), local_rows=scope.local_rows
+        )
+        written = {
+            name: replace_state(store, name, silver_frames[name], clusters, local_rows=scope.local_rows)
+            for name in STATE_TABLES
+            if name in silver_frames
+        }
+        state = dataclasses.replace(replayed, **silver_frames)
+    return state, records_read, written
 
 
 def catalog_release(release: str) -> str:

@@ -84,29 +84,7 @@ def summarize(
         clusters_not_audited=dict(scope.not_audited),
         upgrade_refused=dict(evaluated.upgrade_refused),
     )
-    audit_row = (
-        run_id,
-        run_ts,
-        settings.command,
-        target.name,
-        target.level,
-        clusters,
-        downgrades,
-        settings.as_of_offset,
-        settings.as_of_time,
-        resolved.records_read,
-        scope.quarantined,
-        entities,
-        len(compiled.rules),
-        by_severity["error"],
-        by_severity["warning"],
-        findings_total,
-        {c: safe.get(c) for c in clusters},
-        verdict,
-        int(summary.duration_seconds * 1000),
-        code_fingerprint(),
-        conf_loader.catalog_fingerprint(constraint_files),
-    )
+    audit_row = _audit_row(settings, summary, entities, compiled, constraint_files, run_ts)
     return violations, summary, audit_row
 
 
@@ -131,3 +109,37 @@ def _python_sources(folder: Traversable, parts: tuple[str, ...]) -> Iterator[tup
             yield from _python_sources(entry, (*parts, entry.name))
         elif entry.name.endswith(".py"):
             yield (*parts, entry.name), entry.read_bytes()
+
+
+def _audit_row(
+    settings: AuditSettings,
+    summary: RunSummary,
+    entities: int,
+    compiled: CompiledCatalog,
+    constraint_files: list[str],
+    run_ts: datetime,
+) -> tuple[Any, ...]:
+    """The run's ``audit_runs`` row (``schemas.gold.AUDIT_RUNS``), from its summary."""
+    return (
+        summary.run_id,
+        run_ts,
+        settings.command,
+        summary.target_mv,
+        summary.target_level,
+        summary.clusters,
+        summary.downgrade_clusters,
+        settings.as_of_offset,
+        settings.as_of_time,
+        summary.records_read,
+        summary.records_quarantined,
+        entities,
+        len(compiled.rules),
+        summary.violations_by_severity["error"],
+        summary.violations_by_severity["warning"],
+        summary.findings_total,
+        summary.highest_safe_mv,
+        summary.verdict,
+        int(summary.duration_seconds * 1000),
+        code_fingerprint(),
+        conf_loader.catalog_fingerprint(constraint_files),
+    )

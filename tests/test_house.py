@@ -1,0 +1,110 @@
+"""The house rules a newcomer relies on, checked on the source text (pure Python, nothing is imported or run).
+
+* A production module stays under about 600 lines and a function under about 70 (declarative tables aside). The
+  modules and functions over those sizes today are listed below with their size now: each may shrink, none may
+  grow, and nothing new joins the list.
+* Nothing under ``transforms/`` touches files: reading and writing is for jobs. The runtime switches still under
+  ``transforms/`` (ANSI off while plans are built, the cycle collector paused around decoding loops) are listed and
+  may not spread.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCTION = ("jobs", "transforms", "schemas", "synthetic")
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 70
+
+# Over the limits today (lines now): may shrink, may not grow.
+LONG_MODULES = {
+    "jobs/ingest.py": 806,
+    "transforms/constraints/evaluate.py": 816,
+    "transforms/decode/text/dumplog.py": 610,
+    "transforms/replay/machine.py": 658,
+}
+LONG_FUNCTIONS = {
+    "jobs/audit.py:run": 89,
+    "jobs/ingest.py:_ingest_files": 80,
+    "jobs/lifecycle.py:apply": 86,
+    "jobs/runtime/session.py:build_session": 99,
+    "transforms/configdef/messages.py:violation_message": 73,
+    "transforms/constraints/evaluate.py:_expression_contexts": 82,
+    "transforms/constraints/evaluate.py:_expression_failures": 76,
+    "transforms/constraints/evaluate.py:evaluate_constraints": 103,
+    "transforms/constraints/lifecycle.py:to_violation_status": 119,
+    "transforms/constraints/remediation.py:remediation_text": 85,
+    "transforms/decode/binary/batch.py:parse_records": 74,
+    "transforms/decode/binary/decode.py:decode_file": 88,
+    "transforms/decode/text/jsonlines.py:_parse_object": 71,
+    "transforms/effective/brokers.py:to_broker_effective": 79,
+    "transforms/effective/resolve.py:resolve_effective_configs": 73,
+    "transforms/effective/topics.py:to_topic_node_views": 83,
+    "transforms/effective/upgrade_effects.py:_generated_cluster_value": 101,
+    "transforms/replay/machine.py:replay_cluster": 89,
+}
+# Declarative tables written as functions: the data-quality suites, one expectation per entry.
+DECLARATIVE = {"transforms/quality/suites.py"}
+# Runtime switches still under transforms/ (module -> the switch).
+SWITCHES = {
+    "transforms/configdef/expressions.py": "spark.conf.set",
+    "transforms/kit/cycle_collection.py": "gc.disable",
+}
+FILE_CALLS = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "iterdir", "rglob", "unlink", "mkdir"}
+
+
+def _sources(*packages: str) -> dict[str, str]:
+    return {
+        path.relative_to(ROOT).as_posix(): path.read_text()
+        for package in packages
+        for path in sorted((ROOT / package).rglob("*.py"))
+    }
+
+
+def test_no_module_grows_past_its_size() -> None:
+    over = {
+        name: len(text.splitlines())
+        for name, text in _sources(*PRODUCTION).items()
+        if len(text.splitlines()) > MAX_MODULE_LINES
+    }
+    assert {name: lines for name, lines in over.items() if lines > LONG_MODULES.get(name, MAX_MODULE_LINES)} == {}
+    assert set(LONG_MODULES) <= set(_sources(*PRODUCTION)), "a listed module moved: update the list"
+
+
+def test_no_function_grows_past_its_size() -> None:
+    over: dict[str, int] = {}
+    for name, text in _sources(*PRODUCTION).items():
+        if name in DECLARATIVE:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if lines > LONG_FUNCTIONS.get(f"{name}:{node.name}", MAX_FUNCTION_LINES):
+                    over[f"{name}:{node.name}"] = lines
+    assert over == {}
+
+
+def test_transforms_touch_no_files() -> None:
+    calls = [
+        f"{name}:{node.lineno}"
+        for name, text in _sources("transforms").items()
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id in FILE_CALLS)
+            or (isinstance(node.func, ast.Attribute) and node.func.attr in FILE_CALLS)
+        )
+    ]
+    assert calls == []
+
+
+def test_runtime_switches_in_transforms_do_not_spread() -> None:
+    found = {
+        name: switch
+        for name, text in _sources("transforms").items()
+        for switch in ("spark.conf.set", "gc.disable", "spark.sparkContext")
+        if switch in text
+    }
+    assert found == SWITCHES
