@@ -20,14 +20,13 @@ MAX_FUNCTION_LINES = 70
 
 # Over the limits today (lines now): may shrink, may not grow.
 LONG_MODULES = {
-    "jobs/ingest.py": 806,
     "transforms/constraints/evaluate.py": 816,
     "transforms/decode/text/dumplog.py": 610,
     "transforms/replay/machine.py": 658,
 }
 LONG_FUNCTIONS = {
     "jobs/audit.py:run": 89,
-    "jobs/ingest.py:_ingest_files": 80,
+    "jobs/ingest_steps/load.py:ingest_files": 80,
     "jobs/lifecycle.py:apply": 86,
     "jobs/runtime/session.py:build_session": 99,
     "transforms/configdef/messages.py:violation_message": 73,

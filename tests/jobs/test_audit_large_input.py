@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from jobs import audit
+from jobs.audit_steps import extract
 from jobs.cli import main as cli_main
 from jobs.storage import open_store
 
@@ -59,7 +60,7 @@ def test_the_large_input_plan_gives_the_small_input_results(
 
     small = audit.run(spark, _settings(warehouse, dq=True))
     small_effective = _rows(spark, warehouse, "effective_configs")  # replaced by the next audit
-    monkeypatch.setattr(audit, "local_rows_for", lambda records: 0)  # every frame held as for a large input
+    monkeypatch.setattr(extract, "local_rows_for", lambda records: 0)  # every frame held as for a large input
     large = audit.run(spark, _settings(warehouse, dq=True))
 
     assert large.summary.dq is not None and large.summary.dq["failed_critical"] == 0

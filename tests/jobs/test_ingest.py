@@ -19,6 +19,8 @@ from jobs import synth
 from jobs.cli import main as cli_main
 from jobs.discover import InputFile
 from jobs.ingest import IngestSettings, run
+from jobs.ingest_steps import hashing as ingest_hashing
+from jobs.ingest_steps import load as ingest_load
 from jobs.storage import open_store
 from schemas.record_types import CONTROL_RECORD_TYPES, METADATA_RECORD_TYPES
 from synthetic.spec import FleetSpec
@@ -315,6 +317,7 @@ def test_each_cluster_lands_in_one_bronze_file_with_the_same_rows_either_way(
     synth.run(FleetSpec(out=str(fleet), clusters=3, brokers=2, topics=4, partitions=1, seed=3, overwrite=True))
     if not small:  # every input over the line: decoded in several tasks, then gathered by cluster
         monkeypatch.setattr(ingest_job, "SMALL_INPUT_BYTES", 0)
+        monkeypatch.setattr(ingest_load, "SMALL_INPUT_BYTES", 0)
     ingest(spark, tmp_path / "wh", fleet)
     table = tmp_path / "wh" / "metadata_records"
     files = Counter(p.parent.name for p in table.rglob("*.parquet"))
@@ -343,7 +346,8 @@ def test_a_small_input_read_and_decoded_by_the_driver_lands_the_rows_the_executo
         driver = ingest(spark, tmp_path / "driver", cluster)
     # no job hashes or decodes: every job there is a write of Delta Lake's (or its bookkeeping)
     assert not [d for d in jobs.by_description if d and ("hashing" in d or "decoding" in d)], jobs.by_description
-    monkeypatch.setattr(ingest_job, "SMALL_INPUT_BYTES", 0)  # every input over the line: read by the executors
+    monkeypatch.setattr(ingest_job, "SMALL_INPUT_BYTES", 0)
+    monkeypatch.setattr(ingest_load, "SMALL_INPUT_BYTES", 0)  # every input over the line: read by the executors
     executors = ingest(spark, tmp_path / "executors", cluster)
 
     def rows(warehouse: Path, table: str) -> list[tuple[object, ...]]:
@@ -371,10 +375,10 @@ def test_the_driver_reads_only_regular_files_within_the_limit(tmp_path: Path) ->
             path=str(path), cluster_id="c", input_kind="LOG_SEGMENT", size_bytes=100, snapshot_end_offset=None
         )
 
-    assert ingest_job._read_files([item(segment)], 100) == {str(segment): b"x" * 100}
-    assert ingest_job._read_files([item(segment)], 99) is None
-    assert ingest_job._read_files([item(segment), item(fifo)], 1000) is None  # returns at once
-    assert ingest_job._read_files([item(tmp_path / "gone")], 1000) is None
+    assert ingest_hashing.read_files([item(segment)], 100) == {str(segment): b"x" * 100}
+    assert ingest_hashing.read_files([item(segment)], 99) is None
+    assert ingest_hashing.read_files([item(segment), item(fifo)], 1000) is None  # returns at once
+    assert ingest_hashing.read_files([item(tmp_path / "gone")], 1000) is None
 
 
 def test_an_input_over_the_small_line_is_hashed_by_the_driver_and_lands_the_rows_the_executors_hashing_lands(
@@ -383,12 +387,13 @@ def test_an_input_over_the_small_line_is_hashed_by_the_driver_and_lands_the_rows
     """Above ``SMALL_INPUT_BYTES`` the executors decode, but the driver hashes (no hashing job) unless the input is
     over ``DRIVER_HASH_BYTES``; the hashes are each file's sha256, and the bronze tables come out the same."""
     cluster, _props = planted_inputs(tmp_path)
-    monkeypatch.setattr(ingest_job, "SMALL_INPUT_BYTES", 0)  # every input over the line: decoded by the executors
+    monkeypatch.setattr(ingest_job, "SMALL_INPUT_BYTES", 0)
+    monkeypatch.setattr(ingest_load, "SMALL_INPUT_BYTES", 0)  # every input over the line: decoded by the executors
     with counting(spark) as jobs:
         ingest(spark, tmp_path / "driver", cluster)
     assert not any(d.startswith("hashing") for d in jobs.by_description)
     assert any(d.startswith("decoding") for d in jobs.by_description)
-    monkeypatch.setattr(ingest_job, "DRIVER_HASH_BYTES", 0)  # and over this line: hashed by the executors too
+    monkeypatch.setattr(ingest_hashing, "DRIVER_HASH_BYTES", 0)  # and over this line: hashed by the executors too
     with counting(spark) as jobs:
         ingest(spark, tmp_path / "executors", cluster)
     assert any(d.startswith("hashing") for d in jobs.by_description)
@@ -418,6 +423,6 @@ def test_the_driver_hashes_only_regular_files(tmp_path: Path) -> None:
         )
 
     expected = hashlib.sha256(b"kraft" * 300_000).hexdigest()
-    assert ingest_job._hash_in_driver([item(segment)]) == {str(segment): expected}
-    assert ingest_job._hash_in_driver([item(segment), item(fifo)]) is None  # returns at once
-    assert ingest_job._hash_in_driver([item(tmp_path / "gone")]) is None
+    assert ingest_hashing.hash_in_driver([item(segment)]) == {str(segment): expected}
+    assert ingest_hashing.hash_in_driver([item(segment), item(fifo)]) is None  # returns at once
+    assert ingest_hashing.hash_in_driver([item(tmp_path / "gone")]) is None

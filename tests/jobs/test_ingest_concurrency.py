@@ -15,6 +15,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from jobs import ingest
+from jobs.ingest_steps import load
 from jobs.storage import open_store
 from transforms.decode.binary.encode import encode_log_segment
 
@@ -39,7 +40,7 @@ def _settings(warehouse: Path, directory: Path, cluster: str) -> ingest.IngestSe
 
 def _pause_at_commit(monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], Any]) -> list[Any]:
     """Run ``meanwhile`` once, just before the first ``ingested_files`` commit; returns its result in a list."""
-    real = ingest._commit_ingested_files
+    real = load.commit_ingested_files
     started: list[bool] = []
     done: list[Any] = []
 
@@ -49,7 +50,7 @@ def _pause_at_commit(monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], An
             done.append(meanwhile())
         real(*args, **kwargs)
 
-    monkeypatch.setattr(ingest, "_commit_ingested_files", paused)
+    monkeypatch.setattr(load, "commit_ingested_files", paused)
     return done
 
 
