@@ -1,6 +1,6 @@
-"""The data of the HTML report: the shapes of the small aggregates ``jobs.report.data`` computes.
+"""The data of the HTML report: the shapes of the small aggregates ``jobs.reporting.data`` computes.
 
-Each ``jobs.report.data`` output ends with a ``select`` equal to one of these; ``jobs.report`` collects them
+Each ``jobs.reporting.data`` output ends with a ``select`` equal to one of these; ``jobs.report`` collects them
 into the report and the dashboard notebook reads the same frames.
 """
 

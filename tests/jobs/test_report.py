@@ -15,8 +15,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql.types import StringType, StructField, StructType, TimestampType
 
 from jobs import report
-from jobs.report.html import _folded
-from jobs.report.markup import el, esc, value_cell
+from jobs.reporting.html import _folded
+from jobs.reporting.markup import el, esc, value_cell
 from jobs.storage import open_store
 from schemas import bronze, gold
 from schemas.errors import InputError

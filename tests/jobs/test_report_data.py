@@ -8,7 +8,7 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual, assertSchemaEqual
 
-from jobs.report import data as rd
+from jobs.reporting import data as rd
 from schemas import report
 
 T0 = dt.datetime(2026, 11, 21, 5, 0, tzinfo=dt.UTC)

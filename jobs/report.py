@@ -1,8 +1,8 @@
 """``kraft-audit report``: one self-contained HTML file about an audit run (the latest by default), with charts.
 
-Extract: the run tables through the storage layer. Transform: ``jobs.report.data`` shapes small aggregates.
+Extract: the run tables through the storage layer. Transform: ``jobs.reporting.data`` shapes small aggregates.
 Load: collect them (a few hundred rows at most, plus the run's violations up to ``--max-violations``), render
-with ``jobs.report.html`` and write the file atomically.
+with ``jobs.reporting.html`` and write the file atomically.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from jobs.output_files import write_output
-from jobs.report import data as rd
-from jobs.report.html import CHARTS, ReportData, render_report
-from jobs.report.svg import Bar, Cell, Point
+from jobs.reporting import data as rd
+from jobs.reporting.html import CHARTS, ReportData, render_report
+from jobs.reporting.svg import Bar, Cell, Point
 from jobs.runtime.entry import run_job_file
 from jobs.runtime.session import build_session
 from jobs.storage import DeltaStore, open_store

@@ -1,7 +1,7 @@
 """Inline SVG charts of the HTML report, drawn in Python (no JavaScript, no external assets).
 
 Every chart is one ``<svg data-chart=ID role="img">`` with a ``<title>`` and per-mark tooltips; every label is
-escaped by ``jobs.report.markup``. Colours come from the page's CSS classes so the legend and the page agree.
+escaped by ``jobs.reporting.markup``. Colours come from the page's CSS classes so the legend and the page agree.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jobs.report.markup import Markup, el, fmt_int, join
+from jobs.reporting.markup import Markup, el, fmt_int, join
 
 BAR_LIMIT = 25  # bars per chart; the rest are summed into one "N more" bar
 LABEL_CHARS = 42

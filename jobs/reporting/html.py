@@ -2,7 +2,7 @@
 
 Sections: verdict header with the run's counts, highest safe MV per cluster, violation charts, readiness
 heat-map, trend across runs, findings, the violation table (sortable, filterable, remediation in ``<code>``),
-quarantine. Everything user-supplied is escaped by ``jobs.report.markup``; nothing is loaded from the network.
+quarantine. Everything user-supplied is escaped by ``jobs.reporting.markup``; nothing is loaded from the network.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from jobs.report.assets import CSP, CSS, JS
-from jobs.report.markup import Markup, el, fmt_int, fmt_ts, join, value_cell
-from jobs.report.svg import Bar, Cell, Point, bar_chart, heatmap, line_chart
+from jobs.reporting.assets import CSP, CSS, JS
+from jobs.reporting.markup import Markup, el, fmt_int, fmt_ts, join, value_cell
+from jobs.reporting.svg import Bar, Cell, Point, bar_chart, heatmap, line_chart
 
 Row = Mapping[str, Any]
 FOLD_AT = 320  # characters of a long finding message shown before "more"
