@@ -6,7 +6,7 @@ alone (expression rules are not ported). Every side starts from the effective ta
 inside the clock):
 
 * Python UDF: the product's evaluation with one change: each (row, rule) pair the single-key rules judge
-  (``evaluate.single_key_pairs``) gets its verdict from a row-at-a-time ``pyspark.sql.functions.udf`` (pickled,
+  (``failures.single_key_pairs``) gets its verdict from a row-at-a-time ``pyspark.sql.functions.udf`` (pickled,
   not Arrow) calling ``benchmarks.pyvalidator.failure`` instead of the native ``check_violation`` column; the
   failures then go through the same ``evaluate_constraints`` (messages, remediations, ``new_at_target``, affected
   topics) and are written to Delta. Same start, same written output: the step records how many rows differ from
@@ -38,7 +38,7 @@ from jobs.quality.gx import guard_spark_connect_import
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.violations import VIOLATIONS
 from transforms.configdef.selection import active_at
-from transforms.constraints.evaluate import single_key_failures, single_key_pairs, single_key_rows
+from transforms.constraints.failures import single_key_failures, single_key_pairs, single_key_rows
 
 
 def applicable_checks(compiled: CompiledCatalog, level: int) -> list[CompiledConstraint]:

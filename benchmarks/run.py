@@ -46,7 +46,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     from jobs import audit
     from jobs import synth as synth_job
     from synthetic.spec import FleetSpec
-    from transforms.constraints.evaluate import single_key_rows
+    from transforms.constraints.failures import single_key_rows
 
     size = SIZES[size_name]
     started_at = datetime.now(UTC).isoformat(timespec="seconds")

@@ -20,7 +20,6 @@ MAX_FUNCTION_LINES = 70
 
 # Over the limits today (lines now): may shrink, may not grow.
 LONG_MODULES = {
-    "transforms/constraints/evaluate.py": 816,
     "transforms/decode/text/dumplog.py": 610,
     "transforms/replay/machine.py": 658,
 }
@@ -30,8 +29,8 @@ LONG_FUNCTIONS = {
     "jobs/lifecycle.py:apply": 86,
     "jobs/runtime/session.py:build_session": 99,
     "transforms/configdef/messages.py:violation_message": 73,
-    "transforms/constraints/evaluate.py:_expression_contexts": 82,
-    "transforms/constraints/evaluate.py:_expression_failures": 76,
+    "transforms/constraints/failures.py:expression_contexts": 82,
+    "transforms/constraints/failures.py:expression_failures": 76,
     "transforms/constraints/evaluate.py:evaluate_constraints": 103,
     "transforms/constraints/lifecycle.py:to_violation_status": 119,
     "transforms/constraints/remediation.py:remediation_text": 85,

@@ -23,12 +23,9 @@ from schemas.constraints import CompiledCatalog
 from schemas.kafka_vocabulary import ResourceType
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
-from transforms.constraints.evaluate import (
-    constraint_failures,
-    evaluate_constraints,
-    highest_safe_levels,
-    violations_by_level,
-)
+from transforms.constraints.evaluate import evaluate_constraints
+from transforms.constraints.failures import constraint_failures
+from transforms.constraints.levels import highest_safe_levels, violations_by_level
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.upgrade_effects import to_upgrade_effect_findings, with_elr_after_upgrade
 from transforms.effective.upgrade_support import unsupported_registration_findings

@@ -25,12 +25,9 @@ status across runs); the catalog itself (selection, checks, expressions, rule ta
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from transforms.configdef.generate import generate_default_catalog
 from transforms.configdef.selection import active_at, compile_catalog
-from transforms.constraints.evaluate import (
-    constraint_failures,
-    evaluate_constraints,
-    highest_safe_levels,
-    violations_by_level,
-)
+from transforms.constraints.evaluate import evaluate_constraints
+from transforms.constraints.failures import constraint_failures
+from transforms.constraints.levels import highest_safe_levels, violations_by_level
 
 __all__ = [
     "CompiledCatalog",

@@ -1,10 +1,11 @@
 """Evaluate a compiled constraint catalog over the effective configuration, in long format.
 
 ``evaluate_constraints`` gives the ``VIOLATIONS`` rows (``schemas.violations``) of one run at a target level;
-``violations_by_level`` the errors and warnings per cluster at every level of the MV table at once
-(``VIOLATIONS_BY_LEVEL``); ``highest_safe_levels`` the highest level without an error violation per cluster
-(``HIGHEST_SAFE_LEVELS``). ``constraint_failures`` is every failing (row, rule) pair at every level, what the first
-two start from: an audit computes it once and passes it to both as ``failures_df=``.
+``levels.violations_by_level`` the errors and warnings per cluster at every level of the MV table at once
+(``VIOLATIONS_BY_LEVEL``); ``levels.highest_safe_levels`` the highest level without an error violation per cluster
+(``HIGHEST_SAFE_LEVELS``). ``failures.constraint_failures`` is every failing (row, rule) pair at every level, what the
+first two start from: an audit computes it once and passes it to both as ``failures_df=``. The description below
+covers the three modules.
 
 How it runs (one pass, no per-constraint jobs):
 
@@ -50,435 +51,38 @@ have unique keys.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Final
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import StructType
 
-from schemas.constraints import CompiledCatalog, CompiledConstraint
-from schemas.evaluation import ELR_LEVEL, FAILURE_COLUMNS, MV_LEVELS_DDL
+from schemas.constraints import CompiledCatalog
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from schemas.metadata_version import MetadataVersion, MetadataVersionTable
-from schemas.violations import HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
+from schemas.metadata_version import MetadataVersion
+from schemas.violations import VIOLATIONS
 from schemas.whatif import FALLBACK_SOURCES
 from transforms.configdef.checks import check_violation, with_parsed_value
-from transforms.configdef.expr_fixes import expression_fix_columns
-from transforms.configdef.expressions import (
-    OUTCOME_FALSE,
-    OUTCOME_HOLDS,
-    ansi_disabled,
-    cfg_keys_read,
-    expression_mask_columns,
-    expression_slots,
-    paired_by_keys,
-)
 from transforms.configdef.messages import violation_message
-from transforms.configdef.rule_table import RuleTables, judges_defaults, rule_tables
-from transforms.configdef.sql_text import sql_string
+from transforms.configdef.rule_table import RuleTables, rule_tables
+from transforms.constraints.failures import (
+    BROKER_LAYERS,
+    ENTITY,
+    applies,
+    cluster_releases,
+    conform,
+    failures,
+    judged,
+)
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
-from transforms.kit.audit_scope import set_by_a_layer
 from transforms.kit.checkpoints import Keep, as_planned
-from transforms.kit.local_frames import local_frame
-from transforms.kit.releases import release_rank_column
 from transforms.kit.timestamps import as_utc
 
-__all__ = [
-    "FallbackResolver",
-    "constraint_failures",
-    "evaluate_constraints",
-    "highest_safe_levels",
-    "single_key_failures",
-    "single_key_pairs",
-    "single_key_rows",
-    "violations_by_level",
-]
+__all__ = ["FallbackResolver", "evaluate_constraints"]
 
-ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
 # needed_df (cluster_id, resource_type, resource_name, value_source) -> the fallback rows of those overrides
 # (schemas.whatif.FALLBACK_COLUMNS); jobs bind transforms.whatif.resolve_fallbacks to the audited state.
 FallbackResolver = Callable[[DataFrame], DataFrame]
-BROKER_LAYERS: Final = (
-    ConfigSource.DYNAMIC_BROKER_CONFIG,
-    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
-    ConfigSource.STATIC_BROKER_CONFIG,
-)
-
-
-def _in_rule_sources(source: Column) -> Column:
-    """The value's layer is one the rule judges (every layer when the rule names none)."""
-    return (F.size("rule_sources") == 0) | F.coalesce(F.array_contains("rule_sources", source), F.lit(False))
-
-
-def _judged(source: Column) -> Column:
-    """A single-key (row, rule) pair is evaluated: the rule judges defaults or the value was set by someone
-    (``rule_table.judges_defaults``), and the value comes from a layer the rule judges."""
-    set_or_judged = F.col("judges_defaults") | ~F.coalesce(source == F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
-    return set_or_judged & _in_rule_sources(source)
-
-
-def _expression_judged() -> Column:
-    """An (entity, expression rule) pair is evaluated: the rule judges defaults, or (a generated Kafka check)
-    every key it reads exists in the audited release and at least one of them was set by someone (is among the
-    view's ``set_keys``). Array functions, not lambdas: this runs once per pair, and Spark interprets lambdas."""
-    present = F.size(F.array_except("rule_configs", F.map_keys("cfg"))) == 0
-    set_by_someone = F.coalesce(F.arrays_overlap("rule_configs", "set_keys"), F.lit(False))
-    first_source = F.try_element_at(F.col("meta"), F.col("first_key"))["value_source"]
-    return (F.col("judges_defaults") | (present & set_by_someone)) & _in_rule_sources(first_source)
-
-
-def _release_rank_of_level(level: Column, level_ranks: Sequence[int]) -> Column:
-    """The release rank of a metadata.version level (the newest release above the table; NULL when unknown)."""
-    if not level_ranks:
-        return F.lit(None).cast("int")
-    pairs = [F.lit(x) for lv, rank in enumerate(level_ranks, start=1) for x in (lv, rank)]
-    return F.when(level > len(level_ranks), F.lit(level_ranks[-1])).otherwise(
-        F.try_element_at(F.create_map(*pairs), level)
-    )
-
-
-def _applies(level: Column, running_rank: Column, level_ranks: Sequence[int]) -> Column:
-    """The rule applies at ``level`` for a cluster whose brokers run the release of rank ``running_rank`` now:
-    its KIP-1294 level interval contains ``level`` and, for a release-bound base validator, its release interval
-    contains ``max(running_rank, release of level)`` (an upgrade to ``level`` needs that release's binaries; a NULL
-    running rank counts as the level's release). NULL when ``level`` is NULL."""
-    upper_ok = F.col("active_to").isNull() | (level < F.col("active_to"))
-    in_levels = (F.col("active_from") <= level) & upper_ok
-    release_at_level = F.greatest(running_rank, _release_rank_of_level(level, level_ranks))
-    in_releases = F.col("release_from").isNull() | (
-        (F.col("release_from") <= release_at_level)
-        & (F.col("release_to").isNull() | (release_at_level < F.col("release_to")))
-    )
-    return in_levels & in_releases
-
-
-def _cluster_releases(cluster_df: DataFrame) -> DataFrame:
-    """``(cluster_id, _current_level, _running_rank)``: each cluster's finalized level and the rank of the release
-    its brokers run now (``CLUSTER_STATE.kafka_release``; NULL when unknown or the column is absent)."""
-    rank = (
-        release_rank_column(F.col("kafka_release"))
-        if "kafka_release" in cluster_df.columns
-        else F.lit(None).cast("int")
-    )
-    return cluster_df.select(
-        "cluster_id", F.col("current_level").alias("_current_level"), rank.cast("int").alias("_running_rank")
-    )
-
-
-def _level_filter(
-    df: DataFrame, cluster_df: DataFrame, target_level: int | None, level_ranks: Sequence[int]
-) -> DataFrame:
-    """Keep (row, rule) pairs whose rule applies at the target or at the cluster's current level."""
-    if target_level is None:
-        return df
-    running = F.col("_running_rank")
-    at_target = _applies(F.lit(target_level), running, level_ranks)
-    at_current = F.coalesce(_applies(F.col("_current_level"), running, level_ranks), F.lit(False))
-    return (
-        df.join(F.broadcast(_cluster_releases(cluster_df)), on="cluster_id", how="left")
-        .filter(at_target | at_current)
-        .drop("_current_level", "_running_rank")
-    )
-
-
-def single_key_pairs(
-    effective_df: DataFrame, cluster_df: DataFrame, rules: CompiledCatalog, target_level: int | None
-) -> DataFrame:
-    """The (row, rule) pairs the catalog's single-key rules judge, each row with its rule's columns
-    (``CHECK_RULES_DDL``), before any verdict: TOPIC and GROUP rows only where they are overrides, pairs the rule
-    judges (``_judged``), and, when ``target_level`` is given, rules applying at the target or the cluster's current
-    level. ``single_key_failures`` keeps the pairs whose verdict (``checks.check_violation``) is not NULL."""
-    return _single_key_pairs(
-        effective_df, cluster_df, rule_tables(effective_df.sparkSession, rules), target_level, rules.level_release_ranks
-    )
-
-
-def single_key_failures(judged_df: DataFrame) -> DataFrame:
-    """``FAILURE_COLUMNS`` of the ``single_key_pairs`` whose ``violation`` column (``struct<code, detail>``, the
-    verdict) is not NULL; ``v_elems`` (the value's list elements, ``checks.with_parsed_value``) is read as it is."""
-    return (
-        judged_df.filter(F.col("violation").isNotNull())
-        .select(
-            *[c for c in FAILURE_COLUMNS if c not in ("code", "detail", "expr_fix_value")],
-            F.col("violation.code").alias("code"),
-            F.col("violation.detail").alias("detail"),
-            F.lit(None).cast("string").alias("expr_fix_value"),
-        )
-        .select(*FAILURE_COLUMNS)
-    )
-
-
-def single_key_rows(effective_df: DataFrame) -> DataFrame:
-    """The rows single-key rules judge: every row but inherited TOPIC and GROUP values (an inherited topic value is
-    judged once, on the broker row it comes from)."""
-    rtype, source = F.col("resource_type"), F.col("source")
-    is_topic_override = (rtype == ResourceType.TOPIC) & (source == ConfigSource.DYNAMIC_TOPIC_CONFIG)
-    is_group_override = (rtype == ResourceType.GROUP) & (source == ConfigSource.DYNAMIC_GROUP_CONFIG)
-    is_inheritable = rtype.isin(ResourceType.TOPIC, ResourceType.GROUP)
-    return effective_df.filter(~is_inheritable | is_topic_override | is_group_override)
-
-
-def _single_key_pairs(
-    effective_df: DataFrame,
-    cluster_df: DataFrame,
-    tables: RuleTables,
-    target_level: int | None,
-    level_ranks: Sequence[int],
-) -> DataFrame:
-    rows_df = single_key_rows(effective_df).select(
-        *ENTITY,
-        "node_id",
-        "config_name",
-        "value",
-        "is_sensitive",
-        "config_type",
-        F.col("source").alias("value_source"),
-        F.col("is_assumed").alias("value_assumed"),
-        "synonym",
-        "source_offset",
-    )
-    joined_df = rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
-    joined_df = joined_df.filter(_judged(F.col("value_source")))
-    return _level_filter(joined_df, cluster_df, target_level, level_ranks)
-
-
-def _context_keys(rules: Sequence[CompiledConstraint]) -> dict[str, list[str] | None]:
-    """Per resource type, the keys its expressions read (sorted), or None when the whole entity is needed.
-
-    Pruning the context to these keys changes no outcome: every expression reads only ``cfg['<literal>']`` and
-    its own ``configs`` (``value``), and an entity holding none of them takes part in no rule that reads values.
-    It is not done for a type with a pure topic/cluster policy (evaluated for every entity, so every entity must
-    keep its context row) or with an expression that reads ``cfg`` otherwise.
-    """
-    keys: dict[str, set[str] | None] = {}
-    for rule in rules:
-        rtype = rule.constraint.resource_type
-        read = cfg_keys_read(rule.expr_sql or "")
-        current = keys.get(rtype, set())
-        if current is None or read is None or not paired_by_keys(rule.expr_sql or ""):
-            keys[rtype] = None
-            continue
-        keys[rtype] = current | read | set(rule.constraint.keys)
-    return {rtype: sorted(found) if found is not None else None for rtype, found in keys.items()}
-
-
-def _expression_contexts(
-    effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, keys_by_type: dict[str, list[str] | None]
-) -> DataFrame:
-    """One row per entity and broker view: its entries (``_view``, for ``_view_meta``), ``cfg`` map, the keys someone
-    set (``set_keys``: not from the DEFAULT_CONFIG layer), topic and cluster structs, n_views.
-
-    ``keys_by_type`` names the resource types to build contexts for and, per type, the only keys the maps need
-    (None: every key). Rows of other keys are dropped before the shuffle that builds the maps.
-    """
-    rtype, name = F.col("resource_type"), F.col("config_name")
-    wanted = [rtype == t if keys is None else (rtype == t) & name.isin(*keys) for t, keys in keys_by_type.items()]
-    in_context = functools.reduce(lambda a, b: a | b, wanted)
-    rows_df = effective_df.filter(in_context).select(
-        *ENTITY,
-        "node_id",
-        "config_name",
-        "value",
-        F.col("source").alias("value_source"),
-        "synonym",
-        "source_offset",
-        "is_assumed",
-    )
-    # One shuffle: each entity's rows as one list, and the keys someone set. Its broker views are the distinct node
-    # ids, or one NULL view when no row is view-specific. An entity with at most one view (every entity of the
-    # synthetic L fleet) sees all its rows in that view: its maps come from the lists without a lambda. Spark
-    # interprets the higher-order functions (``filter``, ``transform``: ``CodegenFallback``), so only an entity with
-    # several views pays for them.
-    entry = F.struct("node_id", "config_name", "value", "value_source", "synonym", "source_offset", "is_assumed")
-    # collect_list skips NULLs: ``_set_keys`` holds only the keys someone set
-    entities_df = rows_df.groupBy(*ENTITY).agg(
-        F.collect_list(entry).alias("_entries"),
-        F.collect_list(F.when(set_by_a_layer(F.col("value_source")), F.col("config_name"))).alias("_set_keys"),
-    )
-    view_nodes = F.array_compact(F.array_distinct(F.col("_entries.node_id")))
-    views_df = entities_df.select(*ENTITY, "_entries", "_set_keys", view_nodes.alias("_view_nodes")).select(
-        *ENTITY,
-        "_entries",
-        "_set_keys",
-        F.explode_outer(F.when(F.size("_view_nodes") > 0, F.col("_view_nodes"))).alias("view_node"),
-        F.size("_view_nodes").alias("n_views"),
-    )
-    one_view = F.col("n_views") <= 1
-    in_view = F.when(one_view, F.col("_entries")).otherwise(
-        F.filter("_entries", lambda e: e["node_id"].isNull() | (e["node_id"] == F.col("view_node")))
-    )
-    set_keys = F.when(one_view, F.col("_set_keys")).otherwise(
-        F.transform(F.filter("_view", lambda e: set_by_a_layer(e["value_source"])), lambda e: e["config_name"])
-    )
-    # The view's entries once (a projection of its own: Spark keeps a costly column it reads twice), then its maps.
-    contexts_df = views_df.select(*ENTITY, "view_node", "n_views", "_set_keys", in_view.alias("_view")).select(
-        *ENTITY,
-        "view_node",
-        "n_views",
-        "_view",
-        F.map_from_entries(F.arrays_zip(F.col("_view.config_name"), F.col("_view.value"))).alias("cfg"),
-        set_keys.alias("set_keys"),
-    )
-    topic_struct = F.struct(
-        F.col("partitions").alias("partitions"),
-        F.col("replication_factor").alias("replication_factor"),
-        F.col("internal").alias("internal"),
-    )
-    topic_ctx_df = topics_df.select(
-        "cluster_id",
-        F.explode(F.array(F.lit(ResourceType.TOPIC), F.lit(ResourceType.CONTROLLER_TOPIC))).alias("resource_type"),
-        F.col("topic_name").alias("resource_name"),
-        topic_struct.alias("topic"),
-    )
-    # eligible.leader.replicas.version after the upgrade (transforms.effective.upgrade_effects.with_elr_after_upgrade);
-    # a caller that does not know it gets 1, what `--release-version` to 4.1-IV0 or later leaves
-    elr_level = F.col(ELR_LEVEL) if ELR_LEVEL in cluster_df.columns else F.lit(1)
-    cluster_ctx_df = cluster_df.select(
-        "cluster_id",
-        F.struct(
-            F.col("broker_count").alias("broker_count"),
-            F.col("rack_count").alias("rack_count"),
-            elr_level.cast("int").alias("elr_level"),
-        ).alias("cluster"),
-    )
-    return contexts_df.join(topic_ctx_df, on=list(ENTITY), how="left").join(
-        F.broadcast(cluster_ctx_df), on="cluster_id", how="left"
-    )
-
-
-def _view_meta() -> Column:
-    """The ``meta`` map of a context row (key -> value, value_source, synonym, source_offset, is_assumed): built
-    only for the rows that fail, not for every view."""
-    meta = lambda e: F.struct(  # noqa: E731
-        e["value"].alias("value"),
-        e["value_source"].alias("value_source"),
-        e["synonym"].alias("synonym"),
-        e["source_offset"].alias("source_offset"),
-        e["is_assumed"].alias("is_assumed"),
-    )
-    return F.map_from_entries(F.transform("_view", lambda e: F.struct(e["config_name"], meta(e))))
-
-
-def _slot_needed(rules: Sequence[CompiledConstraint]) -> str | None:
-    """Where an expression slot can be judged (``_expression_judged`` without the layer test), as SQL over the
-    context row; None when everywhere (a rule judging defaults, or a pure topic/cluster policy)."""
-    if any(judges_defaults(rule) or not paired_by_keys(rule.expr_sql or "") for rule in rules):
-        return None
-    alternatives = []
-    for keys in sorted({tuple(rule.constraint.keys) for rule in rules}):
-        present = " AND ".join(f"map_contains_key(cfg, {sql_string(k)})" for k in keys)
-        set_by_someone = f"arrays_overlap(set_keys, array({', '.join(sql_string(k) for k in keys)}))"
-        alternatives.append(f"({present} AND {set_by_someone})")
-    return " OR ".join(alternatives)
-
-
-def _expression_failures(
-    effective_df: DataFrame,
-    topics_df: DataFrame,
-    cluster_df: DataFrame,
-    rules: CompiledCatalog,
-    tables: RuleTables,
-    target_level: int | None,
-) -> DataFrame | None:
-    expr_rules = rules.expressions
-    if not expr_rules:
-        return None
-    contexts_df = _expression_contexts(effective_df, topics_df, cluster_df, _context_keys(expr_rules))
-    slots = expression_slots(expr_rules)
-    spark = effective_df.sparkSession
-    with ansi_disabled(spark):
-        # Each distinct expression once per entity view, its outcome two bits of its chunk's mask; only the views
-        # with an outcome other than "holds" go on, one row per chunk that has one, then per rule of that chunk.
-        masks = expression_mask_columns(slots, needed=_slot_needed)
-        masks = [mask.alias(f"_mask{chunk}") for chunk, mask in enumerate(masks)]
-        masked_df = contexts_df.select("*", *masks)
-    failing_chunks = ", ".join(
-        f"CASE WHEN _mask{chunk} != 0 THEN named_struct('expr_chunk', {chunk}, '_mask', _mask{chunk}) END"
-        for chunk in range(len(slots.chunks))
-    )
-    failing_df = masked_df.select(*contexts_df.columns, F.expr(f"inline(array_compact(array({failing_chunks})))"))
-    holds_a_key = F.arrays_overlap(F.map_keys("cfg"), F.col("rule_configs")) | ~F.col("reads_values")
-    paired_df = (
-        failing_df.join(F.broadcast(tables.expr_rules_df), on=["resource_type", "expr_chunk"], how="inner")
-        .select("*", F.expr("CAST(shiftright(_mask, 2 * expr_bit) & 3 AS INT)").alias("outcome"))
-        .filter((F.col("outcome") != OUTCOME_HOLDS) & holds_a_key)
-        .select("*", _view_meta().alias("meta"))
-        .filter(_expression_judged())
-    )
-    failed_df = _level_filter(paired_df, cluster_df, target_level, rules.level_release_ranks).select(
-        "*",
-        F.try_element_at("cfg", F.col("first_key")).alias("value"),
-        F.try_element_at("meta", F.col("first_key")).alias("first_meta"),
-    )
-    with ansi_disabled(spark):
-        fix = F.coalesce(*expression_fix_columns(expr_rules))
-        failed_df = failed_df.select(*failed_df.columns, fix.alias("expr_fix_value"))
-
-    per_rule = Window.partitionBy(*ENTITY, "rule_idx")
-    failing_views = F.count(F.lit(1)).over(per_rule)
-    first_failing_view = F.min("view_node").over(per_rule)
-    all_views_fail = (F.col("n_views") == 0) | (F.col("_failing_views") == F.col("n_views"))
-    keep = ~all_views_fail | F.col("view_node").eqNullSafe(F.col("_first_view"))
-    return (
-        failed_df.select("*", failing_views.alias("_failing_views"), first_failing_view.alias("_first_view"))
-        .filter(keep)
-        .select(
-            *ENTITY,
-            F.when(~all_views_fail, F.col("view_node")).cast("int").alias("node_id"),
-            F.col("first_key").alias("config_name"),
-            F.col("first_meta.value").alias("value"),
-            F.col("first_meta.value_source").alias("value_source"),
-            # the expression rests on an assumed default when any value it reads is one
-            F.exists(
-                "rule_configs",
-                lambda k: F.coalesce(F.try_element_at(F.col("meta"), k)["is_assumed"], F.lit(False)),
-            ).alias("value_assumed"),
-            F.col("first_meta.synonym").alias("synonym"),
-            F.col("first_meta.source_offset").alias("source_offset"),
-            F.lit(None).cast("array<string>").alias("v_elems"),
-            "rule_idx",
-            F.when(F.col("outcome") == OUTCOME_FALSE, F.lit("EXPRESSION_FALSE"))
-            .otherwise(F.lit("COULD_NOT_EVALUATE"))
-            .alias("code"),
-            F.lit(None).cast("string").alias("detail"),
-            "active_from",
-            "active_to",
-            "release_from",
-            "release_to",
-            "expr_fix_value",
-        )
-    )
-
-
-def _failures(
-    effective_df: DataFrame,
-    topics_df: DataFrame,
-    cluster_df: DataFrame,
-    rules: CompiledCatalog,
-    tables: RuleTables,
-    target_level: int | None,
-) -> DataFrame:
-    """Every failing (row, rule) pair, FAILURE_COLUMNS; restricted to rules applying at the target or the
-    current level when ``target_level`` is given, else for all levels."""
-    pairs_df = _single_key_pairs(effective_df, cluster_df, tables, target_level, rules.level_release_ranks)
-    failures_df = single_key_failures(
-        pairs_df.transform(with_parsed_value).select("*", check_violation().alias("violation"))
-    )
-    expr_df = _expression_failures(effective_df, topics_df, cluster_df, rules, tables, target_level)
-    return failures_df if expr_df is None else failures_df.unionByName(expr_df)
-
-
-def constraint_failures(
-    effective_df: DataFrame, topics_df: DataFrame, cluster_df: DataFrame, rules: CompiledCatalog
-) -> DataFrame:
-    """Every failing (row, rule) pair of the catalog at every level (``FAILURE_COLUMNS``): what
-    ``evaluate_constraints`` and ``violations_by_level`` both start from. An audit checkpoints it and passes it to
-    both, so the effective table is scanned and the catalog evaluated once per run instead of twice."""
-    tables = rule_tables(effective_df.sparkSession, rules)
-    return _failures(effective_df, topics_df, cluster_df, rules, tables, None)
 
 
 def _affected_topics(effective_df: DataFrame, topics_df: DataFrame, reported_df: DataFrame) -> DataFrame:
@@ -552,11 +156,11 @@ def _fallback_verdicts(
     rows_df = fallback_df.select(
         "*", _deleted_resource(F.col("resource_name"), F.col("deleted_source")).alias("_deleted")
     ).select(*keys, "value", "is_sensitive", "config_type", "source")
-    at_target = _applies(F.lit(target_level), F.col("_running_rank"), level_ranks)
+    at_target = applies(F.lit(target_level), F.col("_running_rank"), level_ranks)
     checked_df = (
         rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
         .join(F.broadcast(releases_df.select("cluster_id", "_running_rank")), on="cluster_id", how="left")
-        .filter(at_target & _judged(F.col("source")))
+        .filter(at_target & judged(F.col("source")))
         .transform(with_parsed_value)
         .select(*keys, check_violation().isNotNull().cast("int").alias("_fails"))
         .groupBy(*keys)
@@ -635,12 +239,6 @@ def _with_scope(df: DataFrame, dynamic_scope_df: DataFrame | None) -> DataFrame:
     )
 
 
-def _conform(df: DataFrame, schema: StructType) -> DataFrame:
-    """Select exactly the schema's columns, in order, with its types (nullability is not enforced by Spark
-    for derived columns; the writers compare names and types)."""
-    return df.select(*[F.col(f.name).cast(f.dataType).alias(f.name) for f in schema.fields])
-
-
 def evaluate_constraints(
     effective_df: DataFrame,
     topics_df: DataFrame,
@@ -685,16 +283,16 @@ def evaluate_constraints(
     spark = effective_df.sparkSession
     tables = rule_tables(spark, rules)
     if failures_df is None:
-        failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, target.level)
+        failures_df = failures(effective_df, topics_df, cluster_df, rules, tables, target.level)
     level_ranks = rules.level_release_ranks
-    releases_df = _cluster_releases(cluster_df)
+    releases_df = cluster_releases(cluster_df)
     levels_df = releases_df.select("cluster_id", F.col("_current_level").alias("current_level"), "_running_rank")
     with_info_df = failures_df.join(F.broadcast(tables.rule_info_df), on="rule_idx", how="inner").join(
         F.broadcast(levels_df), on="cluster_id", how="left"
     )
     running = F.col("_running_rank")
-    at_target = _applies(F.lit(target.level), running, level_ranks)
-    fails_at_current = F.max(_applies(F.col("current_level"), running, level_ranks).cast("int")).over(
+    at_target = applies(F.lit(target.level), running, level_ranks)
+    fails_at_current = F.max(applies(F.col("current_level"), running, level_ranks).cast("int")).over(
         Window.partitionBy(*ENTITY, "node_id", "sel_key")
     )
     new_at_target = F.when(F.col("current_level").isNotNull(), F.coalesce(fails_at_current, F.lit(0)) == 0)
@@ -743,74 +341,4 @@ def evaluate_constraints(
         "affected_topics",
         "new_at_target",
         "value_assumed",
-    ).transform(_conform, VIOLATIONS)
-
-
-def violations_by_level(
-    effective_df: DataFrame,
-    topics_df: DataFrame,
-    cluster_df: DataFrame,
-    rules: CompiledCatalog,
-    *,
-    mv_table: MetadataVersionTable,
-    failures_df: DataFrame | None = None,
-    clusters: Sequence[str] | None = None,
-) -> DataFrame:
-    """Errors and warnings per cluster at every level of ``mv_table`` (VIOLATIONS_BY_LEVEL), in one pass.
-
-    A cluster without violations has zeros everywhere. ``failures_df``: as for ``evaluate_constraints``.
-    ``clusters``: the clusters to report (an audit's scope, whose state and effective rows are those clusters');
-    None: the clusters of CLUSTER_STATE and EFFECTIVE_CONFIGS, which scans the effective rows for their cluster ids
-    (at the benchmark's L, 5.7 M rows).
-    """
-    spark = effective_df.sparkSession
-    tables = rule_tables(spark, rules)
-    if failures_df is None:
-        failures_df = _failures(effective_df, topics_df, cluster_df, rules, tables, None)
-    failures_df = failures_df.join(
-        F.broadcast(tables.rule_info_df.select("rule_idx", "severity")), on="rule_idx", how="inner"
-    ).join(
-        F.broadcast(_cluster_releases(cluster_df).select("cluster_id", "_running_rank")), on="cluster_id", how="left"
-    )
-    levels_df = spark.createDataFrame([(v.level, v.name) for v in mv_table.levels], MV_LEVELS_DDL)
-    is_error = (F.col("severity") == "error").cast("long")
-    applies_at_level = _applies(F.col("level"), F.col("_running_rank"), rules.level_release_ranks)
-    counts_df = (
-        failures_df.join(F.broadcast(levels_df.select("level")), on=applies_at_level, how="inner")
-        .groupBy("cluster_id", "level")
-        .agg(F.sum(is_error).alias("errors"), F.sum(1 - is_error).alias("warnings"))
-    )
-    if clusters is None:
-        clusters_df = cluster_df.select("cluster_id").unionByName(effective_df.select("cluster_id")).distinct()
-    else:
-        clusters_df = local_frame(spark, [(c,) for c in sorted(set(clusters))], "cluster_id string")
-    grid_df = clusters_df.join(F.broadcast(levels_df), how="cross")
-    errors = F.coalesce(F.col("errors"), F.lit(0)).cast("long")
-    return (
-        grid_df.join(counts_df, on=["cluster_id", "level"], how="left")
-        .select(
-            "cluster_id",
-            "level",
-            "mv",
-            errors.alias("errors"),
-            F.coalesce(F.col("warnings"), F.lit(0)).cast("long").alias("warnings"),
-            (errors == 0).alias("is_safe"),
-        )
-        .transform(_conform, VIOLATIONS_BY_LEVEL)
-    )
-
-
-def highest_safe_levels(by_level_df: DataFrame, cluster_df: DataFrame) -> DataFrame:
-    """Per cluster, the highest MV level without an error violation (HIGHEST_SAFE_LEVELS)."""
-    safest = F.max(F.when(F.col("is_safe"), F.struct("level", "mv")))
-    best_df = by_level_df.groupBy("cluster_id").agg(safest.alias("best"))
-    return (
-        best_df.join(cluster_df.select("cluster_id", "current_level"), on="cluster_id", how="left")
-        .select(
-            "cluster_id",
-            F.col("current_level").cast("int").alias("current_level"),
-            F.col("best.level").alias("highest_safe_level"),
-            F.col("best.mv").alias("highest_safe_mv"),
-        )
-        .transform(_conform, HIGHEST_SAFE_LEVELS)
-    )
+    ).transform(conform, VIOLATIONS)

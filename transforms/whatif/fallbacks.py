@@ -187,7 +187,7 @@ def _empty(needed_df: DataFrame) -> DataFrame:
 
 def override_sources(failures_df: DataFrame) -> DataFrame:
     """``(value_source)``: the distinct override layers (``FALLBACK_SOURCES``) that failing values come from, the
-    ``layers`` to give ``resolve_fallbacks``. Read from ``evaluate.constraint_failures`` (every level), it may name a
+    ``layers`` to give ``resolve_fallbacks``. Read from ``failures.constraint_failures`` (every level), it may name a
     layer no violation at the target needs: that layer is resolved for nothing, never missed."""
     return failures_df.filter(F.col("value_source").isin(*FALLBACK_SOURCES)).select("value_source").distinct()
 

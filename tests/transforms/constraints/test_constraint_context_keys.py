@@ -6,7 +6,7 @@ import pytest
 
 from schemas.constraints import CompiledConstraint, Constraint
 from transforms.configdef.expressions import cfg_keys_read
-from transforms.constraints.evaluate import _context_keys
+from transforms.constraints.failures import context_keys
 
 CASES = [
     ("cast(cfg['a'] as int) <= cast(cfg[\"b\"] as int) and cfg [ 'c' ] is null", frozenset({"a", "b", "c"})),
@@ -50,7 +50,7 @@ def test_context_keys_prune_per_type_unless_a_rule_needs_the_whole_entity() -> N
         _expr(3, "group", ("g",), "cluster.broker_count >= 3"),  # pure policy: every entity keeps its context
         _expr(4, "topic", ("segment.ms", "segment.bytes"), "true"),  # a retired check: a constant prunes nothing
     ]
-    assert _context_keys(rules) == {
+    assert context_keys(rules) == {
         "TOPIC": ["min.insync.replicas", "retention.bytes", "retention.ms", "segment.bytes", "segment.ms"],
         "BROKER": None,
         "GROUP": None,
