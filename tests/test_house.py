@@ -32,7 +32,7 @@ LONG_FUNCTIONS = {
     "transforms/constraints/failures.py:expression_contexts": 82,
     "transforms/constraints/failures.py:expression_failures": 76,
     "transforms/constraints/evaluate.py:evaluate_constraints": 103,
-    "transforms/constraints/lifecycle.py:to_violation_status": 119,
+    "transforms/constraints/lifecycle.py:to_violation_status": 75,
     "transforms/constraints/remediation.py:remediation_text": 85,
     "transforms/decode/binary/batch.py:parse_records": 74,
     "transforms/decode/binary/decode.py:decode_file": 88,

@@ -10,9 +10,7 @@ plans read its rows instead of carrying its lineage. A job holds a frame in one 
   is planned like a ``VALUES`` list: the optimizer folds filters and projections over it while planning, and no
   later plan goes back to a checkpoint's blocks. Broadcasting one is still a Spark job, a cheap one (a broadcast
   join of two held frames plus an aggregate: 3 jobs a query, about 17 ms each once warm); ``small_plans`` therefore
-  plans a small input's joins without broadcasts. Measured on the 25-record
-  end-to-end cluster (a gate, second in one session, test settings): 643 -> 459 Spark jobs, 39.6 -> 32.8 s; with the
-  catalog frames held the same way (``jobs.runtime.lookups``) 342 jobs. A frame over the limit falls back to a local
+  plans a small input's joins without broadcasts. A frame over the limit falls back to a local
   checkpoint (its rows up to the limit were computed once for nothing: the limit is far above what a small input
   gives).
 
@@ -29,9 +27,8 @@ stages of the query whose tasks carry the frame's plan. Their metrics then reach
 collected the plan's accumulators, and Spark's scheduler logs an error with a stack trace for each one ("Failed to
 update accumulator ... attempted to access non-existent accumulator", ``DAGScheduler.updateAccumulators``): 42 of
 them in a demo run whose driver was made to collect garbage every 0.2 s. The results are the same either way; only
-the lost metrics and the log differ. Measured (no data-quality stage, in turn, processes of their own, copies of one
-warehouse): at L 125-134 s an audit held lazily and 129-135 s held when held; at M 58.0-59.5 s and 60.5-62.3 s; 36-45
-jobs more (one per checkpoint). Keeping the source frame alive beside a lazy checkpoint also ends the errors (its plan
+the lost metrics and the log differ, and holding when held costs one job per checkpoint and no measurable time
+(docs/performance-history.md). Keeping the source frame alive beside a lazy checkpoint also ends the errors (its plan
 holds the accumulators), but it would keep every held frame's shuffle files and broadcasts for as long as the frame.
 """
 

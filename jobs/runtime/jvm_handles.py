@@ -3,9 +3,8 @@
 PySpark builds every Column through py4j: ``F.col("x")`` asks the JVM for the class ``functions`` by its simple
 name, then for its member ``col``, then calls it — three round trips, two of them lookups whose answer never
 changes. A simple name is resolved on the JVM side by trying it against each import (``java.lang``,
-``org.apache.spark.api.java``, ...), and every miss scans the jars on the classpath. Measured on a gate of the
-25-record end-to-end cluster: 35,000 of its 116,000 py4j commands were such lookups (about 4 s of 30 s on an idle
-machine; three times that on a loaded one), against 7,800 calls of ``col``.
+``org.apache.spark.api.java``, ...), and every miss scans the jars on the classpath: in a small audit such lookups
+were a third of all py4j commands (docs/performance-history.md).
 
 ``cache_jvm_lookups`` makes the session's ``JVMView`` (``SparkContext._jvm``, what PySpark resolves classes
 through) keep each class it found, and each class keep its static methods: the same py4j handles, asked for once.

@@ -3,9 +3,8 @@
 ``transforms.effective.to_catalog_frames`` builds them from Python rows, which carry no size statistics: the planner
 would shuffle both sides of every join with them, and every scan would unpickle the rows in a Python worker again.
 Collected once per application (four small jobs) and held as local relations (``jobs.runtime.holding``; together about
-10,600 rows), their size is known and filters on them are folded while planning (a small gate ran 459 Spark jobs with
-them cached, 342 with them held; a broadcast of a local relation is still a job, a cheap one). Jobs that resolve
-configurations (audit, simulate) take the frames from here.
+10,600 rows), their size is known and filters on them are folded while planning (a broadcast of a local relation is
+still a job, a cheap one). Jobs that resolve configurations (audit, simulate) take the frames from here.
 """
 
 from __future__ import annotations

@@ -156,6 +156,41 @@ def to_violation_status(
     run_ts_col = F.lit(run_ts).cast("timestamp")
 
     previous_df = previous_df.filter(in_clusters)
+    joined_df = _previous_and_seen(
+        previous_df, violations_df, run_id=run_id, in_clusters=in_clusters, at_target=at_target
+    )
+    updated, done = _transitions(evaluated, run_id=run_id, run_ts_col=run_ts_col)
+    known = F.col("p").isNotNull()
+    without_waivers = [f for f in VIOLATION_STATUS.fields if f.name not in WAIVER_COLUMNS]
+    decided_df = joined_df.select("*", done.alias("_done")).filter(~F.col("_done") | known)
+    staged_df = decided_df.select(
+        *[
+            F.when(F.col("_done"), F.col(f"p.{f.name}")).otherwise(updated[f.name]).cast(f.dataType).alias(f.name)
+            for f in without_waivers
+        ],
+        F.col("_done"),
+        *[F.col(f"p.{c}").alias(f"_previous_{c}") for c in WAIVER_COLUMNS],
+    )
+    waived_df = with_waivers(staged_df, waivers_df, today=run_ts.date())
+    return waived_df.select(
+        *[
+            (
+                F.when(F.col("_done"), F.col(f"_previous_{f.name}")).otherwise(F.col(f.name))
+                if f.name in WAIVER_COLUMNS
+                else F.col(f.name)
+            )
+            .cast(f.dataType)
+            .alias(f.name)
+            for f in VIOLATION_STATUS.fields
+        ]
+    ).unionByName(previous_df.filter(~at_target).select(*VIOLATION_STATUS.names))
+
+
+def _previous_and_seen(
+    previous_df: DataFrame, violations_df: DataFrame, *, run_id: str, in_clusters: Column, at_target: Column
+) -> DataFrame:
+    """Per identity at the run's target level, its stored status (struct ``p``) beside what this run saw of it
+    (struct ``c``; an error preferred when one run reports an identity twice), full outer."""
     is_error = F.col("severity") == "error"
     seen_df = (
         violations_df.filter((F.col("run_id") == F.lit(run_id)) & in_clusters & at_target)
@@ -163,13 +198,17 @@ def to_violation_status(
         .groupBy(*STATUS_KEYS)
         .agg(F.max(F.struct(is_error.alias("_is_error"), *[F.col(c) for c in _REPORTED])).alias("c"))
     )
-    joined_df = (
+    return (
         previous_df.filter(at_target)
         .select(*STATUS_KEYS, F.struct(*[F.col(c) for c in VIOLATION_STATUS.names]).alias("p"))
         .join(seen_df, on=list(STATUS_KEYS), how="full")
         .select("*", F.coalesce(F.col("c.constraint_id"), F.col("p.constraint_id")).alias("constraint_id"))
     )
 
+
+def _transitions(evaluated: Sequence[str], *, run_id: str, run_ts_col: Column) -> tuple[dict[str, Column], Column]:
+    """Each status column after this run (the table in ``to_violation_status``), over ``_previous_and_seen``'s rows,
+    and whether the run was applied to the row's (cluster, level) already."""
     seen = F.col("c").isNotNull()
     known = F.col("p").isNotNull()
     # every row of a (cluster, level) carries the run applied last: this run, or a later one, means "done"
@@ -205,29 +244,7 @@ def to_violation_status(
         "applied_run_id": F.lit(run_id),
         "applied_run_ts": run_ts_col,
     }
-    without_waivers = [f for f in VIOLATION_STATUS.fields if f.name not in WAIVER_COLUMNS]
-    decided_df = joined_df.select("*", done.alias("_done")).filter(~F.col("_done") | known)
-    staged_df = decided_df.select(
-        *[
-            F.when(F.col("_done"), F.col(f"p.{f.name}")).otherwise(updated[f.name]).cast(f.dataType).alias(f.name)
-            for f in without_waivers
-        ],
-        F.col("_done"),
-        *[F.col(f"p.{c}").alias(f"_previous_{c}") for c in WAIVER_COLUMNS],
-    )
-    waived_df = with_waivers(staged_df, waivers_df, today=run_ts.date())
-    return waived_df.select(
-        *[
-            (
-                F.when(F.col("_done"), F.col(f"_previous_{f.name}")).otherwise(F.col(f.name))
-                if f.name in WAIVER_COLUMNS
-                else F.col(f.name)
-            )
-            .cast(f.dataType)
-            .alias(f.name)
-            for f in VIOLATION_STATUS.fields
-        ]
-    ).unionByName(previous_df.filter(~at_target).select(*VIOLATION_STATUS.names))
+    return updated, done
 
 
 def to_waived_violations(violations_df: DataFrame, waivers_df: DataFrame, *, run_id: str, today: date) -> DataFrame:
