@@ -29,9 +29,9 @@ LONG_FUNCTIONS = {
     "jobs/lifecycle.py:apply": 86,
     "jobs/runtime/session.py:build_session": 99,
     "transforms/configdef/messages.py:violation_message": 73,
+    "transforms/constraints/evaluate.py:evaluate_constraints": 71,
     "transforms/constraints/failures.py:expression_contexts": 82,
     "transforms/constraints/failures.py:expression_failures": 76,
-    "transforms/constraints/evaluate.py:evaluate_constraints": 103,
     "transforms/constraints/lifecycle.py:to_violation_status": 75,
     "transforms/constraints/remediation.py:remediation_text": 85,
     "transforms/decode/binary/batch.py:parse_records": 74,
@@ -40,7 +40,6 @@ LONG_FUNCTIONS = {
     "transforms/effective/brokers.py:to_broker_effective": 79,
     "transforms/effective/resolve.py:resolve_effective_configs": 73,
     "transforms/effective/topics.py:to_topic_node_views": 83,
-    "transforms/effective/upgrade_effects.py:_generated_cluster_value": 101,
     "transforms/replay/machine.py:replay_cluster": 89,
 }
 # Declarative tables written as functions: the data-quality suites, one expectation per entry.

@@ -239,6 +239,44 @@ def _with_scope(df: DataFrame, dynamic_scope_df: DataFrame | None) -> DataFrame:
     )
 
 
+def _violation_columns(run_id: str, run_ts: datetime, target: MetadataVersion) -> list[Column | str]:
+    """The ``VIOLATIONS`` columns of a reported failure, in the table's order."""
+    current = F.col("current_level")
+    return [
+        F.lit(run_id).alias("run_id"),
+        F.lit(as_utc(run_ts)).cast("timestamp").alias("run_ts"),
+        "cluster_id",
+        F.lit(target.name).alias("target_mv"),
+        F.lit(target.level).cast("int").alias("target_level"),
+        current.cast("int").alias("current_level"),
+        F.when(current.isNotNull(), F.lit(target.level) < current).alias("is_downgrade"),
+        "resource_type",
+        "resource_name",
+        F.col("node_id").cast("int").alias("node_id"),
+        "config_name",
+        "value",
+        "value_source",
+        "synonym",
+        "source_offset",
+        "constraint_id",
+        "constraint_source",
+        "constraint_kind",
+        "constraint_level",
+        "constraint_mv",
+        "constraint_origin",
+        "constraint_release",
+        "severity",
+        F.col("code").alias("violation_code"),
+        violation_message().alias("message"),
+        remediation_text().alias("remediation"),
+        remediation_change().alias("remediation_change"),
+        "reference",
+        "affected_topics",
+        "new_at_target",
+        "value_assumed",
+    ]
+
+
 def evaluate_constraints(
     effective_df: DataFrame,
     topics_df: DataFrame,
@@ -260,7 +298,8 @@ def evaluate_constraints(
         topics_df: silver ``TOPICS``.
         cluster_df: silver ``CLUSTER_STATE``.
         rules: ``selection.compile_catalog`` of the catalogs, checked by
-        ``jobs.runtime.expression_check.validate_with_spark``. target: the metadata.version audited.
+            ``jobs.runtime.expression_check.validate_with_spark``.
+        target: the metadata.version audited.
         run_id: the run's id, in every row.
         run_ts: the run's start; a naive value is taken as UTC.
         dynamic_scope_df: ``DYNAMIC_SCOPES`` (``schemas.violations``) of the BROKER keys; None = unknown.
@@ -308,37 +347,4 @@ def evaluate_constraints(
         _with_fallbacks, fallback_resolver, tables, target.level, releases_df, level_ranks, keep
     )
     reported_df = reported_df.select("*", fix_value().alias("fix_value"))
-    current = F.col("current_level")
-    return reported_df.select(
-        F.lit(run_id).alias("run_id"),
-        F.lit(as_utc(run_ts)).cast("timestamp").alias("run_ts"),
-        "cluster_id",
-        F.lit(target.name).alias("target_mv"),
-        F.lit(target.level).cast("int").alias("target_level"),
-        current.cast("int").alias("current_level"),
-        F.when(current.isNotNull(), F.lit(target.level) < current).alias("is_downgrade"),
-        "resource_type",
-        "resource_name",
-        F.col("node_id").cast("int").alias("node_id"),
-        "config_name",
-        "value",
-        "value_source",
-        "synonym",
-        "source_offset",
-        "constraint_id",
-        "constraint_source",
-        "constraint_kind",
-        "constraint_level",
-        "constraint_mv",
-        "constraint_origin",
-        "constraint_release",
-        "severity",
-        F.col("code").alias("violation_code"),
-        violation_message().alias("message"),
-        remediation_text().alias("remediation"),
-        remediation_change().alias("remediation_change"),
-        "reference",
-        "affected_topics",
-        "new_at_target",
-        "value_assumed",
-    ).transform(conform, VIOLATIONS)
+    return reported_df.select(*_violation_columns(run_id, run_ts, target)).transform(conform, VIOLATIONS)

@@ -228,28 +228,8 @@ def _generated_cluster_value(
     target: MetadataVersion,
 ) -> DataFrame:
     """The SET of the cluster-level value, for clusters that have none (``maybeGenerateElrSafetyRecords``)."""
-    resolved = F.when(F.col("is_set"), F.col("parsed").cast("string")).otherwise(F.col("default_value"))
-    per_node_df = controller_values_df.join(
-        clusters_df.select("cluster_id", "default_value"), on="cluster_id", how="inner"
-    ).select("cluster_id", "node_id", "is_set", "static_value", resolved.alias("resolved"))
-    entry = F.struct(F.col("node_id"), F.col("resolved"), F.col("is_set"), F.col("static_value"))
-    described = F.concat(
-        F.col("node_id").cast("string"),
-        F.lit("="),
-        F.coalesce(F.col("static_value"), F.concat(F.lit("unset (default "), F.col("resolved"), F.lit(")"))),
-    )
-    controllers_agg_df = per_node_df.groupBy("cluster_id").agg(
-        F.min(entry).alias("first"),  # the lowest node id
-        F.count_distinct(F.col("resolved")).alias("distinct_values"),
-        F.count(F.when(F.col("resolved").isNull(), 1)).alias("invalid_values"),
-        F.array_join(F.array_sort(F.collect_list(described)), ", ").alias("described"),
-    )
-    missing_df = (
-        controllers_df.select("cluster_id", F.col("controller_id").alias("node_id"))
-        .join(controller_values_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="left_anti")
-        .groupBy("cluster_id")
-        .agg(F.array_join(F.array_sort(F.collect_list(F.col("node_id").cast("string"))), ", ").alias("missing"))
-    )
+    controllers_agg_df = _controller_views(controller_values_df, clusters_df)
+    missing_df = _controllers_without_file(controllers_df, controller_values_df)
     no_file = F.col("first").isNull()
     first_valid = F.col("first.resolved").isNotNull()
     value_after = F.when(no_file | ~first_valid, F.col("default_value")).otherwise(F.col("first.resolved"))
@@ -268,32 +248,7 @@ def _generated_cluster_value(
         ),
     )
     is_assumed = reasons != ""
-    first_node = F.col("first.node_id").cast("string")
-    source = (
-        F.when(no_file, F.concat(F.lit("Kafka's default "), value_after))
-        .when(from_static, F.concat(F.lit("controller "), first_node, F.lit("'s server.properties")))
-        .when(
-            F.col("first.is_set"),
-            F.concat(
-                F.lit("Kafka's default "), value_after, F.lit(" (controller "), first_node, F.lit("'s is invalid)")
-            ),
-        )
-        .otherwise(
-            F.concat(
-                F.lit("Kafka's default "),
-                value_after,
-                F.lit(" (controller "),
-                first_node,
-                F.lit("'s server.properties does not set it)"),
-            )
-        )
-    )
-    assumed_note = F.concat(
-        F.lit(" — assumed: "),
-        reasons,
-        F.when(~no_file, F.concat(F.lit(" (controllers: "), F.col("described"), F.lit(")"))).otherwise(F.lit("")),
-        F.lit("; pass --static-config NODE=controller.properties for each controller to know the value"),
-    )
+    source, assumed_note = _value_origin_text(value_after, no_file=no_file, from_static=from_static, reasons=reasons)
     message = F.concat(
         _intro(target),
         F.lit(f"the controller writes the cluster-level {MIN_ISR}="),
@@ -321,6 +276,71 @@ def _generated_cluster_value(
             message.alias("message"),
         )
     )
+
+
+def _controller_views(controller_values_df: DataFrame, clusters_df: DataFrame) -> DataFrame:
+    """Per cluster, what its controllers' files say: the lowest node id's entry (``first``), how many distinct and
+    invalid values they hold, and each node's value described."""
+    resolved = F.when(F.col("is_set"), F.col("parsed").cast("string")).otherwise(F.col("default_value"))
+    per_node_df = controller_values_df.join(
+        clusters_df.select("cluster_id", "default_value"), on="cluster_id", how="inner"
+    ).select("cluster_id", "node_id", "is_set", "static_value", resolved.alias("resolved"))
+    entry = F.struct(F.col("node_id"), F.col("resolved"), F.col("is_set"), F.col("static_value"))
+    described = F.concat(
+        F.col("node_id").cast("string"),
+        F.lit("="),
+        F.coalesce(F.col("static_value"), F.concat(F.lit("unset (default "), F.col("resolved"), F.lit(")"))),
+    )
+    controllers_agg_df = per_node_df.groupBy("cluster_id").agg(
+        F.min(entry).alias("first"),  # the lowest node id
+        F.count_distinct(F.col("resolved")).alias("distinct_values"),
+        F.count(F.when(F.col("resolved").isNull(), 1)).alias("invalid_values"),
+        F.array_join(F.array_sort(F.collect_list(described)), ", ").alias("described"),
+    )
+    return controllers_agg_df
+
+
+def _controllers_without_file(controllers_df: DataFrame, controller_values_df: DataFrame) -> DataFrame:
+    """Per cluster, the registered controllers no ``--static-config`` was given for (``missing``, comma-separated)."""
+    return (
+        controllers_df.select("cluster_id", F.col("controller_id").alias("node_id"))
+        .join(controller_values_df.select("cluster_id", "node_id"), on=["cluster_id", "node_id"], how="left_anti")
+        .groupBy("cluster_id")
+        .agg(F.array_join(F.array_sort(F.collect_list(F.col("node_id").cast("string"))), ", ").alias("missing"))
+    )
+
+
+def _value_origin_text(
+    value_after: Column, *, no_file: Column, from_static: Column, reasons: Column
+) -> tuple[Column, Column]:
+    """Where the written value comes from, and the note saying why it is assumed (when ``reasons`` is not empty)."""
+    first_node = F.col("first.node_id").cast("string")
+    source = (
+        F.when(no_file, F.concat(F.lit("Kafka's default "), value_after))
+        .when(from_static, F.concat(F.lit("controller "), first_node, F.lit("'s server.properties")))
+        .when(
+            F.col("first.is_set"),
+            F.concat(
+                F.lit("Kafka's default "), value_after, F.lit(" (controller "), first_node, F.lit("'s is invalid)")
+            ),
+        )
+        .otherwise(
+            F.concat(
+                F.lit("Kafka's default "),
+                value_after,
+                F.lit(" (controller "),
+                first_node,
+                F.lit("'s server.properties does not set it)"),
+            )
+        )
+    )
+    assumed_note = F.concat(
+        F.lit(" — assumed: "),
+        reasons,
+        F.when(~no_file, F.concat(F.lit(" (controllers: "), F.col("described"), F.lit(")"))).otherwise(F.lit("")),
+        F.lit("; pass --static-config NODE=controller.properties for each controller to know the value"),
+    )
+    return source, assumed_note
 
 
 def _deleted_broker_values(clusters_df: DataFrame, broker_min_isr_df: DataFrame, target: MetadataVersion) -> DataFrame:
