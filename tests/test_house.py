@@ -27,7 +27,6 @@ LONG_FUNCTIONS = {
     "jobs/audit.py:run": 89,
     "jobs/ingest_steps/load.py:ingest_files": 80,
     "jobs/lifecycle.py:apply": 86,
-    "jobs/runtime/session.py:build_session": 99,
     "transforms/configdef/messages.py:violation_message": 73,
     "transforms/constraints/evaluate.py:evaluate_constraints": 71,
     "transforms/constraints/failures.py:expression_contexts": 82,

@@ -56,6 +56,40 @@ def build_session(
     effective_master = master or submitted.get("spark.master") or _master_from_submit_args() or "local[*]"
     local = effective_master.startswith("local")
 
+    defaults = _defaults(app_name, submitted, local=local, launched=launched)
+    conf = {key: value for key, value in defaults.items() if key not in submitted}
+    conf.update(
+        {
+            "spark.sql.session.timeZone": "UTC",
+            "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+            "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        }
+    )
+    for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+        # JVMs in UTC too; a launcher's own options are kept, with the time zone added unless they set one
+        given = submitted.get(key, "")
+        if "-Duser.timezone=" not in given:
+            conf[key] = f"{given} -Duser.timezone=UTC".strip()
+    collector = _driver_collector() if local and not launched else ""
+    if collector:  # a JVM this builder starts (a launcher's JVM is running already: its collector is chosen)
+        conf["spark.driver.extraJavaOptions"] = f"{collector} {conf['spark.driver.extraJavaOptions']}"
+    if master:
+        conf["spark.master"] = master
+    if shuffle_partitions is not None:
+        conf["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
+    conf.update(extra_conf or {})
+    builder = SparkSession.builder
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    cache_jvm_lookups(spark)
+    spark.sparkContext.setLogLevel(os.environ.get("KRAFT_AUDIT_SPARK_LOG_LEVEL", "ERROR"))
+    log.debug("Spark master %s", spark.sparkContext.master)
+    return spark
+
+
+def _defaults(app_name: str, submitted: Mapping[str, str], *, local: bool, launched: bool) -> dict[str, str]:
+    """The settings a session gets unless its launcher gave them (see ``build_session``)."""
     defaults: dict[str, str] = {
         "spark.app.name": app_name,
         "spark.master": "local[*]",
@@ -98,35 +132,7 @@ def build_session(
     if launched or _master_from_submit_args():
         defaults.pop("spark.master")
 
-    conf = {key: value for key, value in defaults.items() if key not in submitted}
-    conf.update(
-        {
-            "spark.sql.session.timeZone": "UTC",
-            "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
-            "spark.sql.sources.partitionOverwriteMode": "dynamic",
-        }
-    )
-    for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
-        # JVMs in UTC too; a launcher's own options are kept, with the time zone added unless they set one
-        given = submitted.get(key, "")
-        if "-Duser.timezone=" not in given:
-            conf[key] = f"{given} -Duser.timezone=UTC".strip()
-    collector = _driver_collector() if local and not launched else ""
-    if collector:  # a JVM this builder starts (a launcher's JVM is running already: its collector is chosen)
-        conf["spark.driver.extraJavaOptions"] = f"{collector} {conf['spark.driver.extraJavaOptions']}"
-    if master:
-        conf["spark.master"] = master
-    if shuffle_partitions is not None:
-        conf["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
-    conf.update(extra_conf or {})
-    builder = SparkSession.builder
-    for key, value in conf.items():
-        builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    cache_jvm_lookups(spark)
-    spark.sparkContext.setLogLevel(os.environ.get("KRAFT_AUDIT_SPARK_LOG_LEVEL", "ERROR"))
-    log.debug("Spark master %s", spark.sparkContext.master)
-    return spark
+    return defaults
 
 
 def delta_jars_dir() -> Path:
