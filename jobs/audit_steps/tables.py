@@ -41,6 +41,7 @@ RUN_TABLES: dict[str, Any] = {
 
 
 def replace_state(store: DeltaStore, table: str, df: DataFrame, clusters: list[str], *, local_rows: int) -> int:
+    """Replace ``clusters``' partitions of a state table with ``df``; the version of the commit."""
     schema = STATE_TABLES[table]
     store.ensure(table, schema, ["cluster_id"])
     return store.replace_partitions(
@@ -49,14 +50,17 @@ def replace_state(store: DeltaStore, table: str, df: DataFrame, clusters: list[s
 
 
 def append_run(store: DeltaStore, table: str, df: DataFrame, *, local_rows: int) -> int:
+    """Append one run's rows to a run table; the version of the commit."""
     schema = RUN_TABLES[table]
     store.ensure(table, schema, ["cluster_id"])
     return store.append(table, by_cluster(df.select(*schema.names), local_rows=local_rows))
 
 
 def with_run(df: DataFrame, run_id: str, run_ts: datetime) -> DataFrame:
+    """``df`` with the run's ``run_id`` and ``run_ts`` in front."""
     return df.select(F.lit(run_id).alias("run_id"), F.lit(run_ts).cast("timestamp").alias("run_ts"), "*")
 
 
 def only_clusters(df: DataFrame, clusters: Sequence[str]) -> DataFrame:
+    """The rows of ``clusters`` (all rows when none is named)."""
     return df.filter(F.col("cluster_id").isin(list(clusters))) if clusters else df
