@@ -255,6 +255,47 @@ def _group_members(synonyms_df: DataFrame, resource_type: str) -> DataFrame:
     )
 
 
+def _surviving_values(layers_df: DataFrame, members_df: DataFrame) -> DataFrame:
+    """``(cluster_id, node_id, name, set)``: the applied values of each broker's highest layer setting any member of a
+    synonym group (a key outside groups is a group of one), as Kafka drops the lower layers' synonyms."""
+    return (
+        layers_df.where(F.col("ignored_reason").isNull())
+        .join(members_df.select("catalog_release", "name", "group"), on=["catalog_release", "name"], how="left")
+        .select("*", F.coalesce(F.col("group"), F.col("name")).alias("group_key"))
+        .transform(top_layer_only, group_col="group_key")
+        .select(
+            "cluster_id",
+            "node_id",
+            "name",
+            F.struct("value", "value_hash", "source", "source_offset", "source_timestamp").alias("set"),
+        )
+    )
+
+
+def _partial_nodes(nodes_df: DataFrame, partial_static_df: DataFrame | None) -> DataFrame:
+    """``(cluster_id, node_id, static_partial)`` of the brokers without a full server.properties; an empty frame
+    of the same shape without ``partial_static_df``, so the plan keeps its join either way."""
+    if partial_static_df is not None:
+        return partial_static_df.select("cluster_id", "node_id", F.lit(True).alias("static_partial"))
+    return nodes_df.select("cluster_id", "node_id", F.lit(False).alias("static_partial")).where(F.lit(False))
+
+
+def _group_candidates() -> tuple[Column, Column]:
+    """``(best_set, best_default)``: the highest-priority member of the row's synonym group that is set / has a
+    default, with what the primary key needs to take its value (window over broker and group)."""
+    group = Window.partitionBy("cluster_id", "node_id", "group_key")
+    candidate = F.struct(
+        F.col("set").alias("set"),
+        F.col("name").alias("member"),
+        F.col("converter").alias("converter"),
+        F.col("negative_means_unlimited").alias("unlimited"),
+        F.col("default_value").alias("default_value"),
+    )
+    best_set = F.min_by(candidate, F.when(F.col("set").isNotNull(), F.col("rank"))).over(group)
+    best_default = F.min_by(candidate, F.when(F.col("default_value").isNotNull(), F.col("rank"))).over(group)
+    return best_set, best_default
+
+
 def to_broker_effective(
     layers_df: DataFrame,
     nodes_df: DataFrame,
@@ -271,32 +312,15 @@ def to_broker_effective(
     (``timestamps`` and ``clamps`` set it).
     """
     members_df = _group_members(synonyms_df, ResourceType.BROKER)
-    surviving_df = (
-        layers_df.where(F.col("ignored_reason").isNull())
-        .join(members_df.select("catalog_release", "name", "group"), on=["catalog_release", "name"], how="left")
-        .select("*", F.coalesce(F.col("group"), F.col("name")).alias("group_key"))
-        .transform(top_layer_only, group_col="group_key")
-        .select(
-            "cluster_id",
-            "node_id",
-            "name",
-            F.struct("value", "value_hash", "source", "source_offset", "source_timestamp").alias("set"),
-        )
-    )
     broker_keys_df = config_keys_df.where(F.col("resource_type") == ResourceType.BROKER).select(
         F.col("release").alias("catalog_release"), "name", "config_type", "default_value", "is_sensitive", "is_internal"
     )
     catalog_keys_df = nodes_df.join(broker_keys_df, on="catalog_release", how="inner")
-    partial_df = (
-        partial_static_df.select("cluster_id", "node_id", F.lit(True).alias("static_partial"))
-        if partial_static_df is not None
-        else nodes_df.select("cluster_id", "node_id", F.lit(False).alias("static_partial")).where(F.lit(False))
-    )
     keys_df = (
-        catalog_keys_df.join(surviving_df, on=["cluster_id", "node_id", "name"], how="full")
+        catalog_keys_df.join(_surviving_values(layers_df, members_df), on=["cluster_id", "node_id", "name"], how="full")
         .drop("catalog_release", "release_rank")
         .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
-        .join(partial_df, on=["cluster_id", "node_id"], how="left")
+        .join(_partial_nodes(nodes_df, partial_static_df), on=["cluster_id", "node_id"], how="left")
         .where(~F.coalesce(F.col("is_internal"), F.lit(False)) | F.col("set").isNotNull())
         .join(members_df, on=["catalog_release", "name"], how="left")
         .select(
@@ -305,18 +329,9 @@ def to_broker_effective(
             F.coalesce(F.col("priority"), F.lit(0)).alias("rank"),
         )
     )
+    best_set, best_default = _group_candidates()
     # partitioned by broker, not by group: the rows' later windows and aggregates per broker (the timestamp
     # fallback, the layer checks' maps) then need no shuffle of their own
-    group = Window.partitionBy("cluster_id", "node_id", "group_key")
-    candidate = F.struct(
-        F.col("set").alias("set"),
-        F.col("name").alias("member"),
-        F.col("converter").alias("converter"),
-        F.col("negative_means_unlimited").alias("unlimited"),
-        F.col("default_value").alias("default_value"),
-    )
-    best_set = F.min_by(candidate, F.when(F.col("set").isNotNull(), F.col("rank"))).over(group)
-    best_default = F.min_by(candidate, F.when(F.col("default_value").isNotNull(), F.col("rank"))).over(group)
     return (
         keys_df.repartition("cluster_id", "node_id")
         .select("*", best_set.alias("best_set"), best_default.alias("best_default"))

@@ -23,22 +23,9 @@ from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.effective.common import collapse_node_views, converted, latest_key_attributes, resolved
 
 
-def to_topic_node_views(
-    layers_df: DataFrame,
-    nodes_df: DataFrame,
-    config_keys_df: DataFrame,
-    synonyms_df: DataFrame,
-    *,
-    partial_static_df: DataFrame | None = None,
-) -> DataFrame:
-    """``(cluster_id, node_id, config_name, r)``: every topic key as each broker resolves it without override.
-
-    A key with a broker synonym that no layer sets takes LogConfig's default, which is the broker default's
-    (``KafkaConfig.extractLogConfigMap`` copies the broker values into every topic's defaults); on a broker of
-    ``partial_static_df`` that default is assumed (``is_assumed``), as the broker row is: server.properties may set
-    the synonym. A key without a broker synonym takes LogConfig's own default, which no server.properties changes.
-    """
-    topic_synonyms_df = synonyms_df.where(F.col("resource_type") == ResourceType.TOPIC).select(
+def _topic_synonyms(synonyms_df: DataFrame) -> DataFrame:
+    """The broker synonyms of each topic key (``name`` the broker key, ``config_name`` the topic key), per release."""
+    return synonyms_df.where(F.col("resource_type") == ResourceType.TOPIC).select(
         F.col("release").alias("catalog_release"),
         F.col("synonym").alias("name"),
         "config_name",
@@ -46,8 +33,13 @@ def to_topic_node_views(
         "converter",
         "negative_means_unlimited",
     )
+
+
+def _picked_synonyms(layers_df: DataFrame, topic_synonyms_df: DataFrame) -> DataFrame:
+    """``(cluster_id, node_id, config_name, p)``: the applied broker value a topic key inherits on each broker, from
+    the highest layer, then the first synonym in ``topic_synonyms`` order (LogConfig's precedence)."""
     precedence = F.struct(F.col("layer"), (-F.col("priority")).alias("priority"))
-    picked_df = (
+    return (
         layers_df.where(F.col("ignored_reason").isNull())
         .join(topic_synonyms_df, on=["catalog_release", "name"], how="inner")
         .groupBy("cluster_id", "node_id", "config_name")
@@ -67,6 +59,32 @@ def to_topic_node_views(
             ).alias("p")
         )
     )
+
+
+def _partial_nodes(nodes_df: DataFrame, partial_static_df: DataFrame | None) -> DataFrame:
+    """``(cluster_id, node_id, static_partial)`` of the brokers without a full server.properties; an empty frame
+    of the same shape without ``partial_static_df``, so the plan keeps its join either way."""
+    if partial_static_df is not None:
+        return partial_static_df.select("cluster_id", "node_id", F.lit(True).alias("static_partial"))
+    return nodes_df.select("cluster_id", "node_id", F.lit(False).alias("static_partial")).where(F.lit(False))
+
+
+def to_topic_node_views(
+    layers_df: DataFrame,
+    nodes_df: DataFrame,
+    config_keys_df: DataFrame,
+    synonyms_df: DataFrame,
+    *,
+    partial_static_df: DataFrame | None = None,
+) -> DataFrame:
+    """``(cluster_id, node_id, config_name, r)``: every topic key as each broker resolves it without override.
+
+    A key with a broker synonym that no layer sets takes LogConfig's default, which is the broker default's
+    (``KafkaConfig.extractLogConfigMap`` copies the broker values into every topic's defaults); on a broker of
+    ``partial_static_df`` that default is assumed (``is_assumed``), as the broker row is: server.properties may set
+    the synonym. A key without a broker synonym takes LogConfig's own default, which no server.properties changes.
+    """
+    topic_synonyms_df = _topic_synonyms(synonyms_df)
     topic_keys_df = config_keys_df.where((F.col("resource_type") == ResourceType.TOPIC) & ~F.col("is_internal")).select(
         F.col("release").alias("catalog_release"),
         F.col("name").alias("config_name"),
@@ -75,11 +93,6 @@ def to_topic_node_views(
         "is_sensitive",
     )
     inheriting_df = topic_synonyms_df.select("catalog_release", "config_name", F.lit(True).alias("inherits")).distinct()
-    partial_df = (
-        partial_static_df.select("cluster_id", "node_id", F.lit(True).alias("static_partial"))
-        if partial_static_df is not None
-        else nodes_df.select("cluster_id", "node_id", F.lit(False).alias("static_partial")).where(F.lit(False))
-    )
     is_picked = F.col("p").isNotNull()
     is_assumed = (
         ~is_picked & F.coalesce(F.col("inherits"), F.lit(False)) & F.coalesce(F.col("static_partial"), F.lit(False))
@@ -101,9 +114,9 @@ def to_topic_node_views(
     )
     return (
         nodes_df.join(topic_keys_df, on="catalog_release", how="inner")
-        .join(picked_df, on=["cluster_id", "node_id", "config_name"], how="left")
+        .join(_picked_synonyms(layers_df, topic_synonyms_df), on=["cluster_id", "node_id", "config_name"], how="left")
         .join(F.broadcast(inheriting_df), on=["catalog_release", "config_name"], how="left")
-        .join(partial_df, on=["cluster_id", "node_id"], how="left")
+        .join(_partial_nodes(nodes_df, partial_static_df), on=["cluster_id", "node_id"], how="left")
         .select("cluster_id", "node_id", "config_name", r.alias("r"))
     )
 
