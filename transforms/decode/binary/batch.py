@@ -224,6 +224,14 @@ def _skip_headers(buf: bytes, pos: int, count: int) -> int:
     return pos
 
 
+def _read_key(buf: bytes, pos: int) -> tuple[bytes | None, int]:
+    """Read a record key that is not the one-byte null (rare in metadata: only control records carry keys)."""
+    key_length, pos = read_varint(buf, pos)
+    if key_length < 0:
+        return None, pos
+    return buf[pos : pos + key_length], pos + key_length
+
+
 def parse_records(buf: bytes, pos: int, end: int, stop_after: int | None = None) -> tuple[list[RawRecord], str | None]:
     """Split a records section into raw records.
 
@@ -265,17 +273,11 @@ def parse_records(buf: bytes, pos: int, end: int, stop_after: int | None = None)
                 pos += 1
             else:
                 offset_delta, pos = read_varint(buf, pos)
-            b = buf[pos]
-            if b == 1:  # key length -1: null key, the metadata case
+            if buf[pos] == 1:  # key length -1: null key, the metadata case
                 key = None
                 pos += 1
             else:
-                key_length, pos = read_varint(buf, pos)
-                if key_length < 0:
-                    key = None
-                else:
-                    key = buf[pos : pos + key_length]
-                    pos += key_length
+                key, pos = _read_key(buf, pos)
             b = buf[pos]
             if b < 0x80:
                 value_length = (b >> 1) ^ -(b & 1)

@@ -126,19 +126,12 @@ def decode_file(
             if skipped is not None:
                 yield skipped.item()
                 skipped = None
-            yield QuarantineItem(
-                reason=region.reason,
-                position=region.position,
-                length=region.length,
-                extra={"region": "batch"},
-            )
+            yield _bad_region_item(region)
             continue
         assert isinstance(region, tuple)
         position, header = region
         if caps.decompression_spent and header.attributes & ATTR_COMPRESSION_MASK:
-            if skipped is None:
-                skipped = _Skipped(position, header.base_offset, caps.decompression_reason)
-            skipped.end = position + header.length + 12
+            skipped = _left_compressed(skipped, position, header, caps)
             continue
         if skipped is not None:
             yield skipped.item()
@@ -149,25 +142,56 @@ def decode_file(
             return  # nothing after the cap is decoded, so no snapshot footer check either
         if caps.decompression_spent and header.attributes & ATTR_COMPRESSION_MASK:
             # this batch was refused for the budget: it starts the run left compressed
-            skipped = _Skipped(position, header.base_offset, caps.decompression_reason)
-            skipped.end = position + header.length + 12
+            skipped = _left_compressed(None, position, header, caps)
             continue
         caps.spend_records(len(items))
         yield from items
-        for item in reversed(items):
-            if type(item) is DecodedRecord:
-                last_type = item.record_type
-                break
-    if skipped is not None:
-        yield skipped.item()
+        last_type = _last_record_type(items, last_type)
+    yield from _closing_items(skipped, kind, last_type, len(data), snapshot_end_offset)
+
+
+def _bad_region_item(region: BadRegion) -> QuarantineItem:
+    """The ``"batch"`` item for a byte range that is not a valid batch (its bytes are never copied)."""
+    return QuarantineItem(
+        reason=region.reason,
+        position=region.position,
+        length=region.length,
+        extra={"region": "batch"},
+    )
+
+
+def _left_compressed(skipped: _Skipped | None, position: int, header: BatchHeader, caps: FileBudget) -> _Skipped:
+    """Start (when ``skipped`` is None) or extend the run of batches left compressed, to end after this batch."""
+    if skipped is None:
+        skipped = _Skipped(position, header.base_offset, caps.decompression_reason)
+    skipped.end = position + header.length + 12
+    return skipped
+
+
+def _last_record_type(items: Items, last_type: str | None) -> str | None:
+    """The type of the last decoded record among ``items``, else ``last_type`` (for the snapshot footer check)."""
+    for item in reversed(items):
+        if type(item) is DecodedRecord:
+            return item.record_type
+    return last_type
+
+
+def _closing_items(
+    skipped: _Skipped | None, kind: str, last_type: str | None, file_size: int, snapshot_end_offset: int | None
+) -> Items:
+    """The items after a file's last batch: the run still left compressed, then the ``"file"`` item of a snapshot
+    without its SnapshotFooter (Kafka only publishes a snapshot once its footer is written)."""
+    items: Items = [] if skipped is None else [skipped.item()]
     if kind in SNAPSHOT_KINDS and last_type != "SNAPSHOT_FOOTER":
-        # Kafka only publishes a snapshot once its footer is written; without it the snapshot is incomplete.
-        yield QuarantineItem(
-            reason="snapshot does not end with a SnapshotFooter control record (incomplete snapshot)",
-            position=len(data),
-            length=0,
-            extra={"region": "file", "snapshot_end_offset": snapshot_end_offset},
+        items.append(
+            QuarantineItem(
+                reason="snapshot does not end with a SnapshotFooter control record (incomplete snapshot)",
+                position=file_size,
+                length=0,
+                extra={"region": "file", "snapshot_end_offset": snapshot_end_offset},
+            )
         )
+    return items
 
 
 class _Skipped:

@@ -10,14 +10,8 @@ from transforms.decode.text.detect import (
     snapshot_end_offset_from_name,
     snapshot_epoch_from_name,
 )
-from transforms.decode.text.dumplog import (
-    DumpLogParser,
-    DumpSection,
-    dump_header_info,
-    dump_sections,
-    parse_dump_log,
-    section_at,
-)
+from transforms.decode.text.dumplog import DumpLogParser, DumpSection, parse_dump_log
+from transforms.decode.text.dumplog_sections import dump_header_info, dump_sections, section_at
 from transforms.decode.text.jsonlines import data_problems, parse_json_lines
 from transforms.decode.text.properties import parse_server_properties
 

@@ -36,17 +36,17 @@ record it could not read); the raw excerpt is redacted by the ingest transform.
 
 Every pattern is anchored or starts at a word boundary, so each line is matched in time linear in its length.
 
-Sections: ``DumpLogParser.sections`` (filled while parsing) and ``dump_sections`` describe each ``Dumping``
-section with its line range, kind and announced offsets, so a caller can tell which records are offsets inside
-a snapshot (``snapshot_end_offset`` set) and which are log offsets. A line not covered by any section (text
-without a ``Dumping`` line, e.g. grep output) belongs to no section.
+Sections: ``DumpLogParser.sections`` (filled while parsing) and ``dump_sections`` (``dumplog_sections``) describe
+each ``Dumping`` section with its line range, kind and announced offsets, so a caller can tell which records are
+offsets inside a snapshot (``snapshot_end_offset`` set) and which are log offsets. A line not covered by any section
+(text without a ``Dumping`` line, e.g. grep output) belongs to no section.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Final
 
 from schemas.decoded import DecodedRecord, InputKind, QuarantineItem
@@ -550,61 +550,3 @@ def parse_dump_log(lines: Iterable[str]) -> Iterator[DecodedRecord | QuarantineI
         sections the text announces.
     """
     return DumpLogParser().parse(lines)
-
-
-def dump_sections(lines: Iterable[str]) -> list[DumpSection]:
-    """Describe the ``Dumping`` sections of a dump-log text without decoding its payloads.
-
-    Args:
-        lines: The text's lines, in order.
-
-    Returns:
-        One ``DumpSection`` per ``Dumping`` line, with its 1-based line range, kind (``LOG_SEGMENT``,
-        ``SNAPSHOT``, ``BOOTSTRAP_SNAPSHOT`` or None), ``log_start_offset``, ``snapshot_end_offset`` and
-        ``snapshot_epoch``; a text without a ``Dumping`` line but with a header line gets one section
-        without a path. Empty when nothing announces a file (e.g. grep output).
-    """
-    parser = DumpLogParser()
-    for line_number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r\n").lstrip("\ufeff")
-        if parser.sections:
-            parser.sections[-1].last_line = line_number
-        if line.startswith(("Dumping ", "Log starting", "Starting offset", "Snapshot end", _BOOTSTRAP)):
-            for _ in parser._parse_line(line_number, line):
-                pass
-    return parser.sections
-
-
-def section_at(sections: Iterable[DumpSection], line_number: int) -> DumpSection | None:
-    """The section that holds a line.
-
-    Args:
-        sections: Sections of one text, from ``dump_sections`` or ``DumpLogParser.sections``.
-        line_number: A 1-based line number, e.g. ``DecodedRecord.line_number``.
-
-    Returns:
-        The section whose line range contains the line, or None.
-    """
-    return next((s for s in sections if s.first_line <= line_number <= s.last_line), None)
-
-
-def dump_header_info(lines: Iterable[str]) -> dict[str, Any]:
-    """Summarise what a dump-log text announces about the files it dumped.
-
-    Args:
-        lines: The text's lines, in order.
-
-    Returns:
-        ``{"kind", "path", "log_start_offset", "snapshot_end_offset", "snapshot_epoch"}`` of the first section
-        (all None when there is none) plus ``"sections"``: every section as a dict (see ``DumpSection``).
-    """
-    sections = dump_sections(lines)
-    first = sections[0] if sections else None
-    return {
-        "kind": first.kind if first else None,
-        "path": first.path if first else None,
-        "log_start_offset": first.log_start_offset if first else None,
-        "snapshot_end_offset": first.snapshot_end_offset if first else None,
-        "snapshot_epoch": first.snapshot_epoch if first else None,
-        "sections": [asdict(section) for section in sections],
-    }

@@ -222,6 +222,17 @@ def _json_kind(value: object) -> str:
     return kinds.get(type(value), type(value).__name__)
 
 
+def _control_mismatch(
+    line_number: int, line: str, record_type: str, is_control_flag: bool, offset: int
+) -> QuarantineItem:
+    """The item for an ``isControl`` flag that contradicts the type (a rare line, kept out of ``_parse_object``)."""
+    if is_control_flag:
+        reason = f"'isControl' is true but {record_type} is a metadata record type"
+    else:
+        reason = f"'isControl' is false but {record_type} is a control type"
+    return _quarantine(line_number, line, "JSON_CONTROL_MISMATCH", reason, offset)
+
+
 def _parse_object(line_number: int, line: str, obj: dict[str, Any]) -> DecodedRecord | QuarantineItem:
     if "offset" not in obj or obj["offset"] is None:
         return _quarantine(line_number, line, "JSON_MISSING_OFFSET", "required field 'offset' is missing")
@@ -253,22 +264,8 @@ def _parse_object(line_number: int, line: str, obj: dict[str, Any]) -> DecodedRe
     control_type = _CONTROL_ALIASES.get(record_type, record_type)
     is_control_type = control_type in CONTROL_RECORD_IDS
     is_metadata_type = record_type in METADATA_RECORD_API_KEYS or record_type == CLIENT_CONFIG_RECORD
-    if is_control_flag is False and is_control_type:
-        return _quarantine(
-            line_number,
-            line,
-            "JSON_CONTROL_MISMATCH",
-            f"'isControl' is false but {record_type} is a control type",
-            offset,
-        )
-    if is_control_flag is True and is_metadata_type:
-        return _quarantine(
-            line_number,
-            line,
-            "JSON_CONTROL_MISMATCH",
-            f"'isControl' is true but {record_type} is a metadata record type",
-            offset,
-        )
+    if (is_control_flag is False and is_control_type) or (is_control_flag is True and is_metadata_type):
+        return _control_mismatch(line_number, line, record_type, is_control_flag, offset)
     problems = data_problems(record_type, data)
     if problems:
         return _quarantine(

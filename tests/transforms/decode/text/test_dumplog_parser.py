@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.decoded import DecodedRecord, QuarantineItem
-from transforms.decode.text.dumplog import DumpLogParser, dump_header_info, dump_sections, parse_dump_log, section_at
+from transforms.decode.text.dumplog import DumpLogParser, parse_dump_log
+from transforms.decode.text.dumplog_sections import dump_header_info, dump_sections, section_at
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "text"
 REAL_DUMPS = (
