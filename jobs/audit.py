@@ -260,27 +260,11 @@ def run(
     if not checked:
         validate_with_spark(compiled, spark)
         store.check_tables(written_tables())  # before the first write: a corrupt table stops the run with one line
-
     scope = extract(store, settings)
-    # a small input runs without generated code (compiling it would cost more than running it) and plans each query
-    # in one partition without broadcasts or adaptive stages: an action is one Spark job; a mid-size input runs
-    # without generated code too (jobs.runtime.holding.plans_for)
+    # how each query of this input's size is planned and compiled (jobs.runtime.holding.plans_for)
     with plans_for(spark, scope.records):
         resolved = replay_and_resolve(spark, store, settings, scope, target=target, mv_table=mv_table)
-        dq = None
-        if settings.dq:
-            ledger = dq_ledger or quality.Ledger(store, run_id=run_id, run_ts=run_ts, command=settings.command)
-            silver_versions = {t: v for t, v in resolved.written.items() if t in quality.stage_tables("silver")}
-            dq = quality.check_silver(
-                spark,
-                store,
-                resolved.state,
-                versions=silver_versions,
-                run_id=run_id,
-                run_ts=run_ts,
-                command=settings.command,
-                ledger=ledger,
-            )
+        dq, ledger = _check_silver(spark, store, settings, resolved, dq_ledger, run_id, run_ts)
         evaluated = evaluate(
             spark,
             store,
@@ -307,14 +291,11 @@ def run(
             started=started,
         )
         audit_run_df = local_frame(spark, [audit_row], gold.AUDIT_RUNS)
-        if dq is not None:
+        if dq is not None and ledger is not None:
             dq += _check_gold(spark, store, settings, resolved, evaluated, audit_run_df, ledger, run_id, run_ts)
             summary.dq = dq.to_json()
             ledger.write()  # the run's data-quality results, in one commit
-        # Written last: a run killed before this line has no audit_runs row (its verdict never counted), and its
-        # bronze rows stay pending for the data-quality checks of the next run (jobs.quality.check_bronze).
-        store.ensure("audit_runs", gold.AUDIT_RUNS)
-        store.append("audit_runs", audit_run_df)
+        _append_run_row(store, audit_run_df)
     return AuditResult(
         run_id=run_id,
         run_ts=run_ts,
@@ -323,6 +304,41 @@ def run(
         violations=violations,
         exit_code=1 if summary.verdict == "fail" else 0,
     )
+
+
+def _append_run_row(store: DeltaStore, audit_run_df: DataFrame) -> None:
+    """The run's ``audit_runs`` row, written last: a run killed before it has no row (its verdict never counted),
+    and its bronze rows stay pending for the data-quality checks of the next run (``jobs.quality.check_bronze``)."""
+    store.ensure("audit_runs", gold.AUDIT_RUNS)
+    store.append("audit_runs", audit_run_df)
+
+
+def _check_silver(
+    spark: SparkSession,
+    store: DeltaStore,
+    settings: AuditSettings,
+    resolved: Resolved,
+    dq_ledger: quality.Ledger | None,
+    run_id: str,
+    run_ts: datetime,
+) -> tuple[quality.DqCounts | None, quality.Ledger | None]:
+    """The data-quality checks of the silver tables the run wrote, as it holds them, and the ledger that holds the
+    run's results: ``dq_ledger`` (the caller's) or a new one (None, None: ``--no-dq``)."""
+    if not settings.dq:
+        return None, None
+    ledger = dq_ledger or quality.Ledger(store, run_id=run_id, run_ts=run_ts, command=settings.command)
+    silver_versions = {t: v for t, v in resolved.written.items() if t in quality.stage_tables("silver")}
+    dq = quality.check_silver(
+        spark,
+        store,
+        resolved.state,
+        versions=silver_versions,
+        run_id=run_id,
+        run_ts=run_ts,
+        command=settings.command,
+        ledger=ledger,
+    )
+    return dq, ledger
 
 
 def _check_gold(

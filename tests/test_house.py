@@ -20,26 +20,15 @@ MAX_FUNCTION_LINES = 70
 
 # Over the limits today (lines now): may shrink, may not grow.
 LONG_MODULES = {
-    "transforms/decode/text/dumplog.py": 610,
-    "transforms/replay/machine.py": 658,
 }
 LONG_FUNCTIONS = {
-    "jobs/audit.py:run": 89,
     "jobs/ingest_steps/load.py:ingest_files": 80,
     "jobs/lifecycle.py:apply": 86,
     "transforms/configdef/messages.py:violation_message": 73,
-    "transforms/constraints/evaluate.py:evaluate_constraints": 71,
     "transforms/constraints/failures.py:expression_contexts": 82,
     "transforms/constraints/failures.py:expression_failures": 76,
     "transforms/constraints/lifecycle.py:to_violation_status": 75,
     "transforms/constraints/remediation.py:remediation_text": 85,
-    "transforms/decode/binary/batch.py:parse_records": 74,
-    "transforms/decode/binary/decode.py:decode_file": 88,
-    "transforms/decode/text/jsonlines.py:_parse_object": 71,
-    "transforms/effective/brokers.py:to_broker_effective": 79,
-    "transforms/effective/resolve.py:resolve_effective_configs": 73,
-    "transforms/effective/topics.py:to_topic_node_views": 83,
-    "transforms/replay/machine.py:replay_cluster": 89,
 }
 # Declarative tables written as functions: the data-quality suites, one expectation per entry.
 DECLARATIVE = {"transforms/quality/suites.py"}

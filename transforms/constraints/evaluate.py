@@ -277,6 +277,24 @@ def _violation_columns(run_id: str, run_ts: datetime, target: MetadataVersion) -
     ]
 
 
+def _failing_at_target(
+    failures_df: DataFrame, tables: RuleTables, releases_df: DataFrame, target_level: int, level_ranks: Sequence[int]
+) -> DataFrame:
+    """The failures whose rule applies at ``target_level`` on the cluster's running releases, with the rule's
+    information, the cluster's ``current_level`` and ``new_at_target`` (the rule passes at the current level)."""
+    levels_df = releases_df.select("cluster_id", F.col("_current_level").alias("current_level"), "_running_rank")
+    with_info_df = failures_df.join(F.broadcast(tables.rule_info_df), on="rule_idx", how="inner").join(
+        F.broadcast(levels_df), on="cluster_id", how="left"
+    )
+    running = F.col("_running_rank")
+    at_target = applies(F.lit(target_level), running, level_ranks)
+    fails_at_current = F.max(applies(F.col("current_level"), running, level_ranks).cast("int")).over(
+        Window.partitionBy(*ENTITY, "node_id", "sel_key")
+    )
+    new_at_target = F.when(F.col("current_level").isNotNull(), F.coalesce(fails_at_current, F.lit(0)) == 0)
+    return with_info_df.select("*", new_at_target.alias("new_at_target")).filter(at_target)
+
+
 def evaluate_constraints(
     effective_df: DataFrame,
     topics_df: DataFrame,
@@ -325,18 +343,8 @@ def evaluate_constraints(
         failures_df = failures(effective_df, topics_df, cluster_df, rules, tables, target.level)
     level_ranks = rules.level_release_ranks
     releases_df = cluster_releases(cluster_df)
-    levels_df = releases_df.select("cluster_id", F.col("_current_level").alias("current_level"), "_running_rank")
-    with_info_df = failures_df.join(F.broadcast(tables.rule_info_df), on="rule_idx", how="inner").join(
-        F.broadcast(levels_df), on="cluster_id", how="left"
-    )
-    running = F.col("_running_rank")
-    at_target = applies(F.lit(target.level), running, level_ranks)
-    fails_at_current = F.max(applies(F.col("current_level"), running, level_ranks).cast("int")).over(
-        Window.partitionBy(*ENTITY, "node_id", "sel_key")
-    )
-    new_at_target = F.when(F.col("current_level").isNotNull(), F.coalesce(fails_at_current, F.lit(0)) == 0)
     # kept: read by the affected-topics filter and by the rows it is joined back to
-    at_target_df = keep("at_target", with_info_df.select("*", new_at_target.alias("new_at_target")).filter(at_target))
+    at_target_df = keep("at_target", _failing_at_target(failures_df, tables, releases_df, target.level, level_ranks))
     reported_df = at_target_df.transform(
         _with_affected_topics, _affected_topics(effective_df, topics_df, at_target_df)
     ).transform(_with_scope, dynamic_scope_df)

@@ -37,7 +37,14 @@ from schemas.kafka_catalog import CLUSTER_LEVEL_LISTENER_CONFIGS, LISTENER_CONFI
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from transforms.configdef.checks import check_violation, with_parsed_value
 from transforms.configdef.messages import violation_message
-from transforms.effective.common import DEFAULT_LAYER, NODE_LAYER, STATIC_LAYER, converted, top_layer_only
+from transforms.effective.common import (
+    DEFAULT_LAYER,
+    NODE_LAYER,
+    STATIC_LAYER,
+    converted,
+    partial_node_flags,
+    top_layer_only,
+)
 
 IGNORED_DYNAMIC_CONFIG = "IGNORED_DYNAMIC_CONFIG"
 INVALID_DYNAMIC_CONFIG = "INVALID_DYNAMIC_CONFIG"
@@ -272,14 +279,6 @@ def _surviving_values(layers_df: DataFrame, members_df: DataFrame) -> DataFrame:
     )
 
 
-def _partial_nodes(nodes_df: DataFrame, partial_static_df: DataFrame | None) -> DataFrame:
-    """``(cluster_id, node_id, static_partial)`` of the brokers without a full server.properties; an empty frame
-    of the same shape without ``partial_static_df``, so the plan keeps its join either way."""
-    if partial_static_df is not None:
-        return partial_static_df.select("cluster_id", "node_id", F.lit(True).alias("static_partial"))
-    return nodes_df.select("cluster_id", "node_id", F.lit(False).alias("static_partial")).where(F.lit(False))
-
-
 def _group_candidates() -> tuple[Column, Column]:
     """``(best_set, best_default)``: the highest-priority member of the row's synonym group that is set / has a
     default, with what the primary key needs to take its value (window over broker and group)."""
@@ -320,7 +319,7 @@ def to_broker_effective(
         catalog_keys_df.join(_surviving_values(layers_df, members_df), on=["cluster_id", "node_id", "name"], how="full")
         .drop("catalog_release", "release_rank")
         .join(nodes_df, on=["cluster_id", "node_id"], how="inner")
-        .join(_partial_nodes(nodes_df, partial_static_df), on=["cluster_id", "node_id"], how="left")
+        .join(partial_node_flags(nodes_df, partial_static_df), on=["cluster_id", "node_id"], how="left")
         .where(~F.coalesce(F.col("is_internal"), F.lit(False)) | F.col("set").isNotNull())
         .join(members_df, on=["catalog_release", "name"], how="left")
         .select(

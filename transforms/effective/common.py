@@ -326,6 +326,14 @@ def kept_unsupported(
     )
 
 
+def partial_node_flags(nodes_df: DataFrame, partial_static_df: DataFrame | None) -> DataFrame:
+    """``(cluster_id, node_id, static_partial)`` of the brokers without a full server.properties; an empty frame
+    of the same shape without ``partial_static_df``, so the plan keeps its join either way."""
+    if partial_static_df is not None:
+        return partial_static_df.select("cluster_id", "node_id", F.lit(True).alias("static_partial"))
+    return nodes_df.select("cluster_id", "node_id", F.lit(False).alias("static_partial")).where(F.lit(False))
+
+
 def partial_static_nodes(static_df: DataFrame, nodes_df: DataFrame) -> DataFrame:
     """``(cluster_id, node_id)`` of the brokers whose server.properties is not known in full: no ``--static-config``
     file (silver ``BROKER_STATIC_CONFIGS`` ``origin`` FILE) was given for them.

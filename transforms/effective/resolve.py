@@ -214,6 +214,38 @@ def _group_views(
     return keep("group_views", views_df)
 
 
+def _controller_parts(
+    state: ReplayResult,
+    layers: _Layers,
+    catalog_frames: CatalogFrames,
+    dynamic_df: DataFrame,
+    wanted: set[str],
+    keep: Keep,
+) -> list[DataFrame]:
+    """The rows the controllers resolve: their own BROKER rows and the CONTROLLER_TOPIC view, as ``wanted``."""
+    parts: list[DataFrame] = []
+    if ResourceType.BROKER in wanted:
+        controller_brokers_df = to_controller_broker_effective(layers.node_layers, layers.controllers, catalog_frames)
+        parts.append(_of_type(ResourceType.BROKER, keep("controller_broker_rows", controller_brokers_df)))
+    if ResourceType.CONTROLLER_TOPIC in wanted:
+        controller_topics_df = to_controller_topic_effective(state, dynamic_df, layers.controllers, catalog_frames)
+        parts.append(_of_type(ResourceType.CONTROLLER_TOPIC, keep("controller_topic_rows", controller_topics_df)))
+    return parts
+
+
+def _group_part(
+    layers: _Layers, catalog_frames: CatalogFrames, broker_df: DataFrame, dynamic_df: DataFrame, keep: Keep
+) -> DataFrame:
+    """The GROUP rows, clamped to the brokers' bounds."""
+    # the clamps read the unclamped rows three times: kept, so their plan is not repeated
+    group_views_df = _group_views(layers, catalog_frames, broker_df, dynamic_df, keep)
+    unclamped_df = keep(
+        "unclamped_group_rows", to_group_effective(dynamic_df, group_views_df, catalog_frames.config_keys_df)
+    )
+    groups_df = unclamped_df.transform(with_group_clamps, broker_df, layers.nodes)
+    return _of_type(ResourceType.GROUP, keep("group_rows", groups_df))
+
+
 def resolve_effective_configs(
     state: ReplayResult,
     catalog_frames: CatalogFrames,
@@ -257,15 +289,7 @@ def resolve_effective_configs(
     parts: list[DataFrame] = []
     if broker_df is not None and ResourceType.BROKER in wanted:
         parts.append(_of_type(ResourceType.BROKER, broker_df))
-    if wanted & {ResourceType.BROKER, ResourceType.CONTROLLER_TOPIC}:
-        if ResourceType.BROKER in wanted:
-            controller_brokers_df = to_controller_broker_effective(
-                layers.node_layers, layers.controllers, catalog_frames
-            )
-            parts.append(_of_type(ResourceType.BROKER, keep("controller_broker_rows", controller_brokers_df)))
-        if ResourceType.CONTROLLER_TOPIC in wanted:
-            controller_topics_df = to_controller_topic_effective(state, dynamic_df, layers.controllers, catalog_frames)
-            parts.append(_of_type(ResourceType.CONTROLLER_TOPIC, keep("controller_topic_rows", controller_topics_df)))
+    parts += _controller_parts(state, layers, catalog_frames, dynamic_df, wanted, keep)
     if ResourceType.TOPIC in wanted:
         topic_views_df = _topic_views(layers, catalog_frames, partial_df, keep)
         topics_df = _topic_fallback(
@@ -273,13 +297,7 @@ def resolve_effective_configs(
         )
         parts.append(_of_type(ResourceType.TOPIC, keep("topic_rows", topics_df)))
     if broker_df is not None and ResourceType.GROUP in wanted:
-        # the clamps read the unclamped rows three times: kept, so their plan is not repeated
-        unclamped_df = keep(
-            "unclamped_group_rows",
-            to_group_effective(dynamic_df, _group_views(layers, catalog_frames, broker_df, dynamic_df, keep), keys_df),
-        )
-        groups_df = unclamped_df.transform(with_group_clamps, broker_df, nodes_df)
-        parts.append(_of_type(ResourceType.GROUP, keep("group_rows", groups_df)))
+        parts.append(_group_part(layers, catalog_frames, broker_df, dynamic_df, keep))
     if ResourceType.CLIENT_METRICS in wanted:
         client_metrics_df = to_client_metrics_effective(dynamic_df, nodes_df, keys_df)
         parts.append(_of_type(ResourceType.CLIENT_METRICS, keep("client_metrics_rows", client_metrics_df)))

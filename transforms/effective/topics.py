@@ -20,7 +20,13 @@ from pyspark.sql import functions as F
 
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from transforms.effective.common import collapse_node_views, converted, latest_key_attributes, resolved
+from transforms.effective.common import (
+    collapse_node_views,
+    converted,
+    latest_key_attributes,
+    partial_node_flags,
+    resolved,
+)
 
 
 def _topic_synonyms(synonyms_df: DataFrame) -> DataFrame:
@@ -59,14 +65,6 @@ def _picked_synonyms(layers_df: DataFrame, topic_synonyms_df: DataFrame) -> Data
             ).alias("p")
         )
     )
-
-
-def _partial_nodes(nodes_df: DataFrame, partial_static_df: DataFrame | None) -> DataFrame:
-    """``(cluster_id, node_id, static_partial)`` of the brokers without a full server.properties; an empty frame
-    of the same shape without ``partial_static_df``, so the plan keeps its join either way."""
-    if partial_static_df is not None:
-        return partial_static_df.select("cluster_id", "node_id", F.lit(True).alias("static_partial"))
-    return nodes_df.select("cluster_id", "node_id", F.lit(False).alias("static_partial")).where(F.lit(False))
 
 
 def to_topic_node_views(
@@ -116,7 +114,7 @@ def to_topic_node_views(
         nodes_df.join(topic_keys_df, on="catalog_release", how="inner")
         .join(_picked_synonyms(layers_df, topic_synonyms_df), on=["cluster_id", "node_id", "config_name"], how="left")
         .join(F.broadcast(inheriting_df), on=["catalog_release", "config_name"], how="left")
-        .join(_partial_nodes(nodes_df, partial_static_df), on=["cluster_id", "node_id"], how="left")
+        .join(partial_node_flags(nodes_df, partial_static_df), on=["cluster_id", "node_id"], how="left")
         .select("cluster_id", "node_id", "config_name", r.alias("r"))
     )
 

@@ -22,7 +22,7 @@ from schemas.kafka_vocabulary import CONFIG_RESOURCE_IDS
 from schemas.replay import PAYLOAD_DDL
 from transforms.replay.json_reading import NO_VALUE, has_raw, java_double, parse, read_fields, type_spec
 from transforms.replay.ordering import BEGIN, TXN_MARKERS
-from transforms.replay.stream import _Entry, choose_bounds, replay_stream, transaction_states
+from transforms.replay.stream import StreamEntry, choose_bounds, replay_stream, transaction_states
 
 DEFAULT_ENTITY: Final = "<default>"
 INTERNAL_TOPICS: Final = ("__consumer_offsets", "__transaction_state", "__share_group_state")
@@ -117,7 +117,7 @@ OUTPUTS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 
-def _position_text(entry: _Entry) -> str:
+def _position_text(entry: StreamEntry) -> str:
     return f"snapshot record {entry.file_offset}" if entry.from_snapshot else f"offset {entry.file_offset}"
 
 
@@ -125,7 +125,7 @@ def _finding(kind: str, message: str, offset: int | None, *, blocking: bool = Fa
     return (None, None, kind, None, message, offset, blocking)
 
 
-def _replica_conflict(entry: _Entry, conflict_files: tuple[str, ...]) -> tuple[Any, ...]:
+def _replica_conflict(entry: StreamEntry, conflict_files: tuple[str, ...]) -> tuple[Any, ...]:
     """The blocking finding for copies of one position that differ (rare: kept out of the per-record loop)."""
     return _finding(
         "REPLICA_CONFLICT",
@@ -137,7 +137,7 @@ def _replica_conflict(entry: _Entry, conflict_files: tuple[str, ...]) -> tuple[A
     )
 
 
-def _undecoded_record(entry: _Entry) -> tuple[Any, ...]:
+def _undecoded_record(entry: StreamEntry) -> tuple[Any, ...]:
     """The finding for a record the decoder kept raw (rare: kept out of the per-record loop)."""
     version = str(entry.record_version) if entry.record_version is not None else "?"
     return _finding(
@@ -148,7 +148,7 @@ def _undecoded_record(entry: _Entry) -> tuple[Any, ...]:
     )
 
 
-def _unterminated_transaction(begin: _Entry, skipped: int) -> tuple[Any, ...]:
+def _unterminated_transaction(begin: StreamEntry, skipped: int) -> tuple[Any, ...]:
     """The finding for a metadata transaction with no END before the end of the stream or the next BEGIN."""
     return _finding(
         "UNTERMINATED_TRANSACTION",
@@ -192,7 +192,7 @@ class _State:
         self.clients: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self.features: dict[str, tuple[int, int | None]] = {}
 
-    def apply(self, seq: int, entry: _Entry, p: dict[str, Any]) -> None:
+    def apply(self, seq: int, entry: StreamEntry, p: dict[str, Any]) -> None:
         record_type = entry.record_type
         offset = entry.offset
         if record_type == "CONFIG_RECORD":
@@ -264,7 +264,7 @@ class _State:
         if shutdown:
             change[1] = True
 
-    def _client(self, seq: int, entry: _Entry, p: dict[str, Any]) -> None:
+    def _client(self, seq: int, entry: StreamEntry, p: dict[str, Any]) -> None:
         entity = p["entity"]
         if p["key"] is None or not entity:
             return
@@ -381,7 +381,7 @@ def replay_cluster(
     # (from_snapshot, BEGIN's file offset) -> [BEGIN, records it left unapplied]
     unterminated: dict[tuple[bool, int | None], list[Any]] = {}
     applied = 0
-    last_log: _Entry | None = None
+    last_log: StreamEntry | None = None
     for seq, (entry, (txn_state, begin_offset)) in enumerate(zip(stream, txn, strict=True), start=1):
         if entry.conflict_files is not None:
             findings.append(_replica_conflict(entry, entry.conflict_files))

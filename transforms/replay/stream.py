@@ -106,7 +106,7 @@ def choose_bounds(
     return chosen
 
 
-class _Entry(NamedTuple):
+class StreamEntry(NamedTuple):
     """One position of the stream: its kept copy and what replay decided (a tuple: a stream holds one per applied
     record, and a tuple is built in a third of a frozen dataclass's time)."""
 
@@ -160,7 +160,7 @@ def _kept_copy(copies: list[int], columns: Mapping[str, Sequence[Any]]) -> tuple
     return kept, conflict
 
 
-def replay_stream(columns: Mapping[str, Sequence[Any]], bounds: Bounds) -> list[_Entry]:
+def replay_stream(columns: Mapping[str, Sequence[Any]], bounds: Bounds) -> list[StreamEntry]:
     """The de-duplicated data records inside the bounds, in replay order (snapshot first, then the log)."""
     positions: dict[tuple[bool, int], list[int]] = {}
     kinds = columns["input_kind"]
@@ -205,7 +205,7 @@ def replay_stream(columns: Mapping[str, Sequence[Any]], bounds: Bounds) -> list[
         copies = positions[(from_snapshot, file_offset)]
         i, conflict = _kept_copy(copies, columns)
         stream.append(
-            _Entry(
+            StreamEntry(
                 from_snapshot,
                 file_offset,
                 snapshot_position if from_snapshot else file_offset,
@@ -222,7 +222,7 @@ def replay_stream(columns: Mapping[str, Sequence[Any]], bounds: Bounds) -> list[
     return stream
 
 
-def transaction_states(stream: Sequence[_Entry]) -> list[tuple[str, int | None]]:
+def transaction_states(stream: Sequence[StreamEntry]) -> list[tuple[str, int | None]]:
     """Per stream entry: its transaction state (NONE, COMMITTED, ABORTED, UNTERMINATED) and the file offset of
     its transaction's BEGIN (None outside a transaction)."""
     # the next marker after each entry, read from the end

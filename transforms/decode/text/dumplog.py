@@ -71,7 +71,7 @@ EXCERPT_CHARS: Final = 120
 _DUMPING: Final = re.compile(r"Dumping (?P<path>.+)")
 _LOG_START: Final = re.compile(r"(?:Log starting|Starting) offset: (?P<offset>\d+)")
 _SNAPSHOT_END: Final = re.compile(r"Snapshot end offset: (?P<offset>\d+), epoch: (?P<epoch>\d+)")
-_BOOTSTRAP: Final = "KRaft bootstrap snapshot"
+BOOTSTRAP_HEADER: Final = "KRaft bootstrap snapshot"
 _INVALID_BYTES: Final = re.compile(r"Found (?P<count>\d+) invalid bytes at the end of (?P<file>.+)")
 # \b: a match may only start where a word starts, else findall retries every suffix of a long word (quadratic).
 _BATCH_FIELD: Final = re.compile(r"\b(\w+): (\S+)")
@@ -197,14 +197,15 @@ class DumpLogParser:
                 line = line.lstrip("\ufeff")
             if self.sections:
                 self.sections[-1].last_line = line_number
-            yield from self._parse_line(line_number, line)
+            yield from self.parse_line(line_number, line)
 
     def _section(self, line_number: int) -> DumpSection:
         if not self.sections:
             self.sections.append(DumpSection(path=None, kind=None, first_line=line_number, last_line=line_number))
         return self.sections[-1]
 
-    def _parse_line(self, line_number: int, line: str) -> Iterator[DecodedRecord | QuarantineItem]:
+    def parse_line(self, line_number: int, line: str) -> Iterator[DecodedRecord | QuarantineItem]:
+        """The records and quarantine items of one line (a header line moves the parser to its section)."""
         if not line.strip():
             # Blank lines are control records under --skip-record-metadata, or spacing: nothing to decode.
             return
@@ -223,7 +224,7 @@ class DumpLogParser:
             section.snapshot_epoch = _int_in(match.group("epoch"), 0, INT32_MAX)
             if section.snapshot_end_offset is None or section.snapshot_epoch is None:
                 yield _out_of_range(line_number, line, "snapshot end offset or epoch")
-        elif line.strip() == _BOOTSTRAP:
+        elif line.strip() == BOOTSTRAP_HEADER:
             self._section(line_number).kind = "BOOTSTRAP_SNAPSHOT"
         elif line.startswith("baseOffset: "):
             yield from self._parse_batch(line_number, line)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from transforms.decode.text.dumplog import _BOOTSTRAP, DumpLogParser, DumpSection
+from transforms.decode.text.dumplog import BOOTSTRAP_HEADER, DumpLogParser, DumpSection
 
 
 def dump_sections(lines: Iterable[str]) -> list[DumpSection]:
@@ -31,8 +31,8 @@ def dump_sections(lines: Iterable[str]) -> list[DumpSection]:
         line = raw.rstrip("\r\n").lstrip("\ufeff")
         if parser.sections:
             parser.sections[-1].last_line = line_number
-        if line.startswith(("Dumping ", "Log starting", "Starting offset", "Snapshot end", _BOOTSTRAP)):
-            for _ in parser._parse_line(line_number, line):
+        if line.startswith(("Dumping ", "Log starting", "Starting offset", "Snapshot end", BOOTSTRAP_HEADER)):
+            for _ in parser.parse_line(line_number, line):
                 pass
     return parser.sections
 
