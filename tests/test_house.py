@@ -19,7 +19,7 @@ MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 70
 
 # Over the limits today (lines now): may shrink, may not grow.
-LONG_MODULES = {}
+LONG_MODULES: dict[str, int] = {}
 LONG_FUNCTIONS = {
     "jobs/ingest_steps/load.py:ingest_files": 80,
     "jobs/lifecycle.py:apply": 86,
