@@ -14,7 +14,7 @@ import argparse
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -92,17 +92,15 @@ def apply(
         violations_df: the run's VIOLATIONS rows when the caller holds them (default: read from ``violations``;
             only the run's rows are used either way).
         local_rows: how the expired-waiver findings are held (``jobs.runtime.holding.truncated``) and whether the
-        status is
-            gathered by cluster before its write (``jobs.runtime.holding.by_cluster``).
+            status is gathered by cluster before its write (``jobs.runtime.holding.by_cluster``).
     """
     today = run_ts.date()
     waivers_df = spark.createDataFrame([w.to_row() for w in waivers], WAIVERS) if waivers else None
     if violations_df is None:
         violations_df = store.read("violations")
     if update_status:
-        store.ensure(STATUS_TABLE, VIOLATION_STATUS, VIOLATION_STATUS_PARTITIONS)
-        status_df = to_violation_status(
-            store.read(STATUS_TABLE),
+        _merge_status(
+            store,
             violations_df,
             waivers_df,
             evaluated=list(constraint_ids),
@@ -110,20 +108,70 @@ def apply(
             run_ts=run_ts,
             target_level=target_level,
             clusters=clusters,
-        )
-        # MERGE on the identity: rows of the audited clusters updated or added, and rows of those clusters the new
-        # status no longer holds deleted, in one commit (the other clusters' rows untouched)
-        store.merge(
-            STATUS_TABLE,
-            by_cluster(status_df, local_rows=local_rows),
-            keys=("cluster_id", "violation_id"),
-            delete_where=F.col("t.cluster_id").isin(list(clusters)),
+            local_rows=local_rows,
         )
     else:
         log.info("point-in-time audit: %s not updated", STATUS_TABLE)
     if waivers_df is None:
         return LifecycleResult(status_updated=update_status)
 
+    waived = _waived_by_identity(violations_df, waivers_df, run_id=run_id, today=today)
+    expired = expired_summary(tuple(waivers), today)
+    findings_df: DataFrame | None = None
+    findings_added = 0
+    if expired:
+        for item in expired:
+            log.warning("waiver %s (owner %s) expired on %s: ignored", item["id"], item["owner"], item["expires"])
+        findings_df, findings_added = _append_expired_findings(
+            store, violations_df, waivers_df, clusters=clusters, run_id=run_id, run_ts=run_ts, local_rows=local_rows
+        )
+    return LifecycleResult(
+        waived=waived,
+        expired_waivers=expired,
+        status_updated=update_status,
+        findings_added=findings_added,
+        findings_df=findings_df,
+    )
+
+
+def _merge_status(
+    store: DeltaStore,
+    violations_df: DataFrame,
+    waivers_df: DataFrame | None,
+    *,
+    evaluated: list[str],
+    run_id: str,
+    run_ts: datetime,
+    target_level: int,
+    clusters: Sequence[str],
+    local_rows: int,
+) -> None:
+    """Fold the run into ``violation_status``: one MERGE of the audited clusters' rows (the others untouched)."""
+    store.ensure(STATUS_TABLE, VIOLATION_STATUS, VIOLATION_STATUS_PARTITIONS)
+    status_df = to_violation_status(
+        store.read(STATUS_TABLE),
+        violations_df,
+        waivers_df,
+        evaluated=evaluated,
+        run_id=run_id,
+        run_ts=run_ts,
+        target_level=target_level,
+        clusters=clusters,
+    )
+    # MERGE on the identity: rows of the audited clusters updated or added, and rows of those clusters the new
+    # status no longer holds deleted, in one commit (the other clusters' rows untouched)
+    store.merge(
+        STATUS_TABLE,
+        by_cluster(status_df, local_rows=local_rows),
+        keys=("cluster_id", "violation_id"),
+        delete_where=F.col("t.cluster_id").isin(list(clusters)),
+    )
+
+
+def _waived_by_identity(
+    violations_df: DataFrame, waivers_df: DataFrame, *, run_id: str, today: date
+) -> dict[tuple[Any, ...], dict[str, str]]:
+    """The run's violations an active waiver covers (collected), by identity: the waiver's id, owner and date."""
     waived: dict[tuple[Any, ...], dict[str, str]] = {}
     for row in to_waived_violations(violations_df, waivers_df, run_id=run_id, today=today).collect():
         waived[tuple(row[c] for c in _IDENTITY)] = {
@@ -131,25 +179,28 @@ def apply(
             "waiver_owner": row["waiver_owner"],
             "waiver_expires": row["waiver_expires"].isoformat(),
         }
-    expired = expired_summary(tuple(waivers), today)
-    findings_added = 0
-    if expired:
-        for item in expired:
-            log.warning("waiver %s (owner %s) expired on %s: ignored", item["id"], item["owner"], item["expires"])
-        findings_df = to_expired_waiver_findings(
-            violations_df, waivers_df, clusters=clusters, today=today, run_id=run_id, run_ts=run_ts
-        )
-        findings_df = truncated(findings_df, local_rows=local_rows)  # written, then counted for the run summary
-        store.ensure("findings", gold.FINDINGS, gold.FINDINGS_PARTITIONS)
-        store.append("findings", findings_df)
-        findings_added = findings_df.count()
-    return LifecycleResult(
-        waived=waived,
-        expired_waivers=expired,
-        status_updated=update_status,
-        findings_added=findings_added,
-        findings_df=findings_df if expired else None,
+    return waived
+
+
+def _append_expired_findings(
+    store: DeltaStore,
+    violations_df: DataFrame,
+    waivers_df: DataFrame,
+    *,
+    clusters: Sequence[str],
+    run_id: str,
+    run_ts: datetime,
+    local_rows: int,
+) -> tuple[DataFrame, int]:
+    """Append the run's ``EXPIRED_WAIVER`` findings: the findings as written (held) and their count, for the run
+    summary."""
+    findings_df = to_expired_waiver_findings(
+        violations_df, waivers_df, clusters=clusters, today=run_ts.date(), run_id=run_id, run_ts=run_ts
     )
+    findings_df = truncated(findings_df, local_rows=local_rows)  # written, then counted for the run summary
+    store.ensure("findings", gold.FINDINGS, gold.FINDINGS_PARTITIONS)
+    store.append("findings", findings_df)
+    return findings_df, findings_df.count()
 
 
 def mark_waived(violations: list[dict[str, Any]], result: LifecycleResult) -> None:

@@ -88,24 +88,10 @@ def ingest_files(
     """Decode ``todo`` (by the driver from ``contents`` when it holds them, else on the executors) and load the
     bronze tables."""
     rules = conf_loader.sensitivity_rules()
-    descriptors = {
-        item.path: FileDescriptor(
-            path=item.path,
-            source_file=item.path,
-            cluster_id=item.cluster_id,
-            input_kind=item.input_kind or "UNKNOWN",
-            file_sha256=digest,
-            snapshot_end_offset=item.snapshot_end_offset,
-        )
-        for item, digest in todo
-    }
+    descriptors = _descriptors(todo)
     result.files_ingested = len(todo)
     result.bytes_ingested = sum(item.size_bytes for item, _ in todo)
     small = result.bytes_ingested <= SMALL_INPUT_BYTES
-    stamp = {
-        "ingest_id": F.lit(result.ingest_id).alias("ingest_id"),
-        "ingested_at": F.lit(now).cast("timestamp").alias("ingested_at"),
-    }
     where = "in the driver" if contents is not None else "on the executors"
     with stage(spark, f"decoding {len(todo)} files ({result.bytes_ingested / 1e6:.1f} MB) {where}"):
         if contents is not None:
@@ -120,12 +106,7 @@ def ingest_files(
             decoded_df = arrow_frame(spark, decoded, bronze.DECODED_ROWS).coalesce(1)
         else:
             decoded_df, per_file = decode_on_executors(spark, todo, descriptors, rules, small=small)
-    records_df = decoded_df.filter(F.col("row_kind") == "RECORD").select(
-        *[stamp[f.name] if f.name in stamp else F.col(f.name) for f in bronze.METADATA_RECORDS.fields]
-    )
-    quarantine_df = decoded_df.filter(F.col("row_kind") == "QUARANTINE").select(
-        *[stamp[f.name] if f.name in stamp else F.col(f.name) for f in bronze.QUARANTINE.fields]
-    )
+    records_df, quarantine_df = _bronze_rows(decoded_df, result.ingest_id, now)
     if unrecognised:
         quarantine_df = quarantine_df.unionByName(unrecognised_rows(spark, unrecognised, rules, result, now))
     files_df = ingested_file_rows(spark, todo, per_file, result, now)
@@ -144,6 +125,45 @@ def ingest_files(
             raise
         finally:
             decoded_df.unpersist()
+    _count_rows(result, per_file, unrecognised)
+
+
+def _descriptors(todo: list[tuple[InputFile, str]]) -> dict[str, FileDescriptor]:
+    """What the decoder needs to know of each file to decode, by path (its cluster, kind and digest)."""
+    return {
+        item.path: FileDescriptor(
+            path=item.path,
+            source_file=item.path,
+            cluster_id=item.cluster_id,
+            input_kind=item.input_kind or "UNKNOWN",
+            file_sha256=digest,
+            snapshot_end_offset=item.snapshot_end_offset,
+        )
+        for item, digest in todo
+    }
+
+
+def _bronze_rows(decoded_df: DataFrame, ingest_id: str, now: datetime) -> tuple[DataFrame, DataFrame]:
+    """The decoded rows as ``metadata_records`` and ``quarantine`` rows (their schemas' columns, in order), stamped
+    with this ingest."""
+    stamp = {
+        "ingest_id": F.lit(ingest_id).alias("ingest_id"),
+        "ingested_at": F.lit(now).cast("timestamp").alias("ingested_at"),
+    }
+    records_df = decoded_df.filter(F.col("row_kind") == "RECORD").select(
+        *[stamp[f.name] if f.name in stamp else F.col(f.name) for f in bronze.METADATA_RECORDS.fields]
+    )
+    quarantine_df = decoded_df.filter(F.col("row_kind") == "QUARANTINE").select(
+        *[stamp[f.name] if f.name in stamp else F.col(f.name) for f in bronze.QUARANTINE.fields]
+    )
+    return records_df, quarantine_df
+
+
+def _count_rows(
+    result: IngestResult, per_file: dict[tuple[str, str, str | None], int], unrecognised: list[InputFile]
+) -> None:
+    """Add the ingest's rows to ``result``: records per record type, quarantined rows (an unrecognised file is
+    one)."""
     by_type: Counter[str] = Counter()
     for (_file, kind, record_type), n in per_file.items():
         if kind == "RECORD":

@@ -35,6 +35,28 @@ def _suffix() -> Column:
     return F.concat(F.coalesce(since, F.lit("")), F.coalesce(reference, F.lit("")))
 
 
+def _expected() -> Column:
+    """What the rule asks for, by its kind (a minimum, a maximum, a range; else "a value"): the sentences of the
+    codes that cannot compare a value with a bound (not a number, null) name it."""
+    kind = F.col("constraint_kind")
+    return F.coalesce(
+        F.when(kind == "min", F.concat(F.lit("a minimum of "), F.col("rule_bound_a"))),
+        F.when(kind == "max", F.concat(F.lit("a maximum of "), F.col("rule_bound_b"))),
+        F.when(
+            kind == "between",
+            F.concat(F.lit("a value in ["), F.col("rule_bound_a"), F.lit(", "), F.col("rule_bound_b"), F.lit("]")),
+        ),
+        F.lit("a value"),
+    )
+
+
+def _view() -> Column:
+    """`` (on broker N's view)`` for a topic or group row judged in one broker's view, else NULL: a broker row's
+    node_id is the broker itself, only topic / group rows have views of several brokers."""
+    has_view = F.col("node_id").isNotNull() & (F.col("resource_type") != ResourceType.BROKER)
+    return F.when(has_view, F.concat(F.lit(" (on broker "), F.col("node_id"), F.lit("'s view)")))
+
+
 def violation_message() -> Column:
     """The sentence for one violation row: what is wrong, expected vs actual, and the MV that requires it."""
     key = F.col("config_name")
@@ -44,15 +66,7 @@ def violation_message() -> Column:
     code, detail = F.col("code"), F.coalesce(F.col("detail"), F.lit(""))
     # an expression over topic/cluster facts may name a key the entity does not have: no "=null" then
     key_and_value = F.when(F.col("value").isNull(), key).otherwise(key_is_value)
-    expected = F.coalesce(
-        F.when(F.col("constraint_kind") == "min", F.concat(F.lit("a minimum of "), F.col("rule_bound_a"))),
-        F.when(F.col("constraint_kind") == "max", F.concat(F.lit("a maximum of "), F.col("rule_bound_b"))),
-        F.when(
-            F.col("constraint_kind") == "between",
-            F.concat(F.lit("a value in ["), F.col("rule_bound_a"), F.lit(", "), F.col("rule_bound_b"), F.lit("]")),
-        ),
-        F.lit("a value"),
-    )
+    expected = _expected()
     body = (
         F.when(code == "BELOW_MIN", F.concat(key_is_value, F.lit(" is below the minimum "), F.col("rule_bound_a")))
         .when(code == "ABOVE_MAX", F.concat(key_is_value, F.lit(" is above the maximum "), F.col("rule_bound_b")))
@@ -104,7 +118,4 @@ def violation_message() -> Column:
     )
     is_expression = code.isin("EXPRESSION_FALSE", "COULD_NOT_EVALUATE")
     description = F.when(is_expression & F.col("description").isNotNull(), F.concat(F.lit(" — "), F.col("description")))
-    # a broker row's node_id is the broker itself; only topic / group rows have views of several brokers
-    has_view = F.col("node_id").isNotNull() & (F.col("resource_type") != ResourceType.BROKER)
-    view = F.when(has_view, F.concat(F.lit(" (on broker "), F.col("node_id"), F.lit("'s view)")))
-    return F.concat(body, F.coalesce(view, F.lit("")), F.coalesce(description, F.lit("")), _suffix())
+    return F.concat(body, F.coalesce(_view(), F.lit("")), F.coalesce(description, F.lit("")), _suffix())

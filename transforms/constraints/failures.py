@@ -207,19 +207,7 @@ def expression_contexts(
     ``keys_by_type`` names the resource types to build contexts for and, per type, the only keys the maps need
     (None: every key). Rows of other keys are dropped before the shuffle that builds the maps.
     """
-    rtype, name = F.col("resource_type"), F.col("config_name")
-    wanted = [rtype == t if keys is None else (rtype == t) & name.isin(*keys) for t, keys in keys_by_type.items()]
-    in_context = functools.reduce(lambda a, b: a | b, wanted)
-    rows_df = effective_df.filter(in_context).select(
-        *ENTITY,
-        "node_id",
-        "config_name",
-        "value",
-        F.col("source").alias("value_source"),
-        "synonym",
-        "source_offset",
-        "is_assumed",
-    )
+    rows_df = _context_rows(effective_df, keys_by_type)
     # One shuffle: each entity's rows as one list, and the keys someone set. Its broker views are the distinct node
     # ids, or one NULL view when no row is view-specific. An entity with at most one view (every entity of the
     # synthetic L fleet) sees all its rows in that view: its maps come from the lists without a lambda. Spark
@@ -255,30 +243,57 @@ def expression_contexts(
         F.map_from_entries(F.arrays_zip(F.col("_view.config_name"), F.col("_view.value"))).alias("cfg"),
         set_keys.alias("set_keys"),
     )
+    return contexts_df.join(_topic_contexts(topics_df), on=list(ENTITY), how="left").join(
+        F.broadcast(_cluster_contexts(cluster_df)), on="cluster_id", how="left"
+    )
+
+
+def _context_rows(effective_df: DataFrame, keys_by_type: dict[str, list[str] | None]) -> DataFrame:
+    """The effective rows an expression context holds (the types of ``keys_by_type``, only their keys), with the
+    columns of a context entry: the pruning happens before the shuffle that builds the maps."""
+    rtype, name = F.col("resource_type"), F.col("config_name")
+    wanted = [rtype == t if keys is None else (rtype == t) & name.isin(*keys) for t, keys in keys_by_type.items()]
+    in_context = functools.reduce(lambda a, b: a | b, wanted)
+    return effective_df.filter(in_context).select(
+        *ENTITY,
+        "node_id",
+        "config_name",
+        "value",
+        F.col("source").alias("value_source"),
+        "synonym",
+        "source_offset",
+        "is_assumed",
+    )
+
+
+def _topic_contexts(topics_df: DataFrame) -> DataFrame:
+    """The ``topic`` struct of each topic, keyed by entity, once as a TOPIC and once as a CONTROLLER_TOPIC (the
+    controller's view of the topic reads the same facts)."""
     topic_struct = F.struct(
         F.col("partitions").alias("partitions"),
         F.col("replication_factor").alias("replication_factor"),
         F.col("internal").alias("internal"),
     )
-    topic_ctx_df = topics_df.select(
+    return topics_df.select(
         "cluster_id",
         F.explode(F.array(F.lit(ResourceType.TOPIC), F.lit(ResourceType.CONTROLLER_TOPIC))).alias("resource_type"),
         F.col("topic_name").alias("resource_name"),
         topic_struct.alias("topic"),
     )
+
+
+def _cluster_contexts(cluster_df: DataFrame) -> DataFrame:
+    """The ``cluster`` struct of each cluster (broker and rack counts, the ELR level after the upgrade)."""
     # eligible.leader.replicas.version after the upgrade (transforms.effective.upgrade_effects.with_elr_after_upgrade);
     # a caller that does not know it gets 1, what `--release-version` to 4.1-IV0 or later leaves
     elr_level = F.col(ELR_LEVEL) if ELR_LEVEL in cluster_df.columns else F.lit(1)
-    cluster_ctx_df = cluster_df.select(
+    return cluster_df.select(
         "cluster_id",
         F.struct(
             F.col("broker_count").alias("broker_count"),
             F.col("rack_count").alias("rack_count"),
             elr_level.cast("int").alias("elr_level"),
         ).alias("cluster"),
-    )
-    return contexts_df.join(topic_ctx_df, on=list(ENTITY), how="left").join(
-        F.broadcast(cluster_ctx_df), on="cluster_id", how="left"
     )
 
 
@@ -316,6 +331,7 @@ def expression_failures(
     tables: RuleTables,
     target_level: int | None,
 ) -> DataFrame | None:
+    """``FAILURE_COLUMNS`` of the expression rules' failures per entity view; None when the catalog has none."""
     expr_rules = rules.expressions
     if not expr_rules:
         return None
@@ -349,7 +365,12 @@ def expression_failures(
     with ansi_disabled(spark):
         fix = F.coalesce(*expression_fix_columns(expr_rules))
         failed_df = failed_df.select(*failed_df.columns, fix.alias("expr_fix_value"))
+    return _collapse_failing_views(failed_df)
 
+
+def _collapse_failing_views(failed_df: DataFrame) -> DataFrame:
+    """``FAILURE_COLUMNS`` of the failing (view, rule) rows: when every view of an entity fails a rule, one row for
+    it (the first failing view's, ``node_id`` NULL), else one row per failing view, naming its node."""
     per_rule = Window.partitionBy(*ENTITY, "rule_idx")
     failing_views = F.count(F.lit(1)).over(per_rule)
     first_failing_view = F.min("view_node").over(per_rule)

@@ -161,8 +161,18 @@ def to_violation_status(
     )
     updated, done = _transitions(evaluated, run_id=run_id, run_ts_col=run_ts_col)
     known = F.col("p").isNotNull()
-    without_waivers = [f for f in VIOLATION_STATUS.fields if f.name not in WAIVER_COLUMNS]
     decided_df = joined_df.select("*", done.alias("_done")).filter(~F.col("_done") | known)
+    status_df = _decided_status(decided_df, updated, waivers_df, today=run_ts.date())
+    return status_df.unionByName(previous_df.filter(~at_target).select(*VIOLATION_STATUS.names))
+
+
+def _decided_status(
+    decided_df: DataFrame, updated: dict[str, Column], waivers_df: DataFrame | None, *, today: date
+) -> DataFrame:
+    """VIOLATION_STATUS of the identities at the run's target level: a row whose (cluster, level) the run was
+    applied to already (``_done``) as stored, waiver columns included; any other as ``updated``, its waiver
+    columns matched again (``with_waivers``)."""
+    without_waivers = [f for f in VIOLATION_STATUS.fields if f.name not in WAIVER_COLUMNS]
     staged_df = decided_df.select(
         *[
             F.when(F.col("_done"), F.col(f"p.{f.name}")).otherwise(updated[f.name]).cast(f.dataType).alias(f.name)
@@ -171,7 +181,7 @@ def to_violation_status(
         F.col("_done"),
         *[F.col(f"p.{c}").alias(f"_previous_{c}") for c in WAIVER_COLUMNS],
     )
-    waived_df = with_waivers(staged_df, waivers_df, today=run_ts.date())
+    waived_df = with_waivers(staged_df, waivers_df, today=today)
     return waived_df.select(
         *[
             (
@@ -183,7 +193,7 @@ def to_violation_status(
             .alias(f.name)
             for f in VIOLATION_STATUS.fields
         ]
-    ).unionByName(previous_df.filter(~at_target).select(*VIOLATION_STATUS.names))
+    )
 
 
 def _previous_and_seen(

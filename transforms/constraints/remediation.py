@@ -163,35 +163,31 @@ def remediation_change() -> Column:
     return F.when(deletes | value.isNotNull(), change)
 
 
-def remediation_text() -> Column:
-    """A copy-paste fix: a kafka-configs.sh command at the right scope, or a server.properties change.
+def _fallback() -> Column:
+    """The value a deleted override falls back to and its layer (``'<value>' from <source>``), for the notes."""
+    return F.concat_ws(" ", shell_quoted(F.col("fallback_value")), F.lit("from"), F.col("fallback_source"))
 
-    The text is one shell line: the command, every name and value in it through :func:`shell_quoted`, then its
-    notes as a ``#`` comment. A fix a shell must not run as it stands — a server.properties edit, a command whose
-    value is the ``<valid value>`` placeholder — is a comment as a whole. ``<bootstrap>`` is quoted too: running
-    the command unedited fails to connect, it never reads a file named ``bootstrap``.
-    """
-    key = F.col("config_name")
-    has_value = F.col("fix_value").isNotNull()
-    value = F.coalesce(F.col("fix_value"), F.lit(VALUE_PLACEHOLDER))
-    deletes = _deletes()
-    add = F.concat(F.lit("--add-config "), shell_quoted(F.concat(key, F.lit("="), _config_value(value))))
-    delete = F.concat(F.lit("--delete-config "), shell_quoted(key))
-    fallback = F.concat_ws(" ", shell_quoted(F.col("fallback_value")), F.lit("from"), F.col("fallback_source"))
+
+def _static_fix(key: Column, value: Column, name: Column) -> Column:
+    """The server.properties edit and rolling restart that fix a read-only BROKER key (written as a comment)."""
+    return F.concat(
+        F.lit("set "),
+        shell_quoted(F.concat(key, F.lit("="), value)),
+        F.lit(" in server.properties of broker "),
+        shell_quoted(name),
+        F.lit(" and restart it with a rolling restart, "),
+        shell_quoted(key),
+        F.lit(" is read-only and cannot be changed dynamically"),
+    )
+
+
+def _notes(key: Column, has_value: Column, deletes: Column) -> Column:
+    """The notes after a fix, joined by ``. `` ("" when none): an expression without a derivable value, what a
+    deleted override falls back to, the per-broker override's alternative, a fallback that fails too, the hint."""
     deleted_note = F.concat(
         F.lit("the override is removed, and "),
-        F.when(F.col("fallback_value").isNotNull(), fallback).otherwise(F.lit("the value below it")),
+        F.when(F.col("fallback_value").isNotNull(), _fallback()).otherwise(F.lit("the value below it")),
         F.lit(" applies and passes"),
-    )
-    name = F.col("resource_name")
-    rtype = F.col("resource_type")
-    layer, _, entity_default = _broker_target()
-
-    def command(entity: Column) -> Column:
-        return F.concat(F.lit(_KAFKA_CONFIGS), entity, F.when(deletes, delete).otherwise(add))
-
-    broker_entity = F.when(entity_default, F.lit("--entity-type brokers --entity-default ")).otherwise(
-        _entity("brokers", name)
     )
     node_override_note = F.when(
         (F.col("value_source") == ConfigSource.DYNAMIC_BROKER_CONFIG) & ~deletes & F.col("fallback_ok").isNull(),
@@ -205,33 +201,9 @@ def remediation_text() -> Column:
         F.col("fallback_ok") == F.lit(False),
         F.concat(
             F.lit("deleting the override instead would fall back to "),
-            F.when(F.col("fallback_value").isNotNull(), fallback).otherwise(F.lit("the values of the brokers")),
+            F.when(F.col("fallback_value").isNotNull(), _fallback()).otherwise(F.lit("the values of the brokers")),
             F.lit(", which does not pass either"),
         ),
-    )
-    static_fix = F.concat(
-        F.lit("set "),
-        shell_quoted(F.concat(key, F.lit("="), value)),
-        F.lit(" in server.properties of broker "),
-        shell_quoted(name),
-        F.lit(" and restart it with a rolling restart, "),
-        shell_quoted(key),
-        F.lit(" is read-only and cannot be changed dynamically"),
-    )
-    fix = (
-        F.when(
-            rtype == ResourceType.BROKER,
-            F.when(layer == "static", _comment(static_fix)).otherwise(command(broker_entity)),
-        )
-        .when(rtype.isin(ResourceType.TOPIC, ResourceType.CONTROLLER_TOPIC), command(_entity("topics", name)))
-        .when(rtype == ResourceType.GROUP, command(_entity("groups", name)))
-        .when(rtype == ResourceType.CLIENT_METRICS, command(_entity("client-metrics", name)))
-        .when(rtype == ResourceType.CLIENT, command(_client_entity(name)))
-        .otherwise(_comment(F.concat(F.lit("change "), shell_quoted(key), F.lit(" to "), shell_quoted(value))))
-    )
-    # a placeholder value must be edited before the command runs: the command is written as a comment
-    fix = F.when(deletes | has_value | fix.startswith("#"), fix).otherwise(
-        _comment(F.concat(F.lit("replace the placeholder value, then run: "), fix))
     )
     unknown_expr_note = F.when(
         (F.col("constraint_kind") == "expr") & ~has_value,
@@ -246,5 +218,47 @@ def remediation_text() -> Column:
     hint = F.when(
         F.col("remediation_hint").isNotNull(), F.concat(F.lit("hint: "), shell_quoted(F.col("remediation_hint")))
     )
-    notes = F.concat_ws(". ", unknown_expr_note, F.when(deletes, deleted_note), node_override_note, fails_too, hint)
+    return F.concat_ws(". ", unknown_expr_note, F.when(deletes, deleted_note), node_override_note, fails_too, hint)
+
+
+def remediation_text() -> Column:
+    """A copy-paste fix: a kafka-configs.sh command at the right scope, or a server.properties change.
+
+    The text is one shell line: the command, every name and value in it through :func:`shell_quoted`, then its
+    notes as a ``#`` comment. A fix a shell must not run as it stands — a server.properties edit, a command whose
+    value is the ``<valid value>`` placeholder — is a comment as a whole. ``<bootstrap>`` is quoted too: running
+    the command unedited fails to connect, it never reads a file named ``bootstrap``.
+    """
+    key = F.col("config_name")
+    has_value = F.col("fix_value").isNotNull()
+    value = F.coalesce(F.col("fix_value"), F.lit(VALUE_PLACEHOLDER))
+    deletes = _deletes()
+    add = F.concat(F.lit("--add-config "), shell_quoted(F.concat(key, F.lit("="), _config_value(value))))
+    delete = F.concat(F.lit("--delete-config "), shell_quoted(key))
+    name = F.col("resource_name")
+    rtype = F.col("resource_type")
+    layer, _, entity_default = _broker_target()
+
+    def command(entity: Column) -> Column:
+        return F.concat(F.lit(_KAFKA_CONFIGS), entity, F.when(deletes, delete).otherwise(add))
+
+    broker_entity = F.when(entity_default, F.lit("--entity-type brokers --entity-default ")).otherwise(
+        _entity("brokers", name)
+    )
+    fix = (
+        F.when(
+            rtype == ResourceType.BROKER,
+            F.when(layer == "static", _comment(_static_fix(key, value, name))).otherwise(command(broker_entity)),
+        )
+        .when(rtype.isin(ResourceType.TOPIC, ResourceType.CONTROLLER_TOPIC), command(_entity("topics", name)))
+        .when(rtype == ResourceType.GROUP, command(_entity("groups", name)))
+        .when(rtype == ResourceType.CLIENT_METRICS, command(_entity("client-metrics", name)))
+        .when(rtype == ResourceType.CLIENT, command(_client_entity(name)))
+        .otherwise(_comment(F.concat(F.lit("change "), shell_quoted(key), F.lit(" to "), shell_quoted(value))))
+    )
+    # a placeholder value must be edited before the command runs: the command is written as a comment
+    fix = F.when(deletes | has_value | fix.startswith("#"), fix).otherwise(
+        _comment(F.concat(F.lit("replace the placeholder value, then run: "), fix))
+    )
+    notes = _notes(key, has_value, deletes)
     return F.concat(fix, F.when(notes != "", F.concat(F.lit("  "), _comment(notes))).otherwise(F.lit("")))
