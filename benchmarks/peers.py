@@ -33,12 +33,13 @@ from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 
 from benchmarks.evaluation import EvalInputs, auditable, violations
 from benchmarks.measure import DriverMemory, Step, measure
+from benchmarks.peer_rules import EMPTY_ELEMENT, REPEATED_ELEMENT, TYPE_GRAMMAR, peer_frame
 from benchmarks.pyvalidator import Pair, failure
 from jobs.quality.gx import guard_spark_connect_import
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.violations import VIOLATIONS
 from transforms.configdef.selection import active_at
-from transforms.constraints.failures import single_key_failures, single_key_pairs, single_key_rows
+from transforms.constraints.failures import single_key_failures, single_key_pairs
 
 
 def applicable_checks(compiled: CompiledCatalog, level: int) -> list[CompiledConstraint]:
@@ -146,22 +147,13 @@ def _gx_expectation(rule: CompiledConstraint) -> Any:
     if kind == "not_null":
         return gxe.ExpectColumnValuesToNotBeNull(column="value", **condition)
     if kind == "type":
-        grammar = {
-            "int": r"^[+-]?[0-9]+$",
-            "long": r"^[+-]?[0-9]+$",
-            "short": r"^[+-]?[0-9]+$",
-            "double": r"^[+-]?(NaN|Infinity|[0-9]+\.?[0-9]*([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?)[fFdD]?$",
-            "boolean": r"^(?i)(true|false)$",
-            "class": r"^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$",
-        }.get(check.type or "", r"^.*$")
+        grammar = TYPE_GRAMMAR.get(check.type or "", r"^.*$")
         return gxe.ExpectColumnValuesToMatchRegex(column="v_trim", regex=grammar, **condition)
     if kind == "non_empty_list":
         return gxe.ExpectColumnValuesToNotMatchRegex(column="v_trim", regex=r"^$", **condition)
     if kind == "no_empty_elements":
-        return gxe.ExpectColumnValuesToNotMatchRegex(column="v_trim", regex=r"(^|,)\s*(,|$)", **condition)
-    return gxe.ExpectColumnValuesToNotMatchRegex(  # no_duplicates: an element repeated later in the list
-        column="v_trim", regex=r"(^|,)\s*([^,]+?)\s*,(.*,)?\s*\2\s*(,|$)", **condition
-    )
+        return gxe.ExpectColumnValuesToNotMatchRegex(column="v_trim", regex=EMPTY_ELEMENT, **condition)
+    return gxe.ExpectColumnValuesToNotMatchRegex(column="v_trim", regex=REPEATED_ELEMENT, **condition)
 
 
 def great_expectations_step(
@@ -185,14 +177,7 @@ def great_expectations_step(
     picked = sample_rules(rules, sample)
 
     def frame() -> DataFrame:
-        rows_df = single_key_rows(auditable(inputs))
-        return rows_df.select(
-            "resource_type",
-            "config_name",
-            "value",
-            F.regexp_replace("value", r"^[\x00-\x20]+|[\x00-\x20]+$", "").alias("v_trim"),
-            F.regexp_replace("value", r"^[\x00-\x20]+|[\x00-\x20]+$", "").try_cast("double").alias("v_num"),
-        )
+        return peer_frame(auditable(inputs))
 
     context = gx.get_context(mode="ephemeral")
     try:

@@ -44,6 +44,16 @@ def size_targets(result: dict[str, Any]) -> list[dict[str, Any]]:
             ">=",
             "Python UDF / the product's evaluation of the same single-key rules, same written output",
         ),
+        *(
+            target(
+                f"{peer}_vs_eval",
+                round(steps[peer]["seconds"] / same_work, 2) if peer in steps else None,
+                1.0,
+                ">=",
+                f"{label} / the product's evaluation of the same single-key rules (the product ahead: >= 1)",
+            )
+            for peer, label in (("cuallee", "cuallee"), ("dqx", "DQX"))
+        ),
         target(
             f"catalog_{scaling['largest']}_vs_{scaling['smallest']}",
             scaling["largest_vs_smallest"],
@@ -289,6 +299,17 @@ def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) 
         "Great Expectations s (extrapolated to all rules)",
         lambda r: r["steps"]["great_expectations"]["extrapolated_seconds"],
     )
+    row("cuallee s", lambda r: r["steps"]["cuallee"]["seconds"])
+    row(
+        "cuallee violations differing from the product's (per rule)",
+        lambda r: r["steps"]["cuallee"]["differs_from_product"],
+    )
+    row("DQX s", lambda r: r["steps"]["dqx"]["seconds"])
+    row("DQX rows differing from the product's", lambda r: r["steps"]["dqx"]["differs_from_product"])
+    row("(row, rule) pairs judged by the single-key rules at the target", lambda r: r["data"]["judged_pairs"])
+    for key, label, seconds in _PEERS:
+        row(f"{label}: (row, rule) pairs/s", lambda r, s=seconds: round(r["data"]["judged_pairs"] / s(r)))
+        row(f"{label}: Spark jobs", lambda r, k=key: r["steps"][k]["spark_jobs"])
     for n in (100, 1_000, 5_000):
         row(f"evaluate {n:,} constraints s", lambda r, n=n: r["catalog_scaling"]["steps"][str(n)]["seconds"])
     row("driver JVM peak RSS MiB (pipeline)", lambda r: r["pipeline"]["peak_memory"]["jvm_peak_rss_mib"])
@@ -337,13 +358,38 @@ def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) 
         "the product's table are counted (0 expected). Great Expectations runs one expectation per rule applying at "
         "the target (row condition on the rule's key, nearest expectation) on an even sample of the rules over the "
         "auditable rows it reads and caches, extrapolated per rule; it ends with counts, not a written table.",
+        "- cuallee and DQX (`benchmarks/dq_engines.py`): every single-key rule applying at the target as the nearest "
+        "table check (`benchmarks/peer_rules.py`: the rule's rows and a SQL predicate over the trimmed value), over "
+        "the same judged rows read inside the clock; cuallee (`Check.satisfies`) writes its per-rule counts, DQX "
+        "(`apply_checks_by_metadata`, `sql_expression` with the rule's rows as `filter`, on a local session with the "
+        "mocked workspace client its documentation uses) writes its failing (row, rule) pairs. Their differences "
+        "from the product are counted: the product judges the value parsed as the key's ConfigDef type and only the "
+        "rules of the releases each cluster runs.",
         "",
     ]
+    left_out = next((r.get("peers_left_out") for r in results if r.get("peers_left_out")), None)
+    if left_out:
+        lines.append("Left out: " + "; ".join(f"{name}: {why}" for name, why in left_out.items()) + ".")
+        lines.append("")
     lines.append("## How memory is measured")
     lines.append("")
     lines.append(" ".join((MEMORY_METHOD or "").split()))
     lines.append("")
     return "\n".join(lines)
+
+
+# (step, label, its seconds for the whole rule set) of every side run on the peers' work
+_PEERS: list[tuple[str, str, Any]] = [
+    ("evaluate_checks", "kraft-audit", lambda r: r["steps"]["evaluate_checks"]["seconds"]),
+    ("python_udf", "Python UDF", lambda r: r["steps"]["python_udf"]["seconds"]),
+    (
+        "great_expectations",
+        "Great Expectations (extrapolated)",
+        lambda r: r["steps"]["great_expectations"]["extrapolated_seconds"],
+    ),
+    ("cuallee", "cuallee", lambda r: r["steps"]["cuallee"]["seconds"]),
+    ("dqx", "DQX", lambda r: r["steps"]["dqx"]["seconds"]),
+]
 
 
 def write_markdown(results_dir: Path) -> Path:

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,11 +37,12 @@ log = logging.getLogger("benchmarks")
 
 def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT_TARGET_MV) -> dict[str, Any]:
     """Measure one size on ``spark``; returns the result document (see ``benchmarks.report``)."""
-    from benchmarks import evaluation, ingest, peers
+    from benchmarks import dq_engines, evaluation, ingest, peers
     from benchmarks.exports import export_fleet
     from benchmarks.jobcount import counting
     from benchmarks.machine import machine_info, versions
-    from benchmarks.measure import DriverMemory, measure, stage_times
+    from benchmarks.measure import DriverMemory, Step, measure, stage_times
+    from benchmarks.peer_rules import judged_pairs, peer_frame
     from benchmarks.report import size_targets
     from benchmarks.sizes import SIZES
     from jobs import audit
@@ -117,17 +119,32 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
         spark, inputs, evaluation.default_catalog(), size.catalog_sizes, memory=memory, repeats=size.repeats
     )
 
-    log.info("[%s] peers on the same work: the single-key rules alone; Python UDF, Great Expectations", size.name)
+    log.info("[%s] peers on the same work: the single-key rules alone", size.name)
     checks = peers.checks_only(compiled)
-    steps["evaluate_checks"] = evaluation.evaluation_step(
-        spark, inputs, checks, name="evaluate_checks", memory=memory, repeats=size.repeats
-    )
-    steps["python_udf"] = peers.python_udf_step(
-        spark, inputs, checks, product_table="bench_evaluate_checks", memory=memory, repeats=1
-    )
-    steps["great_expectations"] = peers.great_expectations_step(
-        spark, inputs, peers.applicable_checks(compiled, inputs.target.level), sample=size.gx_rules, memory=memory
-    )
+    at_target = peers.applicable_checks(compiled, inputs.target.level)
+    as_tables = dq_engines.peer_rules(at_target)
+    peer_steps: dict[str, Callable[[], Step]] = {
+        "evaluate_checks": lambda: evaluation.evaluation_step(
+            spark, inputs, checks, name="evaluate_checks", memory=memory, repeats=size.repeats
+        ),
+        "python_udf": lambda: peers.python_udf_step(
+            spark, inputs, checks, product_table="bench_evaluate_checks", memory=memory, repeats=1
+        ),
+        "great_expectations": lambda: peers.great_expectations_step(
+            spark, inputs, at_target, sample=size.gx_rules, memory=memory
+        ),
+        "cuallee": lambda: dq_engines.cuallee_step(
+            spark, inputs, as_tables, product_table="bench_evaluate_checks", memory=memory
+        ),
+        "dqx": lambda: dq_engines.dqx_step(
+            spark, inputs, as_tables, product_table="bench_evaluate_checks", memory=memory
+        ),
+    }
+    for name, peer_step in peer_steps.items():
+        log.info("[%s] %s", size.name, name)
+        with counting(spark) as jobs:
+            steps[name] = peer_step()
+        steps[name].extra["spark_jobs"] = jobs.total
 
     pipeline_memory: dict[str, Any] = {}
     for name in ("ingest_binary", "audit"):
@@ -145,6 +162,8 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
         "bytes": synth_result.bytes,
         **counts,
         "judged_rows": single_key_rows(evaluation.auditable(inputs)).count(),
+        # (row, rule) pairs of the single-key rules at the target: the peers' work
+        "judged_pairs": judged_pairs(peer_frame(evaluation.auditable(inputs)), as_tables),
     }
     result: dict[str, Any] = {
         "size": {
@@ -169,6 +188,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
         "steps": {name: step.to_dict() for name, step in steps.items()},
         "ingest": ingest.ingest_figures({k: v for k, v in steps.items() if k.startswith(("ingest_", "spark_"))}),
         "catalog_scaling": scaling,
+        "peers_left_out": dq_engines.UNAVAILABLE,
         "pipeline": {
             "synth_seconds": round(synth_step.seconds, 3),
             "ingest_seconds": round(steps["ingest_binary"].seconds, 3),

@@ -29,6 +29,8 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
         "evaluate_checks",
         "python_udf",
         "great_expectations",
+        "cuallee",
+        "dqx",
     ):
         assert steps[name]["seconds"] > 0, name
     # Every format carries the same records, and each ingest committed all of them.
@@ -42,6 +44,14 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
     assert steps["python_udf"]["differs_from_product"] == 0
     assert steps["evaluate_checks"]["expressions"] == 0 < steps["evaluate_default"]["expressions"]
     assert steps["great_expectations"]["rules_run"] == 2 < steps["great_expectations"]["rules_total"]
+    # The field's engines ran every single-key rule at the target over the same rows and found failures; each
+    # step counted its Spark jobs
+    assert steps["cuallee"]["rules"] == steps["dqx"]["rules"] == steps["great_expectations"]["rules_total"]
+    assert steps["cuallee"]["violations"] > 0 and steps["dqx"]["violations"] > 0
+    # the two engines judge the same predicates: DQX's failing pairs are cuallee's counts
+    assert steps["dqx"]["violations"] == steps["cuallee"]["violations"]
+    assert all(steps[n]["spark_jobs"] > 0 for n in ("evaluate_checks", "python_udf", "cuallee", "dqx"))
+    assert result["data"]["judged_pairs"] > 0
     assert set(result["catalog_scaling"]["steps"]) == {"100", "300"}
     assert result["data"]["effective_rows"] >= result["data"]["auditable_rows"] >= result["data"]["judged_rows"] > 0
     assert result["pipeline"]["peak_memory"]["jvm_peak_heap_mib"] > 0
@@ -53,6 +63,8 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
         "eval_vs_floor",
         "gx_vs_eval",
         "udf_vs_eval",
+        "cuallee_vs_eval",
+        "dqx_vs_eval",
         "catalog_300_vs_100",
         "binary_vs_spark_json",
         "replay_vs_bronze_floor",

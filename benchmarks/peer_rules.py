@@ -1,0 +1,120 @@
+"""The default catalog's single-key rules as the peers take them: one row condition and one SQL predicate per rule.
+
+Every peer engine checks a table, not the product's rule join, so each rule becomes the nearest check a peer user
+would write over the judged rows (``peer_frame``): the rule's rows are ``resource_type = … AND config_name = …``,
+and it holds where its predicate over the trimmed value (``v_trim``) or its number (``v_num``) is true. A predicate
+that is NULL (a value that is not a number under a numeric bound) holds, as in Great Expectations, DQX and Soda,
+where a missing number is another check's business (the product's type rule). The product judges more finely
+(the parsed value of the key's ConfigDef type, the releases each cluster runs): the rows where a peer's verdict
+differs from the product's are counted, not hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from schemas.constraints import CompiledConstraint
+from transforms.configdef.sql_text import sql_string
+from transforms.constraints.failures import single_key_rows
+
+# The grammar of each ConfigDef type's literal (a value that does not match fails the type rule).
+TYPE_GRAMMAR: Final = {
+    "int": r"^[+-]?[0-9]+$",
+    "long": r"^[+-]?[0-9]+$",
+    "short": r"^[+-]?[0-9]+$",
+    "double": r"^[+-]?(NaN|Infinity|[0-9]+\.?[0-9]*([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?)[fFdD]?$",
+    "boolean": r"^(?i)(true|false)$",
+    "class": r"^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$",
+}
+EMPTY_ELEMENT: Final = r"(^|,)\s*(,|$)"
+REPEATED_ELEMENT: Final = r"(^|,)\s*([^,]+?)\s*,(.*,)?\s*\2\s*(,|$)"  # an element repeated later in the list
+_BLANKS: Final = r"^[\x00-\x20]+|[\x00-\x20]+$"  # what Kafka's ConfigDef trims
+
+
+@dataclass(frozen=True)
+class PeerRule:
+    """One single-key rule as a table check: the rows it judges and the predicate they must meet."""
+
+    rule_id: str
+    resource_type: str
+    config_name: str
+    passes: str  # SQL: true (or NULL) where a row of the rule holds
+
+    @property
+    def condition(self) -> str:
+        """SQL: the rule's rows."""
+        return f"resource_type = {sql_string(self.resource_type)} AND config_name = {sql_string(self.config_name)}"
+
+
+def peer_frame(effective_df: DataFrame) -> DataFrame:
+    """The rows the single-key rules judge, with the value trimmed (``v_trim``) and as a number (``v_num``)."""
+    trimmed = F.regexp_replace("value", _BLANKS, "")
+    return single_key_rows(effective_df).select(
+        "cluster_id",
+        "resource_type",
+        "resource_name",
+        "node_id",
+        "config_name",
+        "value",
+        trimmed.alias("v_trim"),
+        trimmed.try_cast("double").alias("v_num"),
+    )
+
+
+def _values(items: tuple[str, ...] | list[str] | None) -> str:
+    return ", ".join(sql_string(v) for v in items or ())
+
+
+def _bounds(rule: CompiledConstraint) -> tuple[float | None, float | None]:
+    check = rule.constraint.check
+    assert check is not None
+    low = check.min if check.min is not None else (check.between[0] if check.between else None)
+    high = check.max if check.max is not None else (check.between[1] if check.between else None)
+    return low, high
+
+
+def _passes(rule: CompiledConstraint) -> str:
+    """The predicate of one single-key rule over ``v_trim`` / ``v_num`` / ``value``."""
+    check = rule.constraint.check
+    assert check is not None
+    kind = check.kind
+    if kind in ("min", "max", "between"):
+        low, high = _bounds(rule)
+        parts = ([f"v_num >= {low!r}"] if low is not None else []) + (
+            [f"v_num <= {high!r}"] if high is not None else []
+        )
+        return " AND ".join(parts) or "true"
+    if kind == "in":
+        return f"v_trim IN ({_values(check.in_)})" if check.in_ else "false"
+    if kind == "not_in":
+        return f"v_trim NOT IN ({_values(check.not_in)})" if check.not_in else "true"
+    if kind == "regex":
+        return f"v_trim RLIKE {sql_string(f'^(?:{check.regex})$')}"
+    if kind == "not_null":
+        return "value IS NOT NULL"
+    if kind == "type":
+        return f"v_trim RLIKE {sql_string(TYPE_GRAMMAR.get(check.type or '', r'^.*$'))}"
+    if kind == "non_empty_list":
+        return "v_trim <> ''"
+    if kind == "no_empty_elements":
+        return f"NOT v_trim RLIKE {sql_string(EMPTY_ELEMENT)}"
+    return f"NOT v_trim RLIKE {sql_string(REPEATED_ELEMENT)}"  # no_duplicates
+
+
+def peer_rule(rule: CompiledConstraint) -> PeerRule:
+    """``rule`` as a table check."""
+    c = rule.constraint
+    return PeerRule(rule_id=c.id, resource_type=str(c.resource_type), config_name=c.keys[0], passes=_passes(rule))
+
+
+def judged_pairs(frame_df: DataFrame, rules: list[PeerRule]) -> int:
+    """How many (row, rule) pairs ``rules`` judge on ``frame_df``: each rule's rows, summed (one aggregate)."""
+    per_key = {
+        (r["resource_type"], r["config_name"]): r["n"]
+        for r in frame_df.groupBy("resource_type", "config_name").agg(F.count("*").alias("n")).collect()
+    }
+    return sum(per_key.get((rule.resource_type, rule.config_name), 0) for rule in rules)
