@@ -55,7 +55,7 @@ bench: setup
 	$(SPARK_QUIET) $(PY) -m benchmarks.run --sizes S
 
 bench-all: setup
-	$(SPARK_QUIET) $(PY) -m benchmarks.run --sizes S,M,L
+	$(SPARK_QUIET) $(PY) -m benchmarks.run --sizes GATE,S,M,L
 
 # The full fuzz campaign over every decoder (tests/fuzz): FUZZ_COUNT inputs per target, replayable from FUZZ_SEED.
 # The suite runs a bounded form of it (tests/transforms/test_fuzz_bounded.py).
