@@ -215,9 +215,9 @@ def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) 
         return "# Benchmark results\n\nNo results yet: run `make bench`.\n"
     lines = ["# Benchmark results", ""]
     lines.append(
-        "Produced by `make bench` (S) / `make bench-all` (GATE, S, M, L): `python -m benchmarks.run --sizes ...`. Every "
-        "figure and ratio of a size comes from one run on one machine and the same synthetic data; each timed step "
-        "ends in a Delta commit (nothing can be pruned), and the fastest of its repeats is reported (the machine "
+        "Produced by `make bench` (S) / `make bench-all` (GATE, S, M, L): `python -m benchmarks.run --sizes ...`. "
+        "Every figure and ratio of a size comes from one run on one machine and the same synthetic data; each timed "
+        "step ends in a Delta commit (nothing can be pruned), and the fastest of its repeats is reported (the machine "
         "may be shared: the load average at the start of each size is recorded)."
     )
     lines.append("")
