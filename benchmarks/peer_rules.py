@@ -1,12 +1,13 @@
 """The default catalog's single-key rules as the peers take them: one row condition and one SQL predicate per rule.
 
 Every peer engine checks a table, not the product's rule join, so each rule becomes the nearest check a peer user
-would write over the judged rows (``peer_frame``): the rule's rows are ``resource_type = … AND config_name = …``,
-and it holds where its predicate over the trimmed value (``v_trim``) or its number (``v_num``) is true. A predicate
-that is NULL (a value that is not a number under a numeric bound) holds, as in Great Expectations, DQX and Soda,
-where a missing number is another check's business (the product's type rule). The product judges more finely
-(the parsed value of the key's ConfigDef type, the releases each cluster runs): the rows where a peer's verdict
-differs from the product's are counted, not hidden.
+would write over the judged rows (``peer_frame``): the rule's rows are ``resource_type = … AND config_name = …``
+(and, for Kafka's generated rules, not a default: they judge only values someone set), and it holds where its
+predicate over the trimmed value (``v_trim``), its number (``v_num``) or, for a LIST value, each element is true.
+A predicate that is NULL (a value that is not a number under a numeric bound) holds, as in Great Expectations, DQX
+and Soda, where a missing number is another check's business (the product's type rule). The product judges more
+finely still (the value parsed as the key's ConfigDef type, the releases each cluster runs): the rows where a
+peer's verdict differs from the product's are counted, not hidden.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from schemas.constraints import CompiledConstraint
+from transforms.configdef.rule_table import judges_defaults
 from transforms.configdef.sql_text import sql_string
 from transforms.constraints.failures import single_key_rows
 
@@ -43,11 +45,13 @@ class PeerRule:
     resource_type: str
     config_name: str
     passes: str  # SQL: true (or NULL) where a row of the rule holds
+    judges_defaults: bool = True  # False: the rule judges only values someone set (``rule_table.judges_defaults``)
 
     @property
     def condition(self) -> str:
         """SQL: the rule's rows."""
-        return f"resource_type = {sql_string(self.resource_type)} AND config_name = {sql_string(self.config_name)}"
+        rows = f"resource_type = {sql_string(self.resource_type)} AND config_name = {sql_string(self.config_name)}"
+        return rows if self.judges_defaults else f"{rows} AND source <> 'DEFAULT_CONFIG'"
 
 
 def peer_frame(effective_df: DataFrame) -> DataFrame:
@@ -60,6 +64,8 @@ def peer_frame(effective_df: DataFrame) -> DataFrame:
         "node_id",
         "config_name",
         "value",
+        "source",
+        "config_type",
         trimmed.alias("v_trim"),
         trimmed.try_cast("double").alias("v_num"),
     )
@@ -77,6 +83,13 @@ def _bounds(rule: CompiledConstraint) -> tuple[float | None, float | None]:
     return low, high
 
 
+def _per_element(test: str) -> str:
+    """``test`` (``IN (...)``) of the value, or of each element of a LIST value (Kafka's ``ValidList``)."""
+    # an empty value is a list of no elements; an empty element among others is an element like any other
+    each = f"v_trim = '' OR forall(split(v_trim, ','), e -> trim(e) {test})"
+    return f"CASE WHEN config_type = 'LIST' THEN {each} ELSE v_trim {test} END"
+
+
 def _passes(rule: CompiledConstraint) -> str:
     """The predicate of one single-key rule over ``v_trim`` / ``v_num`` / ``value``."""
     check = rule.constraint.check
@@ -89,9 +102,9 @@ def _passes(rule: CompiledConstraint) -> str:
         )
         return " AND ".join(parts) or "true"
     if kind == "in":
-        return f"v_trim IN ({_values(check.in_)})" if check.in_ else "false"
+        return _per_element(f"IN ({_values(check.in_)})") if check.in_ else "false"
     if kind == "not_in":
-        return f"v_trim NOT IN ({_values(check.not_in)})" if check.not_in else "true"
+        return _per_element(f"NOT IN ({_values(check.not_in)})") if check.not_in else "true"
     if kind == "regex":
         return f"v_trim RLIKE {sql_string(f'^(?:{check.regex})$')}"
     if kind == "not_null":
@@ -100,15 +113,21 @@ def _passes(rule: CompiledConstraint) -> str:
         return f"v_trim RLIKE {sql_string(TYPE_GRAMMAR.get(check.type or '', r'^.*$'))}"
     if kind == "non_empty_list":
         return "v_trim <> ''"
-    if kind == "no_empty_elements":
-        return f"NOT v_trim RLIKE {sql_string(EMPTY_ELEMENT)}"
+    if kind == "no_empty_elements":  # an empty value is a list of no elements
+        return f"v_trim = '' OR NOT v_trim RLIKE {sql_string(EMPTY_ELEMENT)}"
     return f"NOT v_trim RLIKE {sql_string(REPEATED_ELEMENT)}"  # no_duplicates
 
 
 def peer_rule(rule: CompiledConstraint) -> PeerRule:
     """``rule`` as a table check."""
     c = rule.constraint
-    return PeerRule(rule_id=c.id, resource_type=str(c.resource_type), config_name=c.keys[0], passes=_passes(rule))
+    return PeerRule(
+        rule_id=c.id,
+        resource_type=str(c.resource_type),
+        config_name=c.keys[0],
+        passes=_passes(rule),
+        judges_defaults=judges_defaults(rule),
+    )
 
 
 def judged_pairs(frame_df: DataFrame, rules: list[PeerRule]) -> int:
