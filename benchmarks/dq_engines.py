@@ -43,7 +43,6 @@ UNAVAILABLE: Final = {
     ),
 }
 _ENTITY: Final = ("cluster_id", "resource_type", "resource_name", "node_id", "config_name")
-log = logging.getLogger("benchmarks")
 
 
 def peer_rules(rules: list[CompiledConstraint]) -> list[PeerRule]:

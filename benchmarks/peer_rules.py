@@ -131,9 +131,15 @@ def peer_rule(rule: CompiledConstraint) -> PeerRule:
 
 
 def judged_pairs(frame_df: DataFrame, rules: list[PeerRule]) -> int:
-    """How many (row, rule) pairs ``rules`` judge on ``frame_df``: each rule's rows, summed (one aggregate)."""
+    """How many (row, rule) pairs ``rules`` judge on ``frame_df``: each rule's rows, summed (one aggregate; a rule
+    that judges only values someone set leaves out the key's defaults, as its ``condition`` does)."""
+    is_default = F.coalesce(F.col("source") == "DEFAULT_CONFIG", F.lit(False)).alias("is_default")
     per_key = {
-        (r["resource_type"], r["config_name"]): r["n"]
-        for r in frame_df.groupBy("resource_type", "config_name").agg(F.count("*").alias("n")).collect()
+        (r["resource_type"], r["config_name"], r["is_default"]): r["n"]
+        for r in frame_df.groupBy("resource_type", "config_name", is_default).agg(F.count("*").alias("n")).collect()
     }
-    return sum(per_key.get((rule.resource_type, rule.config_name), 0) for rule in rules)
+    return sum(
+        per_key.get((rule.resource_type, rule.config_name, False), 0)
+        + (per_key.get((rule.resource_type, rule.config_name, True), 0) if rule.judges_defaults else 0)
+        for rule in rules
+    )
