@@ -11,6 +11,8 @@ inside the clock):
   failures then go through the same ``evaluate_constraints`` (messages, remediations, ``new_at_target``, affected
   topics) and are written to Delta. Same start, same written output: the step records how many rows differ from
   the product's table (0 expected), so the ratio compares equal work.
+* the verdicts alone (``verdict_steps``): the same pairs judged by the product's ``check_violation`` and by that
+  UDF, each side writing only its failing pairs; the violation step the two share is left out of both.
 * Great Expectations (plain ``great_expectations`` on a Spark dataframe asset, ephemeral context): one
   expectation per rule that applies at the target, the nearest GX expectation, with a ``row_condition``
   selecting the rule's rows, all in one suite run by one validation definition (GX shares metric computations
@@ -38,6 +40,7 @@ from benchmarks.pyvalidator import Pair, failure
 from jobs.quality.gx import guard_spark_connect_import
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.violations import VIOLATIONS
+from transforms.configdef.checks import check_violation, with_parsed_value
 from transforms.configdef.selection import active_at
 from transforms.constraints.failures import single_key_failures, single_key_pairs
 
@@ -112,6 +115,44 @@ def python_udf_step(
         product_table=product_table,
     )
     return step
+
+
+def verdict_steps(
+    spark: SparkSession, inputs: EvalInputs, checks: CompiledCatalog, *, memory: DriverMemory, repeats: int
+) -> dict[str, Step]:
+    """The verdicts alone, both ways: the same (row, rule) pairs (``single_key_pairs``) judged by the product's
+    column expressions (``check_violation``) and by the row-at-a-time UDF of ``python_udf_step``, each side writing
+    its failing pairs (``single_key_failures``) to Delta. The violation step both evaluations above share (messages,
+    remediations, affected topics, fallbacks) is left out of both, so the ratio is the checks' own. The UDF's step
+    records how many failing pairs differ from the product's (0 expected)."""
+    judge = F.udf(lambda *pair: failure(Pair(*pair)), _FAILURE, useArrow=False)
+    cluster_df = inputs.store.read("cluster_state")
+
+    def product(pairs_df: DataFrame) -> DataFrame:
+        judged_df = pairs_df.transform(with_parsed_value).select("*", check_violation().alias("violation"))
+        return single_key_failures(judged_df)
+
+    def udf(pairs_df: DataFrame) -> DataFrame:
+        judged_df = pairs_df.select("*", judge(*_FAILURE_INPUTS).alias("violation"))
+        return single_key_failures(judged_df.select("*", F.col("violation.elements").alias("v_elems")))
+
+    steps = {}
+    for name, verdicts in (("verdicts_product", product), ("verdicts_udf", udf)):
+
+        def run(table: str = f"bench_{name}", verdicts: Any = verdicts) -> int:
+            with inputs.as_audited(spark):
+                failures_df = verdicts(single_key_pairs(auditable(inputs), cluster_df, checks, inputs.target.level))
+                inputs.out.ensure(table, failures_df.schema)
+                return inputs.out.overwrite(table, failures_df)
+
+        steps[name], _ = measure(name, run, memory=memory, repeats=repeats)
+    product_df, udf_df = inputs.out.read("bench_verdicts_product"), inputs.out.read("bench_verdicts_udf")
+    steps["verdicts_product"].extra.update(failing_pairs=product_df.count())
+    steps["verdicts_udf"].extra.update(
+        failing_pairs=udf_df.count(),
+        differs_from_product=udf_df.exceptAll(product_df).count() + product_df.exceptAll(udf_df).count(),
+    )
+    return steps
 
 
 def sample_rules(rules: list[CompiledConstraint], k: int) -> list[CompiledConstraint]:

@@ -44,6 +44,13 @@ def size_targets(result: dict[str, Any]) -> list[dict[str, Any]]:
             ">=",
             "Python UDF / the product's evaluation of the same single-key rules, same written output",
         ),
+        target(
+            "udf_verdicts_vs_product",
+            _ratio(steps, "verdicts_udf", "verdicts_product"),
+            3.0,
+            ">=",
+            "the verdicts alone: Python UDF / the product's column expressions, same pairs, failing pairs written",
+        ),
         *(
             target(
                 f"{peer}_vs_eval",
@@ -70,6 +77,13 @@ def size_targets(result: dict[str, Any]) -> list[dict[str, Any]]:
         ),
         *_audit_targets(result),
     ]
+
+
+def _ratio(steps: dict[str, Any], over: str, under: str) -> float | None:
+    """``steps[over]`` / ``steps[under]`` in seconds, None when either was not measured."""
+    if over not in steps or under not in steps:
+        return None
+    return round(steps[over]["seconds"] / steps[under]["seconds"], 2)
 
 
 def _audit_targets(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -287,6 +301,22 @@ def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) 
     row(
         "Python UDF rows differing from the product's",
         lambda r: r["steps"]["python_udf"].get("differs_from_product"),
+    )
+    row(
+        "the verdicts alone s: product / Python UDF",
+        lambda r: (
+            f"{r['steps']['verdicts_product']['seconds']} / {r['steps']['verdicts_udf']['seconds']}"
+            if "verdicts_udf" in r["steps"]
+            else None
+        ),
+    )
+    row(
+        "the verdicts alone: failing pairs / differing from the product's",
+        lambda r: (
+            f"{r['steps']['verdicts_udf']['failing_pairs']} / {r['steps']['verdicts_udf']['differs_from_product']}"
+            if "verdicts_udf" in r["steps"]
+            else None
+        ),
     )
     row("Great Expectations s (sampled rules)", lambda r: r["steps"]["great_expectations"]["seconds"])
     row(

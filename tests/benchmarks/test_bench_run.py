@@ -31,6 +31,8 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
         "great_expectations",
         "cuallee",
         "dqx",
+        "verdicts_product",
+        "verdicts_udf",
     ):
         assert steps[name]["seconds"] > 0, name
     # Every format carries the same records, and each ingest committed all of them.
@@ -42,6 +44,9 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
     # The row-at-a-time peer writes exactly the product's table of the single-key rules: equal work.
     assert steps["python_udf"]["violations"] == steps["evaluate_checks"]["violations"] > 0
     assert steps["python_udf"]["differs_from_product"] == 0
+    # the verdicts alone: the same failing pairs both ways
+    assert steps["verdicts_udf"]["failing_pairs"] == steps["verdicts_product"]["failing_pairs"] > 0
+    assert steps["verdicts_udf"]["differs_from_product"] == 0
     assert steps["evaluate_checks"]["expressions"] == 0 < steps["evaluate_default"]["expressions"]
     assert steps["great_expectations"]["rules_run"] == 2 < steps["great_expectations"]["rules_total"]
     # The field's engines ran every single-key rule at the target over the same rows and found failures; each
@@ -63,6 +68,7 @@ def test_run_size_measures_every_step_on_the_same_records(spark: SparkSession, t
         "eval_vs_floor",
         "gx_vs_eval",
         "udf_vs_eval",
+        "udf_verdicts_vs_product",
         "cuallee_vs_eval",
         "dqx_vs_eval",
         "catalog_300_vs_100",
