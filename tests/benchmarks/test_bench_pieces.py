@@ -219,13 +219,18 @@ def test_targets_compare_each_ratio_with_its_goal() -> None:
         "eval_vs_floor": True,
         "gx_vs_eval": True,
         "udf_vs_eval": False,
-        "cuallee_vs_eval": None,  # not measured in this result
+        "udf_verdicts_vs_product": None,  # not measured in this result
+        "cuallee_vs_eval": None,
         "dqx_vs_eval": None,
         "catalog_5000_vs_100": True,
         "binary_vs_spark_json": True,
         "replay_vs_bronze_floor": True,  # 5.0 / 2.0 = 2.5 <= 3
         "effective_vs_bronze_floor": False,  # 7.0 / 2.0 = 3.5 > 3
     }
+    # the verdicts alone: the UDF's seconds over the product's
+    result["steps"].update(verdicts_product={"seconds": 2.0}, verdicts_udf={"seconds": 7.0})
+    (verdicts,) = [t for t in size_targets(result) if t["name"] == "udf_verdicts_vs_product"]
+    assert (verdicts["measured"], verdicts["met"]) == (3.5, True)
     assert target("x", None, 1.0, "<=", "")["met"] is None
     # the whole-audit time is L's target only: 250 s misses 240
     large = {t["name"]: t for t in size_targets(_result("L", evaluation=3.0, floor=2.0, rows=1, total=250.0, py_rss=1))}
