@@ -40,9 +40,8 @@ from benchmarks.pyvalidator import Pair, failure
 from jobs.quality.gx import guard_spark_connect_import
 from schemas.constraints import CompiledCatalog, CompiledConstraint
 from schemas.violations import VIOLATIONS
-from transforms.configdef.checks import check_violation, with_parsed_value
 from transforms.configdef.selection import active_at
-from transforms.constraints.failures import single_key_failures, single_key_pairs
+from transforms.constraints.failures import single_key_failures, single_key_pairs, single_key_verdicts
 
 
 def applicable_checks(compiled: CompiledCatalog, level: int) -> list[CompiledConstraint]:
@@ -77,6 +76,13 @@ _FAILURE_INPUTS: Final = (
 )
 
 
+def udf_verdicts(pairs_df: DataFrame) -> DataFrame:
+    """``single_key_failures`` of ``single_key_pairs`` judged by the row-at-a-time UDF (``pyvalidator.failure``)."""
+    judge = F.udf(lambda *pair: failure(Pair(*pair)), _FAILURE, useArrow=False)
+    judged_df = pairs_df.select("*", judge(*_FAILURE_INPUTS).alias("violation"))
+    return single_key_failures(judged_df.select("*", F.col("violation.elements").alias("v_elems")))
+
+
 def python_udf_step(
     spark: SparkSession,
     inputs: EvalInputs,
@@ -89,7 +95,6 @@ def python_udf_step(
     """The product's evaluation of ``checks`` with each verdict from a row-at-a-time Python UDF, written to Delta;
     then the rows that differ from the product's own table ``product_table`` (both directions, run columns left
     out)."""
-    judge = F.udf(lambda *pair: failure(Pair(*pair)), _FAILURE, useArrow=False)
     topics_df = inputs.store.read("topics")
     cluster_df = inputs.store.read("cluster_state")
     table = "bench_python_udf"
@@ -97,9 +102,7 @@ def python_udf_step(
     def run() -> int:
         with inputs.as_audited(spark):
             effective_df = auditable(inputs)
-            pairs_df = single_key_pairs(effective_df, cluster_df, checks, inputs.target.level)
-            judged_df = pairs_df.select("*", judge(*_FAILURE_INPUTS).alias("violation"))
-            failures_df = single_key_failures(judged_df.select("*", F.col("violation.elements").alias("v_elems")))
+            failures_df = udf_verdicts(single_key_pairs(effective_df, cluster_df, checks, inputs.target.level))
             violations_df = violations(inputs, checks, effective_df, topics_df, cluster_df, failures_df=failures_df)
             inputs.out.ensure(table, VIOLATIONS)
             return inputs.out.overwrite(table, violations_df)
@@ -125,19 +128,9 @@ def verdict_steps(
     its failing pairs (``single_key_failures``) to Delta. The violation step both evaluations above share (messages,
     remediations, affected topics, fallbacks) is left out of both, so the ratio is the checks' own. The UDF's step
     records how many failing pairs differ from the product's (0 expected)."""
-    judge = F.udf(lambda *pair: failure(Pair(*pair)), _FAILURE, useArrow=False)
     cluster_df = inputs.store.read("cluster_state")
-
-    def product(pairs_df: DataFrame) -> DataFrame:
-        judged_df = pairs_df.transform(with_parsed_value).select("*", check_violation().alias("violation"))
-        return single_key_failures(judged_df)
-
-    def udf(pairs_df: DataFrame) -> DataFrame:
-        judged_df = pairs_df.select("*", judge(*_FAILURE_INPUTS).alias("violation"))
-        return single_key_failures(judged_df.select("*", F.col("violation.elements").alias("v_elems")))
-
     steps = {}
-    for name, verdicts in (("verdicts_product", product), ("verdicts_udf", udf)):
+    for name, verdicts in (("verdicts_product", single_key_verdicts), ("verdicts_udf", udf_verdicts)):
 
         def run(table: str = f"bench_{name}", verdicts: Any = verdicts) -> int:
             with inputs.as_audited(spark):

@@ -147,9 +147,7 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
         steps[name].extra["spark_jobs"] = jobs.total
     log.info("[%s] the verdicts alone: product and Python UDF", size.name)
     # at least two runs each, the faster kept: a first run of either plan pays its code generation
-    verdicts = peers.verdict_steps(spark, inputs, checks, memory=memory, repeats=max(2, size.repeats))
-    for name, verdict_step in verdicts.items():
-        steps[name] = verdict_step
+    steps.update(peers.verdict_steps(spark, inputs, checks, memory=memory, repeats=max(2, size.repeats)))
 
     pipeline_memory: dict[str, Any] = {}
     for name in ("ingest_binary", "audit"):

@@ -144,6 +144,12 @@ def single_key_failures(judged_df: DataFrame) -> DataFrame:
     )
 
 
+def single_key_verdicts(pairs_df: DataFrame) -> DataFrame:
+    """``single_key_failures`` of ``single_key_pairs`` judged by the native checks (``checks.check_violation`` over
+    ``checks.with_parsed_value``)."""
+    return single_key_failures(pairs_df.transform(with_parsed_value).select("*", check_violation().alias("violation")))
+
+
 def single_key_rows(effective_df: DataFrame) -> DataFrame:
     """The rows single-key rules judge: every row but inherited TOPIC and GROUP values (an inherited topic value is
     judged once, on the broker row it comes from)."""
@@ -418,9 +424,7 @@ def failures(
     """Every failing (row, rule) pair, FAILURE_COLUMNS; restricted to rules applying at the target or the
     current level when ``target_level`` is given, else for all levels."""
     pairs_df = single_key_pair_frame(effective_df, cluster_df, tables, target_level, rules.level_release_ranks)
-    failures_df = single_key_failures(
-        pairs_df.transform(with_parsed_value).select("*", check_violation().alias("violation"))
-    )
+    failures_df = single_key_verdicts(pairs_df)
     expr_df = expression_failures(effective_df, topics_df, cluster_df, rules, tables, target_level)
     return failures_df if expr_df is None else failures_df.unionByName(expr_df)
 
