@@ -11,11 +11,11 @@ java_major() {
 
 if [ "$(java_major)" -lt 17 ] 2>/dev/null; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing Java 17 (openjdk-17-jre-headless) with apt-get" >&2
+    echo "setup: installing Java 17 (openjdk-17-jdk-headless) with apt-get" >&2
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless >/dev/null
   else
-    echo "setup: Java 17 or newer is required; install openjdk-17-jre-headless (or any JDK >= 17) and re-run" >&2
+    echo "setup: Java 17 or newer is required; install openjdk-17-jdk-headless (or any JDK >= 17) and re-run" >&2
     exit 1
   fi
 fi
@@ -54,6 +54,21 @@ if [ ! -f "$DELTA_JARS/.complete" ] || [ "$DELTA_POM" -nt "$DELTA_JARS/.complete
   rm -rf "$DELTA_JARS"
   .venv/bin/python scripts/delta-jars/keep_new.py "$staging/jars" "$DELTA_JARS"
   touch "$DELTA_JARS/.complete"
+fi
+
+# Hadoop's local file system without a chmod / readlink process per file (jobs/runtime/java; jobs/runtime/session.py
+# puts it on the classpath of the local sessions it starts): compiled once against pyspark's own Hadoop. Without a
+# JDK's javac, local sessions keep Hadoop's own file system (the same tables, a few seconds slower per audit).
+LOCAL_FS=.venv/local-fs-classes
+if [ ! -f "$LOCAL_FS/.complete" ] || [ -n "$(find jobs/runtime/java -name '*.java' -newer "$LOCAL_FS/.complete")" ]; then
+  if command -v javac >/dev/null 2>&1; then
+    hadoop_api=$(ls .venv/lib/python*/site-packages/pyspark/jars/hadoop-client-api-*.jar | head -n 1)
+    rm -rf "$LOCAL_FS"
+    javac --release 17 -nowarn -cp "$hadoop_api" -d "$LOCAL_FS" jobs/runtime/java/*.java
+    touch "$LOCAL_FS/.complete"
+  else
+    echo "setup: no javac (a JDK's compiler): local sessions keep Hadoop's own local file system, which starts a chmod process per file written" >&2
+  fi
 fi
 
 # Kafka 4.4.0's own broker for the oracle's live test (tests/oracle, issue 60): its jars fetched once with Maven into

@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
+import stat
 import subprocess
 import textwrap
 from collections.abc import Callable
@@ -708,3 +710,23 @@ def test_two_processes_racing_for_a_partition_leave_one_of_their_contents_and_di
     assert sorted(c.get("version", -1) for c in created.values()) == [0, 1], created
     assert_created_with_the_table_properties(store, "fresh")
     assert_three_readers_agree(store, "fresh", _race_rows("one", "one") + _race_rows("two", "two"))
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="make setup compiles jobs/runtime/java with a JDK's javac")
+def test_a_local_session_writes_through_the_local_file_system_without_a_process_per_file(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    # jobs/runtime/java: permissions set in Java, no Hadoop .crc side files; the files' modes are Hadoop's own
+    # (0666 less the 022 umask of fs.permissions.umask-mode)
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
+    assert hadoop.get("fs.file.impl") == "kraftaudit.hadoop.LocalFileSystem"
+    assert hadoop.get("fs.AbstractFileSystem.file.impl") == "kraftaudit.hadoop.LocalFs"
+    table = tmp_path / "t"
+    spark.range(3).withColumn("p", F.col("id") % 2).write.format("delta").partitionBy("p").save(str(table))
+    spark.range(3, 5).withColumn("p", F.col("id") % 2).write.format("delta").mode("append").save(str(table))
+    files = [path for path in table.rglob("*") if path.is_file()]
+    assert not [path.name for path in files if path.name.startswith(".") and path.name.endswith(".crc")]
+    parquet = [path for path in files if path.suffix == ".parquet"]
+    assert parquet
+    assert {stat.S_IMODE(path.stat().st_mode) for path in parquet} == {0o644}
+    assert sorted(row.id for row in spark.read.format("delta").load(str(table)).collect()) == [0, 1, 2, 3, 4]
