@@ -34,7 +34,7 @@ from jobs.redaction_key import redaction_key
 from jobs.runtime import lookups
 from jobs.runtime.entry import run_job_file
 from jobs.runtime.expression_check import validate_with_spark
-from jobs.runtime.holding import Checkpoints, local_rows_for, plans_for
+from jobs.runtime.holding import Checkpoints, local_rows_for, plans_for, truncated
 from jobs.runtime.session import build_session
 from jobs.storage import open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
@@ -177,19 +177,27 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     if missing:
         raise InputError(f"no audited state in {settings.warehouse} ({', '.join(missing)}): run `kraft-audit audit`")
     clusters = list(settings.cluster_ids) or sorted({c.cluster_id for c in changes.changes if c.cluster_id})
-    features_df = _scoped(store.read("features"), clusters)
+    cluster_state_df = _scoped(store.read("cluster_state"), clusters)
+    # every changed layer and every shared resolution intermediate is computed once (jobs.runtime.holding): held as
+    # local relations when the audited state came from a small input (the records its replay applied)
+    (applied_sum,) = cluster_state_df.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
+    applied = int(applied_sum)
+    local_rows = local_rows_for(applied)
+
+    def read(name: str, df: DataFrame | None = None) -> DataFrame:
+        # a small state's tables are read once and held in the driver: every plan below starts from them instead of
+        # scanning the Delta table again (a large one's are read where the plans need them)
+        scoped = df if df is not None else _scoped(store.read(name), clusters)
+        return truncated(scoped, local_rows=local_rows) if local_rows else scoped
+
+    features_df = read("features")
     state = resolution_state(
         spark,
-        cluster_state=_scoped(store.read("cluster_state"), clusters),
-        **{name: _scoped(store.read(name), clusters) for name in RESOLUTION_INPUTS},
+        cluster_state=read("cluster_state", cluster_state_df),
+        **{name: read(name) for name in RESOLUTION_INPUTS},
     )
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
-    # every changed layer and every shared resolution intermediate is computed once (jobs.runtime.holding): held as
-    # local relations when the audited state came from a small input (the records its replay applied)
-    (applied_sum,) = state.cluster_state.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
-    applied = int(applied_sum)
-    local_rows = local_rows_for(applied)
 
     def at_target(s: ReplayResult) -> ReplayResult:
         return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
