@@ -36,7 +36,7 @@ from jobs.runtime.entry import run_job_file
 from jobs.runtime.expression_check import validate_with_spark
 from jobs.runtime.holding import Checkpoints, local_rows_for, plans_for, truncated
 from jobs.runtime.session import build_session
-from jobs.storage import open_store
+from jobs.storage import DeltaStore, open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.constraints import CompiledCatalog
 from schemas.errors import InputError
@@ -176,26 +176,8 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     missing = [name for name in (*RESOLUTION_INPUTS, "cluster_state", "features") if not store.exists(name)]
     if missing:
         raise InputError(f"no audited state in {settings.warehouse} ({', '.join(missing)}): run `kraft-audit audit`")
-    clusters = list(settings.cluster_ids) or sorted({c.cluster_id for c in changes.changes if c.cluster_id})
-    cluster_state_df = _scoped(store.read("cluster_state"), clusters)
-    # every changed layer and every shared resolution intermediate is computed once (jobs.runtime.holding): held as
-    # local relations when the audited state came from a small input (the records its replay applied)
-    (applied_sum,) = cluster_state_df.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
-    applied = int(applied_sum)
+    state, features_df, applied = _audited_state(spark, store, settings, changes)
     local_rows = local_rows_for(applied)
-
-    def read(name: str, df: DataFrame | None = None) -> DataFrame:
-        # a small state's tables are read once and held in the driver: every plan below starts from them instead of
-        # scanning the Delta table again (a large one's are read where the plans need them)
-        scoped = df if df is not None else _scoped(store.read(name), clusters)
-        return truncated(scoped, local_rows=local_rows) if local_rows else scoped
-
-    features_df = read("features")
-    state = resolution_state(
-        spark,
-        cluster_state=read("cluster_state", cluster_state_df),
-        **{name: read(name) for name in RESOLUTION_INPUTS},
-    )
     frames = lookups.catalog_frames(spark)
     target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
 
@@ -203,7 +185,8 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
 
     # a small input: no generated code, one partition; a mid-size one: no generated code
-    # (jobs.runtime.holding.plans_for)
+    # (jobs.runtime.holding.plans_for). Every changed layer and every shared resolution intermediate is computed once:
+    # local relations for a small input, else local checkpoints.
     with plans_for(spark, applied):
         layers = apply_changes(
             state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
@@ -240,6 +223,31 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         refused=refused,
         tables={"simulations": store.path("simulations")},
     )
+
+
+def _audited_state(
+    spark: SparkSession, store: DeltaStore, settings: audit.AuditSettings, changes: ChangeSet
+) -> tuple[ReplayResult, DataFrame, int]:
+    """The latest audited state of the simulated clusters (the resolution's inputs), their features and the records
+    their replay applied. A small state's tables (``local_rows_for``) are read once and held in the driver: every
+    plan of the simulation starts from them instead of scanning the Delta tables again; a large one's are read where
+    the plans need them."""
+    clusters = list(settings.cluster_ids) or sorted({c.cluster_id for c in changes.changes if c.cluster_id})
+    cluster_state_df = _scoped(store.read("cluster_state"), clusters)
+    (applied_sum,) = cluster_state_df.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
+    applied = int(applied_sum)
+    local_rows = local_rows_for(applied)
+
+    def read(name: str, df: DataFrame | None = None) -> DataFrame:
+        scoped = df if df is not None else _scoped(store.read(name), clusters)
+        return truncated(scoped, local_rows=local_rows) if local_rows else scoped
+
+    state = resolution_state(
+        spark,
+        cluster_state=read("cluster_state", cluster_state_df),
+        **{name: read(name) for name in RESOLUTION_INPUTS},
+    )
+    return state, read("features"), applied
 
 
 def _violations_before_after(
