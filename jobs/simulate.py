@@ -34,7 +34,7 @@ from jobs.redaction_key import redaction_key
 from jobs.runtime import lookups
 from jobs.runtime.entry import run_job_file
 from jobs.runtime.expression_check import validate_with_spark
-from jobs.runtime.holding import Checkpoints, local_rows_for, plans_for, truncated
+from jobs.runtime.holding import LOCAL_ROWS, Checkpoints, local_rows_for, plans_for, truncated
 from jobs.runtime.session import build_session
 from jobs.storage import DeltaStore, open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
@@ -233,20 +233,17 @@ def _audited_state(
     plan of the simulation starts from them instead of scanning the Delta tables again; a large one's are read where
     the plans need them."""
     clusters = list(settings.cluster_ids) or sorted({c.cluster_id for c in changes.changes if c.cluster_id})
-    cluster_state_df = _scoped(store.read("cluster_state"), clusters)
+    # a row per cluster: held in the driver whatever the state's size (read once), the records applied summed there
+    cluster_state_df = truncated(_scoped(store.read("cluster_state"), clusters), local_rows=LOCAL_ROWS)
     (applied_sum,) = cluster_state_df.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
     applied = int(applied_sum)
     local_rows = local_rows_for(applied)
 
-    def read(name: str, df: DataFrame | None = None) -> DataFrame:
-        scoped = df if df is not None else _scoped(store.read(name), clusters)
+    def read(name: str) -> DataFrame:
+        scoped = _scoped(store.read(name), clusters)
         return truncated(scoped, local_rows=local_rows) if local_rows else scoped
 
-    state = resolution_state(
-        spark,
-        cluster_state=read("cluster_state", cluster_state_df),
-        **{name: read(name) for name in RESOLUTION_INPUTS},
-    )
+    state = resolution_state(spark, cluster_state=cluster_state_df, **{name: read(name) for name in RESOLUTION_INPUTS})
     return state, read("features"), applied
 
 
