@@ -57,17 +57,30 @@ if [ ! -f "$DELTA_JARS/.complete" ] || [ "$DELTA_POM" -nt "$DELTA_JARS/.complete
 fi
 
 # Hadoop's local file system without a chmod / readlink process per file (jobs/runtime/java; jobs/runtime/session.py
-# puts it on the classpath of the local sessions it starts): compiled once against pyspark's own Hadoop. Without a
-# JDK's javac, local sessions keep Hadoop's own file system (the same tables, a few seconds slower per audit).
-LOCAL_FS=.venv/local-fs-classes
-if [ ! -f "$LOCAL_FS/.complete" ] || [ -n "$(find jobs/runtime/java -name '*.java' -newer "$LOCAL_FS/.complete")" ]; then
-  if command -v javac >/dev/null 2>&1; then
+# puts it on the classpath of the local sessions it starts): compiled once against pyspark's own Hadoop, as a jar (the
+# class-data archive below takes jars only). Without a JDK's javac and jar, local sessions keep Hadoop's own file
+# system (the same tables, a few seconds slower per audit).
+LOCAL_FS=.venv/kraft-audit-local-fs.jar
+if [ ! -f "$LOCAL_FS" ] || [ -n "$(find jobs/runtime/java -name '*.java' -newer "$LOCAL_FS")" ]; then
+  if command -v javac >/dev/null 2>&1 && command -v jar >/dev/null 2>&1; then
     hadoop_api=$(ls .venv/lib/python*/site-packages/pyspark/jars/hadoop-client-api-*.jar | head -n 1)
-    rm -rf "$LOCAL_FS"
-    javac --release 17 -nowarn -cp "$hadoop_api" -d "$LOCAL_FS" jobs/runtime/java/*.java
-    touch "$LOCAL_FS/.complete"
+    classes=$(mktemp -d)
+    javac --release 17 -nowarn -cp "$hadoop_api" -d "$classes" jobs/runtime/java/*.java
+    jar --create --file "$LOCAL_FS.tmp" -C "$classes" .
+    mv "$LOCAL_FS.tmp" "$LOCAL_FS"
+    rm -rf "$classes" .venv/local-fs-classes
   else
     echo "setup: no javac (a JDK's compiler): local sessions keep Hadoop's own local file system, which starts a chmod process per file written" >&2
+  fi
+fi
+
+# The driver's class-data archive (HotSpot's AppCDS; jobs/runtime/session.py maps it into the local JVMs it starts):
+# the classes a small pipeline run loads, written by one such run once the jars above are in place, again whenever
+# one of them (or the venv) is newer. Without it sessions start a few seconds slower, nothing else changes.
+ARCHIVE=.venv/spark-classes.jsa
+if [ ! -f "$ARCHIVE" ] || [ -n "$(find "$STAMP" "$DELTA_JARS/.complete" "$LOCAL_FS" scripts/class_archive.py -newer "$ARCHIVE" 2>/dev/null)" ]; then
+  if ! SPARK_LOCAL_IP=127.0.0.1 .venv/bin/python scripts/class_archive.py "$ARCHIVE"; then
+    echo "setup: the class-data archive could not be written; local sessions start without it" >&2
   fi
 fi
 

@@ -73,6 +73,9 @@ def build_session(
     collector = _driver_collector() if local and not launched else ""
     if collector:  # a JVM this builder starts (a launcher's JVM is running already: its collector is chosen)
         conf["spark.driver.extraJavaOptions"] = f"{collector} {conf['spark.driver.extraJavaOptions']}"
+    archive = _class_archive_options() if local and not launched else ""
+    if archive:
+        conf["spark.driver.extraJavaOptions"] = f"{archive} {conf['spark.driver.extraJavaOptions']}"
     if master:
         conf["spark.master"] = master
     if shuffle_partitions is not None:
@@ -157,9 +160,9 @@ def _delta_jars() -> dict[str, str]:
     return {"spark.jars.packages": DELTA_PACKAGE, "spark.jars.excludes": DELTA_EXCLUDED}
 
 
-def local_fs_dir() -> Path:
-    """Where ``make setup`` compiled ``jobs/runtime/java`` (``KRAFT_AUDIT_LOCAL_FS`` to point elsewhere)."""
-    return Path(os.environ.get("KRAFT_AUDIT_LOCAL_FS") or Path(sys.prefix) / "local-fs-classes")
+def local_fs_jar() -> Path:
+    """Where ``make setup`` built ``jobs/runtime/java`` (``KRAFT_AUDIT_LOCAL_FS`` to point elsewhere)."""
+    return Path(os.environ.get("KRAFT_AUDIT_LOCAL_FS") or Path(sys.prefix) / "kraft-audit-local-fs.jar")
 
 
 def _local_file_system(submitted: Mapping[str, str]) -> dict[str, str]:
@@ -167,18 +170,35 @@ def _local_file_system(submitted: Mapping[str, str]) -> dict[str, str]:
     native library, Hadoop's own runs a ``chmod`` process for every file it writes and ``readlink`` processes for
     every Delta commit (about 600 in a small audit, ~3 s of a warm audit's 26 s measured on the oracle's
     fixtures); this one makes the same calls in Java. Only for a JVM this builder starts, when ``make setup``
-    compiled it and the launcher did not choose the driver's class path itself."""
-    classes = local_fs_dir()
-    if "spark.driver.extraClassPath" in submitted or not (classes / _LOCAL_FS_CLASS).is_file():
+    built it and the launcher did not choose the driver's class path itself."""
+    jar = local_fs_jar()
+    if "spark.driver.extraClassPath" in submitted or not jar.is_file():
         return {}
     return {
-        "spark.driver.extraClassPath": str(classes),
+        "spark.driver.extraClassPath": str(jar),
         "spark.hadoop.fs.file.impl": "kraftaudit.hadoop.LocalFileSystem",
         "spark.hadoop.fs.AbstractFileSystem.file.impl": "kraftaudit.hadoop.LocalFs",
     }
 
 
-_LOCAL_FS_CLASS = "kraftaudit/hadoop/LocalFileSystem.class"
+def class_archive() -> Path:
+    """Where ``make setup`` wrote the driver's class-data archive (``KRAFT_AUDIT_CLASS_ARCHIVE`` to point
+    elsewhere; empty: none)."""
+    given = os.environ.get("KRAFT_AUDIT_CLASS_ARCHIVE")
+    return Path(given) if given is not None else Path(sys.prefix) / "spark-classes.jsa"
+
+
+def _class_archive_options() -> str:
+    """The JVM options that map the classes a run loads from ``class_archive`` (HotSpot's application class-data
+    sharing, JDK 17's dynamic archive, written by ``scripts/class_archive.py`` at set-up) instead of reading,
+    verifying and linking them from Spark's jars again: a local session starts in about 4 s instead of 6-7 and
+    a small gate runs ~7 % faster (``docs/performance-history.md``). The JVM checks the archive against its own
+    build and class path and ignores one that does not match (say, after pyspark was reinstalled: ``make
+    setup`` writes it again); its messages about that are silenced, a run behaves the same with or without it."""
+    archive = class_archive()
+    if not str(archive) or str(archive) == "." or not archive.is_file():
+        return ""
+    return f"-XX:SharedArchiveFile={archive} -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off"
 
 
 def _names_delta(submitted: Mapping[str, str]) -> bool:

@@ -3,9 +3,14 @@ test_spark_submit.py)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from jobs.runtime.session import _master_from_submit_args, _submitted_conf
+from jobs.runtime.session import _master_from_submit_args, _submitted_conf, class_archive
 
 
 @pytest.mark.parametrize(
@@ -64,6 +69,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> _Recorded:
         *session._JVM_OPTION_VARIABLES,
     ):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("KRAFT_AUDIT_CLASS_ARCHIVE", "")  # none: the collector's tests see the options alone
     return builder
 
 
@@ -102,3 +108,51 @@ def test_a_cluster_master_gets_no_collector(recorded: _Recorded) -> None:
 
     build_session(master="spark://10.0.0.1:7077")
     assert recorded.conf["spark.driver.extraJavaOptions"] == "-Duser.timezone=UTC"
+
+
+def test_a_local_driver_jvm_maps_the_class_archive_when_there_is_one(
+    recorded: _Recorded, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from jobs.runtime.session import build_session
+
+    archive = tmp_path / "classes.jsa"
+    monkeypatch.setenv("KRAFT_AUDIT_CLASS_ARCHIVE", str(archive))
+    build_session()  # absent: no option (a JVM told to map a missing archive says so on every start)
+    assert "SharedArchiveFile" not in recorded.conf["spark.driver.extraJavaOptions"]
+    archive.write_bytes(b"")
+    build_session()
+    options = recorded.conf["spark.driver.extraJavaOptions"].split()
+    assert f"-XX:SharedArchiveFile={archive}" in options and "-Xshare:auto" in options
+    assert "-XX:+UseParallelGC" in options and "-Duser.timezone=UTC" in options
+    recorded.conf.clear()
+    build_session(master="spark://10.0.0.1:7077")  # a cluster's driver: not a JVM of this machine's set-up
+    assert "SharedArchiveFile" not in recorded.conf["spark.driver.extraJavaOptions"]
+
+
+_LOADS = """
+import sys
+from jobs.runtime.session import build_session
+spark = build_session(app_name="class-archive")
+spark.range(3).write.format("delta").save(sys.argv[1])
+assert spark.read.format("delta").load(sys.argv[1]).count() == 3
+"""
+
+
+@pytest.mark.integration
+def test_a_session_started_by_the_builder_loads_spark_and_delta_from_the_archive_setup_wrote(tmp_path: Path) -> None:
+    # make setup writes it (scripts/class_archive.py); HotSpot logs where each class came from
+    assert class_archive().is_file(), "make setup writes the class-data archive"
+    log = tmp_path / "classes.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KRAFT_AUDIT_CLASS")}
+    env["JDK_JAVA_OPTIONS"] = f"-Xlog:class+load=info:file={log}"
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADS, str(tmp_path / "t")], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    sources = {}
+    for line in log.read_text().splitlines():
+        name, _, source = line.partition(" source: ")
+        sources[name.rsplit(" ", 1)[-1]] = source
+    assert sources["org.apache.spark.sql.Dataset"] == "shared objects file (top)"
+    assert sources["org.apache.spark.sql.delta.DeltaLog"] == "shared objects file (top)"

@@ -1,0 +1,57 @@
+"""Write the driver's class-data archive: ``python scripts/class_archive.py ARCHIVE`` (``make setup`` runs it).
+
+One small pipeline run (the demo's synthetic fleet: ingest, data quality, audit, report) in a local session whose JVM
+is started with ``-XX:ArchiveClassesAtExit``: when that JVM exits, HotSpot writes every class it loaded from the
+class path into ARCHIVE, and later sessions started by ``jobs.runtime.session.build_session`` map them from there
+(``_class_archive_options``). The session is built by the same builder, so the class path is the one later sessions
+have. The archive is written beside ARCHIVE and moved into place once the JVM has exited.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from jobs import demo
+from jobs.runtime.session import build_session
+from synthetic.spec import FleetSpec
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: class_archive.py ARCHIVE", file=sys.stderr)
+        return 2
+    archive = Path(argv[0]).resolve()
+    partial = archive.with_name(archive.name + ".partial")
+    partial.unlink(missing_ok=True)
+    os.environ["KRAFT_AUDIT_CLASS_ARCHIVE"] = ""  # the run loads every class from the jars, as none is archived yet
+    logging.disable(logging.WARNING)
+    spark = build_session(
+        app_name="kraft-audit-class-archive",
+        extra_conf={
+            "spark.driver.extraJavaOptions": f"-XX:ArchiveClassesAtExit={partial} -Xlog:cds=off -Xlog:cds+dynamic=off"
+            " -XX:+UseParallelGC -Duser.timezone=UTC"
+        },
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        fleet = FleetSpec(out=str(Path(scratch) / "fleet"), clusters=1, topics=3, overwrite=True, seed=7)
+        settings = demo.DemoSettings(warehouse=str(Path(scratch) / "warehouse"), fleet=fleet)
+        demo.run(spark, settings)
+    gateway = spark.sparkContext._gateway
+    spark.stop()
+    jvm = gateway.proc  # the JVM writes the archive as it exits, once its standard input closes
+    jvm.stdin.close()
+    jvm.wait(timeout=300)
+    if not partial.is_file():
+        print(f"class_archive: the JVM wrote no archive ({partial})", file=sys.stderr)
+        return 1
+    partial.replace(archive)
+    print(f"class_archive: {archive} ({archive.stat().st_size // 2**20} MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
