@@ -8,10 +8,15 @@ the runtime and not with the pure plans of ``transforms.constraints``.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any, Final
 
 from py4j.protocol import Py4JJavaError
@@ -45,6 +50,8 @@ from transforms.configdef.expressions import (
     has_double_colon_cast,
 )
 from transforms.configdef.functions import DENIED_FUNCTIONS, function_problem
+
+log = logging.getLogger("kraft_audit")
 
 # Analysis errors that mean the expression is not evaluated row by row.
 _NOT_ROW_LEVEL: Final = frozenset(
@@ -346,11 +353,74 @@ def _validate_regex(rule: CompiledConstraint, spark: SparkSession) -> None:
 def validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None:
     """Reject expressions that do not parse, name unknown fields or are not boolean; and non-Java regexes.
 
-    Analyses every expression against an empty DataFrame with exactly the context columns (no Spark job runs).
+    Analyses every expression against an empty DataFrame with exactly the context columns (no Spark job runs). A
+    catalog this machine validated before, with the same Spark, Java and checking code, is not analysed again
+    (:func:`validation_cache`); a catalog that fails is analysed every time.
 
     Raises:
         ConfigError: ``"<file>: constraint <id>: <reason>"`` for the first bad rule.
     """
+    marker = _validated_marker(rules, spark)
+    if marker is not None and marker.is_file():
+        return
+    _validate_with_spark(rules, spark)
+    if marker is not None:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError as error:  # a read-only home: validated again next time
+            log.debug("validation cache not written: %s", error)
+
+
+def validation_cache() -> Path | None:
+    """Where successful validations are remembered: ``KRAFT_AUDIT_VALIDATION_CACHE`` (empty: nowhere), else
+    ``$XDG_CACHE_HOME/kraft-audit/validated-catalogs`` (``~/.cache`` by default). One empty file per validated
+    catalog, named by the digest of everything the analysis reads."""
+    given = os.environ.get("KRAFT_AUDIT_VALIDATION_CACHE")
+    if given is not None:
+        return Path(given) if given else None
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kraft-audit" / "validated-catalogs"
+
+
+def _validated_marker(rules: CompiledCatalog, spark: SparkSession) -> Path | None:
+    """The cache file of this catalog's validation: a digest of the rules it reads (every expression and regex
+    rule, as compiled), the Spark and Java versions, the session's case sensitivity (analysis resolves names with
+    it) and the source of the code that checks (:func:`_checking_code_digest`)."""
+    cache_dir = validation_cache()
+    if cache_dir is None:
+        return None
+    digest = hashlib.sha256()
+    jvm = spark._jvm
+    for part in (
+        spark.version,
+        str(jvm.java.lang.System.getProperty("java.version")),  # type: ignore[union-attr]
+        str(spark.conf.get("spark.sql.caseSensitive", "false")),
+        _checking_code_digest(),
+    ):
+        digest.update(part.encode() + b"\0")
+    checked = [r for r in rules.rules if r.constraint.expr is not None or r.constraint.check is not None]
+    digest.update(json.dumps([r.model_dump(mode="json") for r in checked], sort_keys=True).encode())
+    return cache_dir / digest.hexdigest()
+
+
+@cache
+def _checking_code_digest() -> str:
+    """The digest of the source of what decides a validation: this module, the expression rules and limits of
+    ``transforms.configdef`` and the schemas of the evaluation's context."""
+    root = Path(__file__).resolve().parents[2]
+    files = [
+        Path(__file__).resolve(),
+        *sorted((root / "transforms" / "configdef").glob("*.py")),
+        *(root / "schemas" / name for name in ("evaluation.py", "kafka_vocabulary.py", "constraints.py")),
+    ]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _validate_with_spark(rules: CompiledCatalog, spark: SparkSession) -> None:
     # Each distinct expression of a resource type (its context columns) and each distinct regex is analysed once,
     # by its first rule: a rule that repeats one judged already would get the same answer. A bad one is reported
     # by the first rule that has it, as when every rule was analysed. Catalogs repeat them: the default catalog's

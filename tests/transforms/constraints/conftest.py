@@ -18,6 +18,12 @@ from transforms.configdef.selection import compile_catalog
 ROOT = Path(__file__).resolve().parents[3]
 
 
+@pytest.fixture(autouse=True)
+def analysed_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The validation tests here see Spark analyse every catalog they give (no remembered validation)."""
+    monkeypatch.setenv("KRAFT_AUDIT_VALIDATION_CACHE", "")
+
+
 @pytest.fixture(scope="session")
 def mv_table() -> MetadataVersionTable:
     """The real metadata.version table of conf/."""

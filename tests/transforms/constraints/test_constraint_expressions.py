@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from jobs.runtime import expression_check
 from jobs.runtime.expression_check import validate_with_spark
 from schemas.constraints import CompiledCatalog
 from schemas.errors import ConfigError
@@ -346,3 +348,31 @@ constraints:
         "holds": OUTCOME_HOLDS,
         "is-false": OUTCOME_FALSE,
     }
+
+
+@pytest.mark.spark
+def test_a_catalog_validated_once_is_not_analysed_again_and_a_failing_one_always_is(
+    spark: Any, compile_yaml: Callable[..., CompiledCatalog], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("KRAFT_AUDIT_VALIDATION_CACHE", str(tmp_path))
+    good = compile_yaml('constraints: [{id: g, resource: topic, configs: [a], expr: "cast(value as int) > 1"}]')
+    other = compile_yaml('constraints: [{id: g, resource: topic, configs: [a], expr: "cast(value as int) > 2"}]')
+    bad = compile_yaml('constraints: [{id: b, resource: topic, configs: [a], expr: "no_such_field > 1"}]')
+    validate_with_spark(good, spark)
+    assert len(list(tmp_path.iterdir())) == 1
+    analysed: list[int] = []
+    analyse = expression_check._validate_batch
+    monkeypatch.setattr(
+        expression_check, "_validate_batch", lambda rules, df: analysed.append(len(rules)) or analyse(rules, df)
+    )
+    validate_with_spark(good, spark)  # remembered: Spark is not asked again
+    assert analysed == []
+    validate_with_spark(other, spark)  # another expression: analysed, then remembered too
+    assert analysed == [1] and len(list(tmp_path.iterdir())) == 2
+    for _ in range(2):  # a failing catalog is analysed every time and never remembered
+        with pytest.raises(ConfigError, match="unknown field"):
+            validate_with_spark(bad, spark)
+    assert analysed == [1, 1, 1] and len(list(tmp_path.iterdir())) == 2
+    monkeypatch.setattr(spark.conf, "get", lambda key, default=None: "true" if "caseSensitive" in key else default)
+    marker = expression_check._validated_marker(good, spark)
+    assert marker is not None and not marker.exists()  # names resolved case-sensitively: not the same analysis
