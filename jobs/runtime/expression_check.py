@@ -9,9 +9,12 @@ the runtime and not with the pure plans of ``transforms.constraints``.
 from __future__ import annotations
 
 import hashlib
+import importlib
+import inspect
 import json
 import logging
 import os
+import pkgutil
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -390,13 +393,18 @@ def _validated_marker(rules: CompiledCatalog, spark: SparkSession) -> Path | Non
     cache_dir = validation_cache()
     if cache_dir is None:
         return None
+    try:
+        code = _checking_code_digest()
+    except (OSError, TypeError) as error:  # sources not shipped (bytecode only): validated every time
+        log.debug("validation cache off: %s", error)
+        return None
     digest = hashlib.sha256()
     jvm = spark._jvm
     for part in (
         spark.version,
         str(jvm.java.lang.System.getProperty("java.version")),  # type: ignore[union-attr]
         str(spark.conf.get("spark.sql.caseSensitive", "false")),
-        _checking_code_digest(),
+        code,
     ):
         digest.update(part.encode() + b"\0")
     checked = [r for r in rules.rules if r.constraint.expr is not None or r.constraint.check is not None]
@@ -407,16 +415,20 @@ def _validated_marker(rules: CompiledCatalog, spark: SparkSession) -> Path | Non
 @cache
 def _checking_code_digest() -> str:
     """The digest of the source of what decides a validation: this module, the expression rules and limits of
-    ``transforms.configdef`` and the schemas of the evaluation's context."""
-    root = Path(__file__).resolve().parents[2]
-    files = [
-        Path(__file__).resolve(),
-        *sorted((root / "transforms" / "configdef").glob("*.py")),
-        *(root / "schemas" / name for name in ("evaluation.py", "kafka_vocabulary.py", "constraints.py")),
+    ``transforms.configdef`` and the schemas of the evaluation's context (read through their loaders, so a
+    ``--py-files`` zip works as a checkout does)."""
+    import transforms.configdef as configdef
+
+    names = [
+        __name__,
+        *sorted(f"{configdef.__name__}.{m.name}" for m in pkgutil.iter_modules(configdef.__path__)),
+        "schemas.evaluation",
+        "schemas.kafka_vocabulary",
+        "schemas.constraints",
     ]
     digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.read_bytes())
+    for name in names:
+        digest.update(name.encode() + b"\0" + inspect.getsource(importlib.import_module(name)).encode())
     return digest.hexdigest()
 
 
