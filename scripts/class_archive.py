@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from jobs import demo
-from jobs.runtime.session import build_session
+from jobs.runtime.session import CLASS_ARCHIVE_QUIET, build_session
 from synthetic.spec import FleetSpec
 
 
@@ -29,13 +29,10 @@ def main(argv: list[str]) -> int:
     partial.unlink(missing_ok=True)
     os.environ["KRAFT_AUDIT_CLASS_ARCHIVE"] = ""  # the run loads every class from the jars, as none is archived yet
     logging.disable(logging.WARNING)
-    spark = build_session(
-        app_name="kraft-audit-class-archive",
-        extra_conf={
-            "spark.driver.extraJavaOptions": f"-XX:ArchiveClassesAtExit={partial} -Xlog:cds=off -Xlog:cds+dynamic=off"
-            " -XX:+UseParallelGC -Duser.timezone=UTC"
-        },
-    )
+    # only the class path decides whether a later JVM can map the archive: the builder's other JVM options (its
+    # collector, the UTC zone) are left out of this run's, which is thrown away
+    dump = f"-XX:ArchiveClassesAtExit={partial} {CLASS_ARCHIVE_QUIET}"
+    spark = build_session(app_name="kraft-audit-class-archive", extra_conf={"spark.driver.extraJavaOptions": dump})
     with tempfile.TemporaryDirectory() as scratch:
         fleet = FleetSpec(out=str(Path(scratch) / "fleet"), clusters=1, topics=3, overwrite=True, seed=7)
         settings = demo.DemoSettings(warehouse=str(Path(scratch) / "warehouse"), fleet=fleet)

@@ -181,11 +181,18 @@ def _local_file_system(submitted: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def class_archive() -> Path:
+def class_archive() -> Path | None:
     """Where ``make setup`` wrote the driver's class-data archive (``KRAFT_AUDIT_CLASS_ARCHIVE`` to point
     elsewhere; empty: none)."""
     given = os.environ.get("KRAFT_AUDIT_CLASS_ARCHIVE")
-    return Path(given) if given is not None else Path(sys.prefix) / "spark-classes.jsa"
+    if given is None:
+        return Path(sys.prefix) / "spark-classes.jsa"
+    return Path(given) if given else None
+
+
+# HotSpot's messages about class-data sharing (an archive that does not match the JVM or its class path, classes it
+# cannot archive) stay out of the run's output.
+CLASS_ARCHIVE_QUIET: Final = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 
 
 def _class_archive_options() -> str:
@@ -196,9 +203,9 @@ def _class_archive_options() -> str:
     build and class path and ignores one that does not match (say, after pyspark was reinstalled: ``make
     setup`` writes it again); its messages about that are silenced, a run behaves the same with or without it."""
     archive = class_archive()
-    if not str(archive) or str(archive) == "." or not archive.is_file():
+    if archive is None or not archive.is_file():
         return ""
-    return f"-XX:SharedArchiveFile={archive} -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off"
+    return f"-XX:SharedArchiveFile={archive} -Xshare:auto {CLASS_ARCHIVE_QUIET}"
 
 
 def _names_delta(submitted: Mapping[str, str]) -> bool:

@@ -141,7 +141,8 @@ assert spark.read.format("delta").load(sys.argv[1]).count() == 3
 @pytest.mark.integration
 def test_a_session_started_by_the_builder_loads_spark_and_delta_from_the_archive_setup_wrote(tmp_path: Path) -> None:
     # make setup writes it (scripts/class_archive.py); HotSpot logs where each class came from
-    assert class_archive().is_file(), "make setup writes the class-data archive"
+    archive = class_archive()
+    assert archive is not None and archive.is_file(), "make setup writes the class-data archive"
     log = tmp_path / "classes.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("KRAFT_AUDIT_CLASS")}
     env["JDK_JAVA_OPTIONS"] = f"-Xlog:class+load=info:file={log}"

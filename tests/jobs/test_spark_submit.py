@@ -186,7 +186,7 @@ def spark_submit(package: Path, tmp: Path, name: str, master: str, *conf: str) -
         command, cwd=cwd, env=child_env(tmp), capture_output=True, text=True, timeout=900, check=False
     )
     summary_file = cwd / "summary.json"
-    assert summary_file.exists(), result.stdout[-3000:] + "@@@" + result.stderr[-3000:]
+    assert summary_file.exists(), f"{result.stdout[-3000:]}\n--- stderr ---\n{result.stderr[-3000:]}"
     return Submitted(
         returncode=result.returncode,
         stdout=result.stdout,
