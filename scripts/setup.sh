@@ -23,6 +23,35 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
+
+# Maven's downloads run beside pip's install (they share nothing but the network): Delta Lake's jars for local
+# sessions (jobs/runtime/session.py adds them to spark.jars), fetched once from Maven Central, then offline; and Kafka
+# 4.4.0's own broker for the oracle's live test (tests/oracle, issue 60), fetched once into ~/.cache/kraft-audit/kafka
+# (KRAFT_AUDIT_KAFKA_CACHE), outside the repository, a present release skipped. `make kafka-runtime` fetches the other
+# releases the oracle compares.
+DELTA_JARS=.venv/delta-jars
+DELTA_POM=scripts/delta-jars/pom.xml
+need_delta=0
+if [ ! -f "$DELTA_JARS/.complete" ] || [ "$DELTA_POM" -nt "$DELTA_JARS/.complete" ]; then
+  need_delta=1
+fi
+if ! command -v mvn >/dev/null 2>&1; then
+  echo "setup: Maven (mvn) is needed once to fetch Delta Lake's jars (io.delta:delta-spark_4.2_2.13) and Kafka 4.4.0 from Maven Central; install maven and re-run" >&2
+  exit 2
+fi
+maven_dir=$(mktemp -d)
+(
+  if [ "$need_delta" = 1 ] && ! mvn -q -B -f "$DELTA_POM" dependency:copy-dependencies -DincludeScope=runtime \
+      -DoutputDirectory="$maven_dir/jars" >"$maven_dir/delta.log" 2>&1; then
+    touch "$maven_dir/delta.failed"
+  fi
+  if ! scripts/kafka-oracle/fetch.sh 4.4.0 >"$maven_dir/kafka.log" 2>&1; then
+    touch "$maven_dir/kafka.failed"
+  fi
+) &
+maven_pid=$!
+trap 'kill "$maven_pid" 2>/dev/null || true; rm -rf "$maven_dir"' EXIT
+
 STAMP=.venv/.kraft-audit-installed
 if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
@@ -33,26 +62,22 @@ if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
   touch "$STAMP"
 fi
 
-# Delta Lake's jars for local sessions (jobs/runtime/session.py adds them to spark.jars): fetched once from Maven Central with
-# Maven, then offline. Only the jars pyspark does not ship already are kept (the same artifact in another version
-# would sit beside Spark's own on the classpath).
-DELTA_JARS=.venv/delta-jars
-DELTA_POM=scripts/delta-jars/pom.xml
-if [ ! -f "$DELTA_JARS/.complete" ] || [ "$DELTA_POM" -nt "$DELTA_JARS/.complete" ]; then
-  if ! command -v mvn >/dev/null 2>&1; then
-    echo "setup: Maven (mvn) is needed once to fetch Delta Lake's jars (io.delta:delta-spark_4.2_2.13) from Maven Central; install maven and re-run" >&2
-    exit 2
-  fi
-  staging=$(mktemp -d)
-  trap 'rm -rf "$staging"' EXIT
-  if ! mvn -q -B -f "$DELTA_POM" dependency:copy-dependencies -DincludeScope=runtime \
-      -DoutputDirectory="$staging/jars" >"$staging/mvn.log" 2>&1; then
-    tail -n 20 "$staging/mvn.log" >&2
-    echo "setup: Maven could not fetch Delta Lake's jars from Maven Central (see above)" >&2
-    exit 2
-  fi
+wait "$maven_pid" || true
+if [ -f "$maven_dir/delta.failed" ]; then
+  tail -n 20 "$maven_dir/delta.log" >&2
+  echo "setup: Maven could not fetch Delta Lake's jars from Maven Central (see above)" >&2
+  exit 2
+fi
+if [ -f "$maven_dir/kafka.failed" ]; then
+  cat "$maven_dir/kafka.log" >&2
+  echo "setup: Maven could not fetch Kafka 4.4.0 (org.apache.kafka:kafka_2.13) from Maven Central (see above)" >&2
+  exit 2
+fi
+if [ "$need_delta" = 1 ]; then
+  # only the jars pyspark does not ship already are kept (the same artifact in another version would sit beside
+  # Spark's own on the classpath)
   rm -rf "$DELTA_JARS"
-  .venv/bin/python scripts/delta-jars/keep_new.py "$staging/jars" "$DELTA_JARS"
+  .venv/bin/python scripts/delta-jars/keep_new.py "$maven_dir/jars" "$DELTA_JARS"
   touch "$DELTA_JARS/.complete"
 fi
 
@@ -82,12 +107,4 @@ if [ ! -f "$ARCHIVE" ] || [ -n "$(find "$STAMP" "$DELTA_JARS/.complete" "$LOCAL_
   if ! SPARK_LOCAL_IP=127.0.0.1 .venv/bin/python scripts/class_archive.py "$ARCHIVE"; then
     echo "setup: the class-data archive could not be written; local sessions start without it" >&2
   fi
-fi
-
-# Kafka 4.4.0's own broker for the oracle's live test (tests/oracle, issue 60): its jars fetched once with Maven into
-# ~/.cache/kraft-audit/kafka (KRAFT_AUDIT_KAFKA_CACHE), outside the repository; a present release is skipped.
-# `make kafka-runtime` fetches the other releases the oracle compares.
-if ! scripts/kafka-oracle/fetch.sh 4.4.0 >/dev/null; then
-  echo "setup: Maven could not fetch Kafka 4.4.0 (org.apache.kafka:kafka_2.13) from Maven Central (see above)" >&2
-  exit 2
 fi
