@@ -19,16 +19,16 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
 
 from jobs import conf_loader, lifecycle, quality, upgrade_effects
 from jobs.audit_steps.evaluate import Evaluated, evaluate
 from jobs.audit_steps.extract import extract
-from jobs.audit_steps.resolve import Resolved, replay_and_resolve
+from jobs.audit_steps.resolve import Resolved, Targets, replay_and_resolve
 from jobs.audit_steps.settings import AuditResult, AuditSettings, Rules
 from jobs.audit_steps.summarize import summarize
 from jobs.audit_steps.tables import RUN_TABLES, STATE_TABLES
@@ -44,6 +44,8 @@ from schemas.changes import changes_from_remediations, dump_changes
 from schemas.constraints import ConstraintCatalog
 from schemas.errors import StorageError, UsageError
 from schemas.kafka_catalog import release_rank
+from schemas.metadata_version import MetadataVersionTable
+from schemas.per_cluster import PerCluster, per_cluster
 from schemas.upgrade_effects import UpgradeWith
 from transforms.configdef.generate import generate_default_catalog
 from transforms.configdef.selection import compile_catalog
@@ -55,6 +57,7 @@ HELP = "replay, resolve, evaluate and write violations for ingested data"
 log = logging.getLogger("kraft_audit")
 
 
+T = TypeVar("T")
 _KAFKA_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?")
 JAVA_LONG_MAX = (1 << 63) - 1  # Kafka's offsets are Java longs
 
@@ -74,8 +77,10 @@ def add_audit_arguments(parser: argparse.ArgumentParser, *, cluster_option: bool
     parser.add_argument(
         "--target-mv",
         required=True,
+        action="append",
         metavar="MV",
-        help="target metadata.version: 4.4-IV1, IBP_4_4_IV1, 4.4 or a feature level",
+        help="target metadata.version: 4.4-IV1, IBP_4_4_IV1, 4.4 or a feature level; CLUSTER=MV gives a cluster its "
+        "own (repeatable)",
     )
     as_of = parser.add_mutually_exclusive_group()
     as_of.add_argument("--as-of-offset", type=int, metavar="N", help="audit the state at this log offset")
@@ -93,7 +98,11 @@ def add_audit_arguments(parser: argparse.ArgumentParser, *, cluster_option: bool
         help="evaluate only the --constraints catalogs, not the generated default catalog",
     )
     parser.add_argument(
-        "--kafka-version", metavar="X.Y", help="Kafka release whose defaults apply (default: inferred per broker)"
+        "--kafka-version",
+        action="append",
+        metavar="X.Y",
+        help="Kafka release the brokers run, whose defaults and validators apply (default: inferred per broker); "
+        "CLUSTER=X.Y[.Z] for one cluster (repeatable)",
     )
     parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (one case per violation)")
     parser.add_argument("--no-dq", action="store_true", help="skip the data-quality stage (Great Expectations)")
@@ -137,10 +146,8 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
         raise UsageError(f"--as-of-offset must be between 0 and {JAVA_LONG_MAX} (a log offset is a Java long)")
     if args.no_default_constraints and not args.constraints:
         raise UsageError("--no-default-constraints needs at least one --constraints FILE")
-    if args.kafka_version is not None:
-        _check_release(args.kafka_version)
     return AuditSettings(
-        target_mv=args.target_mv,
+        target_mv=per_cluster_option("--target-mv", args.target_mv, _check_mv, None, required=True),
         warehouse=args.warehouse,
         command=command,
         as_of_offset=args.as_of_offset,
@@ -148,10 +155,12 @@ def settings_from_args(args: argparse.Namespace, *, command: str = "audit") -> A
         constraints=tuple(args.constraints),
         no_default_constraints=args.no_default_constraints,
         cluster_ids=tuple(getattr(args, "cluster_id", []) or []),
-        kafka_version=args.kafka_version,
+        kafka_version=per_cluster_option("--kafka-version", args.kafka_version, _check_release, None),
         waivers=conf_loader.waivers(getattr(args, "waivers", None) or []),  # validated before Spark starts
         dq=not args.no_dq,
-        upgrade_with=UpgradeWith(args.upgrade_with),
+        upgrade_with=per_cluster_option(
+            "--upgrade-with", args.upgrade_with, upgrade_effects.upgrade_form, UpgradeWith.RELEASE_VERSION
+        ),
         warehouse_version=warehouse_version,
         warehouse_as_of=warehouse_as_of,
     )
@@ -168,7 +177,42 @@ def _instant(option: str, text: str | None) -> datetime | None:
     return instant if instant.tzinfo is not None else instant.replace(tzinfo=UTC)
 
 
-def _check_release(text: str) -> None:
+def per_cluster_option(
+    option: str, given: Sequence[str] | None, parse: Callable[[str], T], default: T | None, *, required: bool = False
+) -> Any:
+    """A repeatable option's value for the run (``VALUE``, at most once; ``default`` without it) and the clusters'
+    own (``CLUSTER=VALUE``, once per cluster), each checked by ``parse``: the run's value alone, or a ``PerCluster``.
+    ``required``: the run's value must be given (``default`` is None).
+
+    Raises:
+        UsageError: a value given twice for the run or for one cluster, a ``CLUSTER=`` without a cluster, or a value
+            ``parse`` refuses.
+    """
+    run_wide = [text for text in given or [] if "=" not in text]
+    if len(run_wide) > 1:
+        raise UsageError(f"{option} is given {len(run_wide)} times for the run: once, and CLUSTER=VALUE for a cluster")
+    overrides: dict[str, T] = {}
+    for text in given or []:
+        if "=" not in text:
+            continue
+        cluster, _, value = (part.strip() for part in text.partition("="))
+        if not cluster or cluster in overrides:
+            reason = "names no cluster" if not cluster else f"gives cluster {cluster[:64]} a second value"
+            raise UsageError(f"{option} {text[:80]!r} {reason} (CLUSTER=VALUE, once per cluster)")
+        overrides[cluster] = parse(value)
+    run_value = parse(run_wide[0]) if run_wide else default
+    if run_value is None and required:
+        raise UsageError(f"{option} needs a value for the run besides CLUSTER=VALUE ones")
+    return PerCluster(run_value, tuple(overrides.items())) if overrides else run_value
+
+
+def _check_mv(text: str) -> str:
+    """``--target-mv``: a metadata.version the table knows (the MV itself is parsed again where it is used)."""
+    parse_metadata_version(text.strip(), conf_loader.metadata_versions())
+    return text.strip()
+
+
+def _check_release(text: str) -> str:
     """``--kafka-version``: ``4.2`` or ``4.2.1`` (what ``kafka-server-start.sh --version`` prints, without build
     suffixes), of a release line this tool knows: one of the metadata.version table (conf/metadata_versions.yaml),
     since it decides the defaults and validators that apply."""
@@ -182,6 +226,7 @@ def _check_release(text: str) -> None:
         raise UsageError(
             f"--kafka-version {text.strip()}: not a Kafka release this tool knows ({ordered[0]} to {ordered[-1]})"
         )
+    return text.strip()
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -225,7 +270,7 @@ def write_remediation_changes(path: str, violations: list[dict[str, Any]]) -> No
 def load_rules(settings: AuditSettings) -> Rules:
     """The compiled constraint catalogs of this run, and the files they came from."""
     mv_table = conf_loader.metadata_versions()
-    parse_metadata_version(settings.target_mv, mv_table)  # an unknown MV fails before anything else
+    targets_of(settings, mv_table)  # an unknown MV fails before anything else
     catalogs: list[ConstraintCatalog] = []
     if not settings.no_default_constraints:
         docs = [(f"conf/kafka/{release}.yaml", doc) for release, doc in conf_loader.kafka_catalog_documents()]
@@ -254,7 +299,7 @@ def run(
     if settings.dq:
         quality.prefetch()  # Great Expectations takes seconds to import: in the background, while replay runs
     mv_table = conf_loader.metadata_versions()
-    target = parse_metadata_version(settings.target_mv, mv_table)
+    target = targets_of(settings, mv_table)
     compiled, constraint_files = rules or load_rules(settings)
     store = open_store(spark, settings.warehouse)
     if not checked:
@@ -299,11 +344,16 @@ def run(
     return AuditResult(
         run_id=run_id,
         run_ts=run_ts,
-        target=target,
+        target=per_cluster(target).default,
         summary=summary,
         violations=violations,
         exit_code=1 if summary.verdict == "fail" else 0,
     )
+
+
+def targets_of(settings: AuditSettings, mv_table: MetadataVersionTable) -> Targets:
+    """``--target-mv``: the run's metadata.version, or a ``PerCluster`` with some clusters' own."""
+    return per_cluster(settings.target_mv).map(lambda text: parse_metadata_version(text, mv_table))
 
 
 def _append_run_row(store: DeltaStore, audit_run_df: DataFrame) -> None:

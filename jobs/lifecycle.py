@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs.runtime.holding import by_cluster, truncated
@@ -70,7 +70,7 @@ def apply(
     *,
     run_id: str,
     run_ts: datetime,
-    target_level: int,
+    target_level: int | Column,
     clusters: Sequence[str],
     constraint_ids: Iterable[str],
     waivers: Sequence[Waiver] = (),
@@ -142,7 +142,7 @@ def _merge_status(
     evaluated: list[str],
     run_id: str,
     run_ts: datetime,
-    target_level: int,
+    target_level: int | Column,
     clusters: Sequence[str],
     local_rows: int,
 ) -> None:

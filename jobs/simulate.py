@@ -28,7 +28,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import audit, conf_loader
-from jobs.audit_steps.resolve import catalog_release
+from jobs.audit_steps.resolve import Targets, oldest_release, target_catalog_releases, target_release_column
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
 from jobs.runtime import lookups
@@ -41,7 +41,7 @@ from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.constraints import CompiledCatalog
 from schemas.errors import InputError
 from schemas.kafka_vocabulary import RESOURCE_TYPES
-from schemas.metadata_version import MetadataVersion
+from schemas.per_cluster import KafkaVersions, PerCluster, per_cluster
 from schemas.upgrade_effects import UpgradeWith
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.decode.redaction import redact_value
@@ -51,7 +51,6 @@ from transforms.effective.common import kept_unsupported, with_catalog_release
 from transforms.effective.upgrade_effects import with_elr_after_upgrade
 from transforms.kit.audit_scope import filter_auditable, with_release_at_least
 from transforms.kit.local_frames import local_frame
-from transforms.kit.metadata_version import parse_metadata_version
 from transforms.replay.cluster import with_kafka_version
 from transforms.replay.state import ReplayResult
 from transforms.whatif.changes import apply_changes
@@ -169,7 +168,8 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     """Apply the changes to the latest audited state and evaluate before and after; see the module docstring."""
     settings, changes = simulation.audit, simulation.changes
     mv_table = conf_loader.metadata_versions()
-    target = parse_metadata_version(settings.target_mv, mv_table)
+    targets = audit.targets_of(settings, mv_table)
+    target = per_cluster(targets).default
     compiled, _files = rules or audit.load_rules(settings)
     validate_with_spark(compiled, spark)
     store = open_store(spark, settings.warehouse)
@@ -179,17 +179,23 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     state, features_df, applied = _audited_state(spark, store, settings, changes)
     local_rows = local_rows_for(applied)
     frames = lookups.catalog_frames(spark)
-    target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
+    plan = _Plan.of(settings, targets, frames)
 
     def at_target(s: ReplayResult) -> ReplayResult:
-        return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target.release))
+        return dataclasses.replace(
+            s, brokers=with_release_at_least(s.brokers, release=per_cluster(targets).map(lambda mv: mv.release))
+        )
 
     # a small input: no generated code, one partition; a mid-size one: no generated code
     # (jobs.runtime.holding.plans_for). Every changed layer and every shared resolution intermediate is computed once:
     # local relations for a small input, else local checkpoints.
     with plans_for(spark, applied):
         layers = apply_changes(
-            state, changes, defaults_df=target_keys_df, redact=_redactor(), keep=Checkpoints(local_rows=local_rows)
+            state,
+            changes,
+            defaults_df=plan.defaults(state),
+            redact=_redactor(),
+            keep=Checkpoints(local_rows=local_rows),
         )
         both = union_scenarios({BEFORE: at_target(state), AFTER: at_target(with_layers(state, layers))})
         # a union of the resolution's kept rows per resource type (jobs.runtime.holding), shared with the refusals below
@@ -197,20 +203,18 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         effective_df = resolve_effective_configs(
             both,
             frames,
-            kafka_version=settings.kafka_version,
-            oldest_release=target.release,  # at_target: every broker runs it at least
+            kafka_version=plan.kafka_version,
+            oldest_release=oldest_release(targets),  # at_target: every broker runs it at least
             keep=resolution,
         )
         run_id = uuid.uuid4().hex
         run_ts = datetime.now(UTC).replace(microsecond=0)
 
-        found = _violations_before_after(
-            effective_df, both, features_df, target_keys_df, compiled, settings, target, run_id, run_ts, local_rows
-        )
+        found = _violations_before_after(effective_df, both, features_df, plan, compiled, run_id, run_ts, local_rows)
         cleared = set(found[BEFORE]) - set(found[AFTER])
         introduced = set(found[AFTER]) - set(found[BEFORE])
-        refused = _refused_changes(changes, both, frames, effective_df, settings, target, resolution)
-        rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, target.name)
+        refused = _refused_changes(changes, both, frames, effective_df, plan, resolution)
+        rows = _resource_rows(effective_df, cleared | introduced, cleared, introduced, run_id, run_ts, targets)
         store.ensure("simulations", SIMULATIONS, ["cluster_id"])
         store.append("simulations", local_frame(spark, rows, SIMULATIONS))
     return SimulateResult(
@@ -223,6 +227,44 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
         refused=refused,
         tables={"simulations": store.path("simulations")},
     )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The simulation's targets and releases: ``targets`` for the stored state's cluster ids, ``tagged`` and
+    ``kafka_version`` for the scenarios' (``union_scenarios`` tags each cluster id with before / after)."""
+
+    targets: Targets
+    tagged: Targets
+    kafka_version: KafkaVersions
+    keys_df: DataFrame  # the catalog keys of the targets' releases
+
+    @staticmethod
+    def of(settings: audit.AuditSettings, targets: Targets, frames: CatalogFrames) -> _Plan:
+        return _Plan(
+            targets=targets,
+            tagged=_in_scenarios(targets),
+            kafka_version=_in_scenarios(settings.kafka_version),
+            keys_df=frames.config_keys_df.filter(F.col("release").isin(target_catalog_releases(targets))),
+        )
+
+    def defaults(self, state: ReplayResult) -> DataFrame:
+        """The ConfigDef defaults APPEND and SUBTRACT start from: the target's release's, per cluster when the
+        clusters have targets of their own."""
+        release = target_release_column(self.targets)
+        if release is None:
+            return self.keys_df
+        clusters_df = state.cluster_state.select("cluster_id", release.alias("release"))
+        return self.keys_df.join(F.broadcast(clusters_df), on="release", how="inner")
+
+
+def _in_scenarios(setting: Any) -> Any:
+    """A per-cluster setting for the scenarios' tagged cluster ids (a run-wide one as it is)."""
+    values = per_cluster(setting)
+    if not values.overrides:
+        return setting
+    tags = (BEFORE, AFTER)
+    return PerCluster(values.default, tuple((c + SCENARIO_SEPARATOR + t, v) for c, v in values.overrides for t in tags))
 
 
 def _audited_state(
@@ -251,26 +293,24 @@ def _violations_before_after(
     effective_df: DataFrame,
     both: ReplayResult,
     features_df: DataFrame,
-    target_keys_df: DataFrame,
+    plan: _Plan,
     compiled: CompiledCatalog,
-    settings: audit.AuditSettings,
-    target: MetadataVersion,
     run_id: str,
     run_ts: datetime,
     local_rows: int,
 ) -> dict[str, dict[tuple[Any, ...], str]]:
     """Per scenario (before, after) the violations at the target: violation key -> severity."""
     violations_df = evaluate_constraints(
-        filter_auditable(effective_df, target_keys_df=target_keys_df),
+        filter_auditable(effective_df, target_keys_df=plan.keys_df, target_release=target_release_column(plan.tagged)),
         both.topics,
         # as the audit judges them; the state as stored: features keep their levels (ELR, as `--metadata`)
         with_elr_after_upgrade(
-            with_kafka_version(both.cluster_state, settings.kafka_version),
+            with_kafka_version(both.cluster_state, plan.kafka_version),
             tagged(features_df, BEFORE).unionByName(tagged(features_df, AFTER)),
             UpgradeWith.METADATA,
         ),
         compiled,
-        target=target,
+        target=plan.tagged,
         run_id=run_id,
         run_ts=run_ts,
         keep=Checkpoints(local_rows=local_rows),
@@ -287,22 +327,19 @@ def _refused_changes(
     both: ReplayResult,
     frames: CatalogFrames,
     effective_df: DataFrame,
-    settings: audit.AuditSettings,
-    target: MetadataVersion,
+    plan: _Plan,
     resolution: Checkpoints,
 ) -> list[str]:
     """The changes a broker or the group coordinator would refuse outright, one line each."""
     unapplied_df = unapplied_layer_rows(
-        both, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
+        both, frames, kafka_version=plan.kafka_version, oldest_release=oldest_release(plan.targets), keep=resolution
     )
     # the resolution's held nodes (the same plan under the same name: not computed again)
     nodes_df = resolution(
         "nodes",
-        lambda: with_catalog_release(both.brokers, frames.releases_df, kafka_version=settings.kafka_version),
+        lambda: with_catalog_release(both.brokers, frames.releases_df, kafka_version=plan.kafka_version),
     )
-    kept_df = kept_unsupported(
-        both.dynamic_configs, nodes_df, frames.config_keys_df, kafka_version=settings.kafka_version
-    )
+    kept_df = kept_unsupported(both.dynamic_configs, nodes_df, frames.config_keys_df, kafka_version=plan.kafka_version)
     return _refusals(
         refused_broker_changes(changes, untagged(unapplied_df, AFTER))
         .withColumn("resource_type", F.lit("BROKER"))
@@ -375,7 +412,7 @@ def _resource_rows(
     introduced: set[tuple[Any, ...]],
     run_id: str,
     run_ts: datetime,
-    target_mv: str,
+    targets: Targets,
 ) -> list[tuple[Any, ...]]:
     """One SIMULATIONS row per entity (and broker view) with changed values or changed violations."""
     before: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -394,7 +431,7 @@ def _resource_rows(
             run_id,
             run_ts,
             ident[0],
-            target_mv,
+            per_cluster(targets).of(ident[0]).name,
             ident[1],
             ident[2],
             ident[3],

@@ -39,6 +39,8 @@ class RunSummary:
     clusters_not_audited: dict[str, str] = field(default_factory=dict)
     # registrations that make Kafka refuse the upgrade (cluster id -> the findings' messages): each blocks the verdict
     upgrade_refused: dict[str, list[str]] = field(default_factory=dict)
+    # clusters audited at a metadata.version of their own (--target-mv CLUSTER=MV): cluster id -> that MV
+    cluster_targets: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object written by ``--summary-json``."""
@@ -61,6 +63,7 @@ class RunSummary:
             "expired_waivers": self.expired_waivers,
             "clusters_not_audited": self.clusters_not_audited,
             "upgrade_refused": self.upgrade_refused,
+            **({"cluster_targets": self.cluster_targets} if self.cluster_targets else {}),
             **({"dq": self.dq} if self.dq is not None else {}),
             **({"upgrade_effects": self.upgrade_effects} if self.upgrade_effects is not None else {}),
         }

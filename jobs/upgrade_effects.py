@@ -10,10 +10,12 @@ import argparse
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 
 from jobs.runtime.holding import truncated
+from schemas.errors import UsageError
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
+from schemas.per_cluster import PerCluster
 from schemas.upgrade_effects import UpgradeWith
 from transforms.effective.upgrade_effects import ELR_ENABLING_MV, to_upgrade_effects
 from transforms.kit.metadata_version import parse_metadata_version
@@ -26,11 +28,21 @@ def add_argument(parser: argparse.ArgumentParser) -> None:
     """``--upgrade-with release-version|metadata``."""
     parser.add_argument(
         "--upgrade-with",
-        choices=[form.value for form in UpgradeWith],
-        default=UpgradeWith.RELEASE_VERSION.value,
+        action="append",
+        metavar="{" + ",".join(form.value for form in UpgradeWith) + "}",
         help="how the MV will be raised: `kafka-features.sh upgrade --release-version` (default; also raises "
-        "eligible.leader.replicas.version, whose controller-side effects are predicted) or `--metadata`",
+        "eligible.leader.replicas.version, whose controller-side effects are predicted) or `--metadata`; "
+        "CLUSTER=FORM for one cluster (repeatable)",
     )
+
+
+def upgrade_form(text: str) -> UpgradeWith:
+    """An ``--upgrade-with`` value (exit 2 for another)."""
+    try:
+        return UpgradeWith(text.strip())
+    except ValueError:
+        forms = ", ".join(form.value for form in UpgradeWith)
+        raise UsageError(f"--upgrade-with {text[:40]!r}: one of {forms}") from None
 
 
 def predict(
@@ -38,10 +50,11 @@ def predict(
     static_configs_df: DataFrame,
     target_keys_df: DataFrame,
     *,
-    target: MetadataVersion,
+    target: MetadataVersion | PerCluster[MetadataVersion],
     mv_table: MetadataVersionTable,
-    upgrade_with: UpgradeWith,
+    upgrade_with: UpgradeWith | PerCluster[UpgradeWith],
     local_rows: int = 0,
+    target_release: Column | None = None,
 ) -> DataFrame:
     """``UPGRADE_EFFECTS`` rows (no run columns) of the audited clusters, computed once
     (``jobs.runtime.holding.truncated`` with ``local_rows``)."""
@@ -57,6 +70,7 @@ def predict(
             target=target,
             elr_level=parse_metadata_version(ELR_ENABLING_MV, mv_table).level,
             upgrade_with=upgrade_with,
+            target_release=target_release,
         ),
         local_rows=local_rows,
     )

@@ -261,11 +261,13 @@ def audit_fixtures(
     spark: Any, roots: list[Path], warehouse: Path, cuts: Iterable[tuple[Path, KafkaUpgrade]] = ()
 ) -> Audited:
     """Ingest every fixture with a metadata log, and every upgrade's cut log (``oracle.upgrades``), into
-    ``warehouse``; audit each release's clusters at that release; return per cluster its rows of ``_READ``."""
+    ``warehouse``; audit them in one run, each cluster at its own release, target and upgrade form; return per
+    cluster its rows of ``_READ``."""
     from pyspark.sql import functions as F
 
     from jobs import audit, ingest
     from jobs.storage import open_store
+    from schemas.per_cluster import PerCluster
     from schemas.upgrade_effects import UpgradeWith
 
     with_logs = [root for root in roots if (root / METADATA_DIR).is_dir()]
@@ -281,28 +283,28 @@ def audit_fixtures(
             inputs=tuple(str(path) for path in inputs), warehouse=str(warehouse), static_configs=tuple(static)
         ),
     )
-    # (release, mode, target) -> clusters. The fixtures as they are: `--metadata` (`--release-version` would also
-    # turn on features a `--metadata` upgrade left off, ELR, and the effective rows would show what it writes); a
-    # cut log as its upgrade ran.
-    runs: dict[tuple[str, str, str], list[str]] = {}
+    # cluster -> (release, mode, target), all audited in one run (each cluster's own --kafka-version, --upgrade-with
+    # and --target-mv). The fixtures as they are: `--metadata` (`--release-version` would also turn on features a
+    # `--metadata` upgrade left off, ELR, and the effective rows would show what it writes); a cut log as its
+    # upgrade ran.
+    plans: dict[str, tuple[str, UpgradeWith, str]] = {}
     for root in with_logs:
         release = root.name.rpartition("@")[2]
-        runs.setdefault((release, "metadata", release_line(release)), []).append(root.name)
+        plans[root.name] = (release, UpgradeWith.METADATA, release_line(release))
     for _, u in cut_logs:
-        runs.setdefault((u.fixture.rpartition("@")[2], u.mode, u.target), []).append(u.cluster)
-    for index, ((release, mode, target), clusters) in enumerate(sorted(runs.items())):
-        settings = audit.AuditSettings(
-            target_mv=target,
-            warehouse=str(warehouse),
-            cluster_ids=tuple(clusters),
-            kafka_version=release,
-            dq=False,
-            upgrade_with=UpgradeWith(mode),
-        )
-        # one catalog for every run: the first validates it with Spark and checks the tables, the others reuse that
-        audit.run(spark, settings, rules=audit.load_rules(settings), checked=index > 0)
+        plans[u.cluster] = (u.fixture.rpartition("@")[2], UpgradeWith(u.mode), u.target)
+    wanted = sorted(plans)
+    first = plans[wanted[0]]
+    settings = audit.AuditSettings(
+        target_mv=PerCluster(first[2], tuple((c, plan[2]) for c, plan in sorted(plans.items()))),
+        warehouse=str(warehouse),
+        cluster_ids=tuple(wanted),
+        kafka_version=PerCluster(first[0], tuple((c, plan[0]) for c, plan in sorted(plans.items()))),
+        dq=False,
+        upgrade_with=PerCluster(first[1], tuple((c, plan[1]) for c, plan in sorted(plans.items()))),
+    )
+    audit.run(spark, settings, rules=audit.load_rules(settings))
     store = open_store(spark, str(warehouse))
-    wanted = [c for clusters in runs.values() for c in clusters]
     out: Audited = {name: {table: [] for table in _READ} for name in wanted}
     for table in _READ:
         for row in store.read(table).where(F.col("cluster_id").isin(wanted)).collect():
@@ -312,41 +314,42 @@ def audit_fixtures(
 
 def simulate_refused(spark: Any, roots: list[Path], warehouse: Path) -> list[RefusedRequest]:
     """Every broker-side AlterConfigs Kafka refused, simulated by kraft-audit on its fixture's audited state (one
-    ``simulate`` per release, at that release: ``oracle.requests``)."""
+    ``simulate``, each fixture at its release: ``oracle.requests``)."""
     from jobs import audit, simulate
+    from schemas.per_cluster import PerCluster
 
-    by_release: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    for root in roots:
-        for entry in refused_requests(root.name, answers(root)):
-            by_release.setdefault(root.name.rpartition("@")[2], []).append((root.name, entry))
-    compared = []
-    for release, requests in sorted(by_release.items()):
-        result = simulate.run(
-            spark,
-            simulate.SimulateSettings(
-                audit=audit.AuditSettings(
-                    target_mv=release_line(release),
-                    warehouse=str(warehouse),
-                    command="simulate",
-                    cluster_ids=tuple(sorted({fixture for fixture, _ in requests})),
-                    kafka_version=release,
-                    dq=False,
-                ),
-                changes=change_set(requests),
+    requests = [(root.name, entry) for root in roots for entry in refused_requests(root.name, answers(root))]
+    if not requests:
+        return []
+    fixtures_of = sorted({fixture for fixture, _ in requests})
+    releases = tuple((fixture, fixture.rpartition("@")[2]) for fixture in fixtures_of)
+    result = simulate.run(
+        spark,
+        simulate.SimulateSettings(
+            audit=audit.AuditSettings(
+                target_mv=PerCluster(release_line(releases[0][1]), tuple((f, release_line(r)) for f, r in releases)),
+                warehouse=str(warehouse),
+                command="simulate",
+                cluster_ids=tuple(fixtures_of),
+                kafka_version=PerCluster(releases[0][1], releases),
+                dq=False,
             ),
-        )
-        for fixture, entry in requests:
-            op = entry["op"]
-            compared.append(
-                RefusedRequest(
-                    fixture=fixture,
-                    resource_type=op["type"],
-                    resource_name=op["name"],
-                    keys=op["set"],
-                    error=f"{entry['error_class']}: {entry['error_message']}",
-                    flagged_as=flags(fixture, entry, result.refused, result.introduced),
-                )
+            changes=change_set(requests),
+        ),
+    )
+    compared = []
+    for fixture, entry in requests:
+        op = entry["op"]
+        compared.append(
+            RefusedRequest(
+                fixture=fixture,
+                resource_type=op["type"],
+                resource_name=op["name"],
+                keys=op["set"],
+                error=f"{entry['error_class']}: {entry['error_message']}",
+                flagged_as=flags(fixture, entry, result.refused, result.introduced),
             )
+        )
     return compared
 
 

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 
 from jobs import lifecycle, upgrade_effects
 from jobs.audit_steps.extract import Scope
-from jobs.audit_steps.resolve import Resolved
+from jobs.audit_steps.resolve import Resolved, Targets, oldest_release
 from jobs.audit_steps.settings import AuditSettings
 from jobs.audit_steps.tables import RUN_TABLES, append_run, with_run
 from jobs.runtime.holding import Checkpoints, truncated
@@ -21,7 +21,8 @@ from jobs.storage import DeltaStore
 from schemas import gold
 from schemas.constraints import CompiledCatalog
 from schemas.kafka_vocabulary import ResourceType
-from schemas.metadata_version import MetadataVersion, MetadataVersionTable
+from schemas.metadata_version import MetadataVersionTable
+from schemas.per_cluster import per_cluster
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.failures import constraint_failures
@@ -30,6 +31,7 @@ from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.upgrade_effects import to_upgrade_effect_findings, with_elr_after_upgrade
 from transforms.effective.upgrade_support import unsupported_registration_findings
 from transforms.kit.local_frames import local_frame
+from transforms.kit.per_cluster import target_level_column
 from transforms.kit.releases import release_rank_column
 from transforms.replay.brokers import ambiguous_release_findings
 from transforms.replay.cluster import with_kafka_version
@@ -62,7 +64,7 @@ class _Run:
     scope: Scope
     resolved: Resolved
     compiled: CompiledCatalog
-    target: MetadataVersion
+    target: Targets
     mv_table: MetadataVersionTable
     run_id: str
     run_ts: datetime
@@ -80,7 +82,7 @@ def evaluate(
     resolved: Resolved,
     compiled: CompiledCatalog,
     *,
-    target: MetadataVersion,
+    target: Targets,
     mv_table: MetadataVersionTable,
     run_id: str,
     run_ts: datetime,
@@ -93,7 +95,7 @@ def evaluate(
         resolved.state.features,
         settings.upgrade_with,
     )
-    with stage(spark, f"evaluating {len(compiled.rules)} constraints at {target.name}"):
+    with stage(spark, f"evaluating {len(compiled.rules)} constraints at {per_cluster(target).default.name}"):
         # The catalog is evaluated once, at every level: the violations at the target and the counts per level both
         # read this held frame. Planning runs the shuffles of the DELETE fallbacks (held frames too).
         failures_df = truncated(
@@ -110,7 +112,7 @@ def evaluate(
                 store,
                 run_id=run_id,
                 run_ts=run_ts,
-                target_level=target.level,
+                target_level=target_level_column(target),
                 clusters=scope.clusters,
                 constraint_ids=[r.constraint.id for r in compiled.rules],
                 waivers=settings.waivers,
@@ -161,7 +163,7 @@ def _violations(run: _Run, cluster_df: DataFrame, failures_df: DataFrame) -> Dat
                     resolved.frames,
                     layers=layers,
                     kafka_version=settings.kafka_version,
-                    oldest_release=target.release,
+                    oldest_release=oldest_release(target),
                     keep=Checkpoints(local_rows=run.local_rows),
                     # the topic and group fallbacks are planned on the audit's own resolution of at_target
                     resolution_keep=resolved.resolution,
@@ -213,7 +215,7 @@ def _findings(run: _Run) -> tuple[DataFrame, dict[str, list[str]]]:
             resolved.at_target,
             resolved.frames,
             kafka_version=settings.kafka_version,
-            oldest_release=target.release,
+            oldest_release=oldest_release(target),
             keep=resolved.resolution,
             effective_df=resolved.effective_df,
         )

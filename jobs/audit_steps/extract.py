@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -15,6 +16,7 @@ from jobs.runtime.holding import local_rows_for, one_job
 from jobs.storage import DeltaStore
 from schemas import bronze
 from schemas.errors import InputError, UsageError
+from schemas.per_cluster import per_cluster as as_per_cluster
 
 log = logging.getLogger("kraft_audit")
 
@@ -61,6 +63,7 @@ def extract(store: DeltaStore, settings: AuditSettings) -> Scope:
     }
     quarantined = sum(q for _, q in per_cluster.values())
     records = sum(r for r, _ in per_cluster.values())
+    check_named_clusters(settings, clusters)
     return Scope(
         records_df=records_df,
         static_df=static_df,
@@ -143,3 +146,22 @@ def rows_per_cluster(
         rows = per_cluster_df.collect()
     # cluster_id is never NULL (schemas.bronze)
     return {str(r["cluster_id"]): (int(r["_records"]), int(r["_quarantined"])) for r in rows}
+
+
+def check_named_clusters(settings: AuditSettings, clusters: Sequence[str]) -> None:
+    """Every cluster a ``CLUSTER=VALUE`` option names is one the run audits (a misspelt id would otherwise leave
+    that cluster at the run's value without a word).
+
+    Raises:
+        UsageError: naming the option and the clusters it names that the run does not audit.
+    """
+    options: dict[str, Any] = {
+        "--target-mv": settings.target_mv,
+        "--kafka-version": settings.kafka_version,
+        "--upgrade-with": settings.upgrade_with,
+    }
+    for option, value in options.items():
+        unknown = sorted(set(as_per_cluster(value).clusters) - set(clusters))
+        if unknown:
+            shown = ", ".join(c[:64] for c in unknown[:5])
+            raise UsageError(f"{option} names cluster(s) this run does not audit: {shown}")

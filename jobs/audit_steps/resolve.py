@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import conf_loader, upgrade_effects
@@ -20,10 +20,15 @@ from jobs.storage import DeltaStore
 from schemas import silver
 from schemas.kafka_catalog import applied_rank, release_rank
 from schemas.metadata_version import MetadataVersion, MetadataVersionTable
+from schemas.per_cluster import PerCluster, per_cluster
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.upgrade_effects import apply_upgrade_effects
 from transforms.kit.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
+from transforms.kit.per_cluster import per_cluster_column
 from transforms.replay.state import ReplayResult
+
+# the metadata.version audited: the run's, or per cluster (--target-mv CLUSTER=MV)
+Targets = MetadataVersion | PerCluster[MetadataVersion]
 
 
 @dataclass(frozen=True)
@@ -47,16 +52,17 @@ def replay_and_resolve(
     settings: AuditSettings,
     scope: Scope,
     *,
-    target: MetadataVersion,
+    target: Targets,
     mv_table: MetadataVersionTable,
 ) -> Resolved:
-    """Replay into the silver tables, then resolve the effective configuration at the target's release (gold)."""
+    """Replay into the silver tables, then resolve the effective configuration at the target's release (gold);
+    ``target``: the run's, or a ``PerCluster`` with some clusters' own."""
     from transforms.effective import resolve_effective_configs
 
     clusters = scope.clusters
     state, records_read, written = _replay(spark, store, settings, scope, mv_table)
     frames = lookups.catalog_frames(spark)
-    target_keys_df = frames.config_keys_df.filter(F.col("release") == catalog_release(target.release))
+    target_keys_df = frames.config_keys_df.filter(F.col("release").isin(target_catalog_releases(target)))
     effects_df = upgrade_effects.predict(
         state,
         scope.static_df,
@@ -65,10 +71,11 @@ def replay_and_resolve(
         mv_table=mv_table,
         upgrade_with=settings.upgrade_with,
         local_rows=scope.local_rows,
+        target_release=target_release_column(target),
     )
     at_target = dataclasses.replace(
         state,
-        brokers=with_release_at_least(state.brokers, release=target.release),
+        brokers=with_release_at_least(state.brokers, release=per_cluster(target).map(lambda mv: mv.release)),
         dynamic_configs=apply_upgrade_effects(state.dynamic_configs, effects_df),
     )
     # one set of held frames for the resolution of at_target: the findings stage reuses its nodes and layers
@@ -78,7 +85,11 @@ def replay_and_resolve(
         # every broker runs the target's release at least (with_release_at_least): older releases' rules are not
         # planned
         effective_df = resolve_effective_configs(
-            at_target, frames, kafka_version=settings.kafka_version, oldest_release=target.release, keep=resolution
+            at_target,
+            frames,
+            kafka_version=settings.kafka_version,
+            oldest_release=oldest_release(target),
+            keep=resolution,
         )
         written["effective_configs"] = replace_state(
             store, "effective_configs", effective_df, clusters, local_rows=scope.local_rows
@@ -90,7 +101,9 @@ def replay_and_resolve(
         frames=frames,
         records_read=records_read,
         effective_df=effective_df,
-        auditable_df=filter_auditable(effective_df, target_keys_df=target_keys_df),
+        auditable_df=filter_auditable(
+            effective_df, target_keys_df=target_keys_df, target_release=target_release_column(target)
+        ),
         resolution=resolution,
         written=written,
     )
@@ -133,6 +146,23 @@ def _replay(
         }
         state = dataclasses.replace(replayed, **silver_frames)
     return state, records_read, written
+
+
+def target_catalog_releases(target: Targets) -> list[str]:
+    """The catalog releases of the targets' releases (their keys decide what a target defines)."""
+    return sorted({catalog_release(mv.release) for mv in per_cluster(target).values()}, key=release_rank)
+
+
+def target_release_column(target: Targets) -> Column | None:
+    """The catalog release of the row's cluster's target; None when every cluster has the run's."""
+    if not per_cluster(target).groups():
+        return None
+    return per_cluster_column(target, lambda mv: F.lit(catalog_release(mv.release)))
+
+
+def oldest_release(target: Targets) -> str:
+    """The oldest release among the targets': every broker runs it at least once raised to its target's."""
+    return min((mv.release for mv in per_cluster(target).values()), key=release_rank)
 
 
 def catalog_release(release: str) -> str:

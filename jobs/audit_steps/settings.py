@@ -11,6 +11,7 @@ from jobs.summary import RunSummary
 from schemas.constraints import CompiledCatalog
 from schemas.lifecycle import Waiver
 from schemas.metadata_version import MetadataVersion
+from schemas.per_cluster import KafkaVersions, PerCluster
 from schemas.upgrade_effects import UpgradeWith
 
 # The compiled constraint catalogs of a run and the files they came from.
@@ -21,7 +22,9 @@ Rules = tuple[CompiledCatalog, list[str]]
 class AuditSettings:
     """What varies per audit run."""
 
-    target_mv: str
+    # ``--target-mv``, ``--kafka-version`` and ``--upgrade-with``: the run's value, or a PerCluster with some
+    # clusters' own (schemas.per_cluster)
+    target_mv: str | PerCluster[str]
     warehouse: str
     command: str = "audit"
     as_of_offset: int | None = None
@@ -29,11 +32,11 @@ class AuditSettings:
     constraints: tuple[str, ...] = ()
     no_default_constraints: bool = False
     cluster_ids: tuple[str, ...] = ()
-    kafka_version: str | None = None
+    kafka_version: KafkaVersions = None
     waivers: tuple[Waiver, ...] = ()  # validated --waivers files
     run_id: str | None = None  # given by `run`/`gate`, whose bronze checks carry the same id
     dq: bool = True  # the data-quality stage (--no-dq skips it)
-    upgrade_with: UpgradeWith = UpgradeWith.RELEASE_VERSION  # the kafka-features.sh form whose effects are predicted
+    upgrade_with: UpgradeWith | PerCluster[UpgradeWith] = UpgradeWith.RELEASE_VERSION  # the kafka-features.sh form
     # Delta time travel: the bronze tables as the warehouse held them at metadata_records' version N, or at an instant
     warehouse_version: int | None = None
     warehouse_as_of: datetime | None = None

@@ -13,14 +13,14 @@ from typing import Any
 from jobs import conf_loader, lifecycle, upgrade_effects
 from jobs.audit_steps.evaluate import Evaluated
 from jobs.audit_steps.extract import Scope
-from jobs.audit_steps.resolve import Resolved
+from jobs.audit_steps.resolve import Resolved, Targets
 from jobs.audit_steps.settings import AuditSettings
 from jobs.audit_steps.tables import RUN_TABLES, STATE_TABLES
 from jobs.runtime.holding import one_job, row_count
 from jobs.storage import DeltaStore
 from jobs.summary import RunSummary
 from schemas.constraints import CompiledCatalog
-from schemas.metadata_version import MetadataVersion
+from schemas.per_cluster import per_cluster
 
 
 def summarize(
@@ -32,7 +32,7 @@ def summarize(
     *,
     compiled: CompiledCatalog,
     constraint_files: list[str],
-    target: MetadataVersion,
+    target: Targets,
     run_id: str,
     run_ts: datetime,
     started: float,
@@ -56,14 +56,15 @@ def summarize(
     verdict = (
         "fail" if lifecycle.blocking_errors(violations) or scope.not_audited or evaluated.upgrade_refused else "pass"
     )
-    downgrades = sorted(c for c, level in current.items() if level is not None and level > target.level)
+    targets = per_cluster(target)
+    downgrades = sorted(c for c, level in current.items() if level is not None and level > targets.of(c).level)
     tables = {name: store.path(name) for name in [*STATE_TABLES, *RUN_TABLES, "audit_runs"]}
     if life.status_updated:
         tables[lifecycle.STATUS_TABLE] = store.path(lifecycle.STATUS_TABLE)
     summary = RunSummary(
         run_id=run_id,
-        target_mv=target.name,
-        target_level=target.level,
+        target_mv=targets.default.name,
+        target_level=targets.default.level,
         clusters=clusters,
         records_read=resolved.records_read,
         records_quarantined=scope.quarantined,
@@ -79,10 +80,11 @@ def summarize(
         errors_waived=waived.get("error", 0),
         expired_waivers=life.expired_waivers,
         upgrade_effects=upgrade_effects.summary_entry(
-            settings.upgrade_with, (r.asDict() for r in resolved.upgrade_effects.collect())
+            per_cluster(settings.upgrade_with).default, (r.asDict() for r in resolved.upgrade_effects.collect())
         ),
         clusters_not_audited=dict(scope.not_audited),
         upgrade_refused=dict(evaluated.upgrade_refused),
+        cluster_targets={c: targets.of(c).name for c in clusters if targets.of(c) != targets.default},
     )
     audit_row = _audit_row(settings, summary, entities, compiled, constraint_files, run_ts)
     return violations, summary, audit_row

@@ -7,7 +7,11 @@ import argparse
 import pytest
 
 from jobs.summary import RunSummary, verdict_text
-from jobs.upgrade_effects import add_argument, summary_entry
+from jobs.audit import per_cluster_option
+from jobs.upgrade_effects import add_argument, summary_entry, upgrade_form
+from schemas.errors import UsageError
+from schemas.per_cluster import PerCluster
+from schemas.upgrade_effects import UpgradeWith
 
 ROWS = [
     {
@@ -70,15 +74,28 @@ def test_no_entry_no_key_and_no_line() -> None:
     assert "upgrade itself" not in verdict_text(summary(summary_entry("metadata", [])))
 
 
-@pytest.mark.parametrize(("argv", "expected"), [([], "release-version"), (["--upgrade-with", "metadata"], "metadata")])
-def test_the_option_defaults_to_release_version(argv: list[str], expected: str) -> None:
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], "release-version"),
+        (["--upgrade-with", "metadata"], "metadata"),
+        (
+            ["--upgrade-with", "metadata", "--upgrade-with", "eu=release-version"],
+            PerCluster(UpgradeWith.METADATA, (("eu", UpgradeWith.RELEASE_VERSION),)),
+        ),
+    ],
+)
+def test_the_option_defaults_to_release_version_and_takes_a_form_per_cluster(argv: list[str], expected: object) -> None:
     parser = argparse.ArgumentParser()
     add_argument(parser)
-    assert parser.parse_args(argv).upgrade_with == expected
+    given = parser.parse_args(argv).upgrade_with
+    assert per_cluster_option("--upgrade-with", given, upgrade_form, UpgradeWith.RELEASE_VERSION) == expected
 
 
-def test_an_unknown_form_is_a_usage_error() -> None:
+@pytest.mark.parametrize("argv", [["--upgrade-with", "feature"], ["--upgrade-with", "eu=feature"]])
+def test_an_unknown_form_is_a_usage_error(argv: list[str]) -> None:
     parser = argparse.ArgumentParser()
     add_argument(parser)
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--upgrade-with", "feature"])
+    given = parser.parse_args(argv).upgrade_with
+    with pytest.raises(UsageError, match="--upgrade-with 'feature': one of release-version, metadata"):
+        per_cluster_option("--upgrade-with", given, upgrade_form, UpgradeWith.RELEASE_VERSION)

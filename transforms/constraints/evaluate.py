@@ -60,6 +60,7 @@ from pyspark.sql import functions as F
 from schemas.constraints import CompiledCatalog
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion
+from schemas.per_cluster import PerCluster
 from schemas.violations import VIOLATIONS
 from schemas.whatif import FALLBACK_SOURCES
 from transforms.configdef.checks import check_violation, with_parsed_value
@@ -76,6 +77,7 @@ from transforms.constraints.failures import (
 )
 from transforms.constraints.remediation import fix_value, remediation_change, remediation_text
 from transforms.kit.checkpoints import Keep, as_planned
+from transforms.kit.per_cluster import column_of, target_level_column, target_name_column
 from transforms.kit.timestamps import as_utc
 
 __all__ = ["FallbackResolver", "evaluate_constraints"]
@@ -147,7 +149,11 @@ def _deleted_resource(resource_name: Column, source: Column) -> Column:
 
 
 def _fallback_verdicts(
-    fallback_df: DataFrame, tables: RuleTables, target_level: int, releases_df: DataFrame, level_ranks: Sequence[int]
+    fallback_df: DataFrame,
+    tables: RuleTables,
+    target_level: int | Column,
+    releases_df: DataFrame,
+    level_ranks: Sequence[int],
 ) -> DataFrame:
     """Per deleted record (cluster, resource type, deleted resource, key, layer): whether every fallback row —
     every broker view, every broker taking the cluster default — passes every single-key rule of the key at the
@@ -156,7 +162,7 @@ def _fallback_verdicts(
     rows_df = fallback_df.select(
         "*", _deleted_resource(F.col("resource_name"), F.col("deleted_source")).alias("_deleted")
     ).select(*keys, "value", "is_sensitive", "config_type", "source")
-    at_target = applies(F.lit(target_level), F.col("_running_rank"), level_ranks)
+    at_target = applies(column_of(target_level), F.col("_running_rank"), level_ranks)
     checked_df = (
         rows_df.join(F.broadcast(tables.check_rules_df), on=["resource_type", "config_name"], how="inner")
         .join(F.broadcast(releases_df.select("cluster_id", "_running_rank")), on="cluster_id", how="left")
@@ -184,7 +190,7 @@ def _with_fallbacks(
     df: DataFrame,
     resolver: FallbackResolver | None,
     tables: RuleTables,
-    target_level: int,
+    target_level: int | Column,
     releases_df: DataFrame,
     level_ranks: Sequence[int],
     keep: Keep = as_planned,
@@ -239,17 +245,20 @@ def _with_scope(df: DataFrame, dynamic_scope_df: DataFrame | None) -> DataFrame:
     )
 
 
-def _violation_columns(run_id: str, run_ts: datetime, target: MetadataVersion) -> list[Column | str]:
+def _violation_columns(
+    run_id: str, run_ts: datetime, target: MetadataVersion | PerCluster[MetadataVersion]
+) -> list[Column | str]:
     """The ``VIOLATIONS`` columns of a reported failure, in the table's order."""
     current = F.col("current_level")
+    level = target_level_column(target)
     return [
         F.lit(run_id).alias("run_id"),
         F.lit(as_utc(run_ts)).cast("timestamp").alias("run_ts"),
         "cluster_id",
-        F.lit(target.name).alias("target_mv"),
-        F.lit(target.level).cast("int").alias("target_level"),
+        target_name_column(target).alias("target_mv"),
+        level.alias("target_level"),
         current.cast("int").alias("current_level"),
-        F.when(current.isNotNull(), F.lit(target.level) < current).alias("is_downgrade"),
+        F.when(current.isNotNull(), level < current).alias("is_downgrade"),
         "resource_type",
         "resource_name",
         F.col("node_id").cast("int").alias("node_id"),
@@ -278,7 +287,11 @@ def _violation_columns(run_id: str, run_ts: datetime, target: MetadataVersion) -
 
 
 def _failing_at_target(
-    failures_df: DataFrame, tables: RuleTables, releases_df: DataFrame, target_level: int, level_ranks: Sequence[int]
+    failures_df: DataFrame,
+    tables: RuleTables,
+    releases_df: DataFrame,
+    target_level: int | Column,
+    level_ranks: Sequence[int],
 ) -> DataFrame:
     """The failures whose rule applies at ``target_level`` on the cluster's running releases, with the rule's
     information, the cluster's ``current_level`` and ``new_at_target`` (the rule passes at the current level)."""
@@ -287,7 +300,7 @@ def _failing_at_target(
         F.broadcast(levels_df), on="cluster_id", how="left"
     )
     running = F.col("_running_rank")
-    at_target = applies(F.lit(target_level), running, level_ranks)
+    at_target = applies(column_of(target_level), running, level_ranks)
     fails_at_current = F.max(applies(F.col("current_level"), running, level_ranks).cast("int")).over(
         Window.partitionBy(*ENTITY, "node_id", "sel_key")
     )
@@ -301,7 +314,7 @@ def evaluate_constraints(
     cluster_df: DataFrame,
     rules: CompiledCatalog,
     *,
-    target: MetadataVersion,
+    target: MetadataVersion | PerCluster[MetadataVersion],
     run_id: str,
     run_ts: datetime,
     dynamic_scope_df: DataFrame | None = None,
@@ -317,7 +330,7 @@ def evaluate_constraints(
         cluster_df: silver ``CLUSTER_STATE``.
         rules: ``selection.compile_catalog`` of the catalogs, checked by
             ``jobs.runtime.expression_check.validate_with_spark``.
-        target: the metadata.version audited.
+        target: the metadata.version audited (per cluster: a ``PerCluster``).
         run_id: the run's id, in every row.
         run_ts: the run's start; a naive value is taken as UTC.
         dynamic_scope_df: ``DYNAMIC_SCOPES`` (``schemas.violations``) of the BROKER keys; None = unknown.
@@ -339,12 +352,13 @@ def evaluate_constraints(
     """
     spark = effective_df.sparkSession
     tables = rule_tables(spark, rules)
+    target_level = target_level_column(target)
     if failures_df is None:
-        failures_df = failures(effective_df, topics_df, cluster_df, rules, tables, target.level)
+        failures_df = failures(effective_df, topics_df, cluster_df, rules, tables, target_level)
     level_ranks = rules.level_release_ranks
     releases_df = cluster_releases(cluster_df)
     # kept: read by the affected-topics filter and by the rows it is joined back to
-    at_target_df = keep("at_target", _failing_at_target(failures_df, tables, releases_df, target.level, level_ranks))
+    at_target_df = keep("at_target", _failing_at_target(failures_df, tables, releases_df, target_level, level_ranks))
     reported_df = at_target_df.transform(
         _with_affected_topics, _affected_topics(effective_df, topics_df, at_target_df)
     ).transform(_with_scope, dynamic_scope_df)
@@ -352,7 +366,7 @@ def evaluate_constraints(
         # the fallbacks are resolved for these rows: compute them once, not once for the resolver and once more
         reported_df = keep("reported", reported_df)
     reported_df = reported_df.transform(
-        _with_fallbacks, fallback_resolver, tables, target.level, releases_df, level_ranks, keep
+        _with_fallbacks, fallback_resolver, tables, target_level, releases_df, level_ranks, keep
     )
     reported_df = reported_df.select("*", fix_value().alias("fix_value"))
     return reported_df.select(*_violation_columns(run_id, run_ts, target)).transform(conform, VIOLATIONS)

@@ -29,6 +29,7 @@ from transforms.configdef.expressions import (
 from transforms.configdef.rule_table import RuleTables, judges_defaults, rule_tables
 from transforms.configdef.sql_text import sql_string
 from transforms.kit.audit_scope import set_by_a_layer
+from transforms.kit.per_cluster import column_of
 from transforms.kit.releases import release_rank_column
 
 ENTITY: Final = ("cluster_id", "resource_type", "resource_name")
@@ -102,13 +103,13 @@ def cluster_releases(cluster_df: DataFrame) -> DataFrame:
 
 
 def level_filter(
-    df: DataFrame, cluster_df: DataFrame, target_level: int | None, level_ranks: Sequence[int]
+    df: DataFrame, cluster_df: DataFrame, target_level: int | Column | None, level_ranks: Sequence[int]
 ) -> DataFrame:
     """Keep (row, rule) pairs whose rule applies at the target or at the cluster's current level."""
     if target_level is None:
         return df
     running = F.col("_running_rank")
-    at_target = applies(F.lit(target_level), running, level_ranks)
+    at_target = applies(column_of(target_level), running, level_ranks)
     at_current = F.coalesce(applies(F.col("_current_level"), running, level_ranks), F.lit(False))
     return (
         df.join(F.broadcast(cluster_releases(cluster_df)), on="cluster_id", how="left")
@@ -118,7 +119,7 @@ def level_filter(
 
 
 def single_key_pairs(
-    effective_df: DataFrame, cluster_df: DataFrame, rules: CompiledCatalog, target_level: int | None
+    effective_df: DataFrame, cluster_df: DataFrame, rules: CompiledCatalog, target_level: int | Column | None
 ) -> DataFrame:
     """The (row, rule) pairs the catalog's single-key rules judge, each row with its rule's columns
     (``CHECK_RULES_DDL``), before any verdict: TOPIC and GROUP rows only where they are overrides, pairs the rule
@@ -164,7 +165,7 @@ def single_key_pair_frame(
     effective_df: DataFrame,
     cluster_df: DataFrame,
     tables: RuleTables,
-    target_level: int | None,
+    target_level: int | Column | None,
     level_ranks: Sequence[int],
 ) -> DataFrame:
     rows_df = single_key_rows(effective_df).select(
@@ -335,7 +336,7 @@ def expression_failures(
     cluster_df: DataFrame,
     rules: CompiledCatalog,
     tables: RuleTables,
-    target_level: int | None,
+    target_level: int | Column | None,
 ) -> DataFrame | None:
     """``FAILURE_COLUMNS`` of the expression rules' failures per entity view; None when the catalog has none."""
     expr_rules = rules.expressions
@@ -419,7 +420,7 @@ def failures(
     cluster_df: DataFrame,
     rules: CompiledCatalog,
     tables: RuleTables,
-    target_level: int | None,
+    target_level: int | Column | None,
 ) -> DataFrame:
     """Every failing (row, rule) pair, FAILURE_COLUMNS; restricted to rules applying at the target or the
     current level when ``target_level`` is given, else for all levels."""

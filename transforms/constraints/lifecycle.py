@@ -30,6 +30,7 @@ from schemas.lifecycle import (
     VIOLATION_STATUS,
     WAIVER_SCOPE_FIELDS,
 )
+from transforms.kit.per_cluster import column_of
 
 STATUS_KEYS = ("cluster_id", "target_level", "violation_id")
 WAIVER_COLUMNS = ("waived", "waiver_id", "waiver_owner", "waiver_expires")
@@ -117,7 +118,7 @@ def to_violation_status(
     evaluated: Sequence[str],
     run_id: str,
     run_ts: datetime,
-    target_level: int,
+    target_level: int | Column,
     clusters: Sequence[str],
 ) -> DataFrame:
     """The new VIOLATION_STATUS rows of ``clusters``: ``previous_df``'s rows with this run folded in.
@@ -130,7 +131,7 @@ def to_violation_status(
             the run is resolved only when its constraint was evaluated: a run with another catalog says nothing
             about the rules it did not check.
         run_id, run_ts: the run being applied.
-        target_level: the run's target level; rows of other levels are returned unchanged.
+        target_level: the run's target level (per cluster: a Column); rows of other levels are returned unchanged.
         clusters: the clusters the run audited (also those without any violation).
 
     Returns every status row of ``clusters`` (all target levels), to replace their partitions. For a (cluster,
@@ -152,7 +153,7 @@ def to_violation_status(
     preferring an error.
     """
     in_clusters = F.col("cluster_id").isin(list(clusters))
-    at_target = F.col("target_level") == F.lit(target_level)
+    at_target = F.col("target_level") == column_of(target_level)
     run_ts_col = F.lit(run_ts).cast("timestamp")
 
     previous_df = previous_df.filter(in_clusters)

@@ -10,6 +10,8 @@ from pyspark.sql import functions as F
 
 from schemas.effective import COMPARED_FIELDS, RESOLVED_FIELDS, RESOLVED_TYPES
 from schemas.kafka_catalog import normalize_release, release_rank
+from schemas.per_cluster import KafkaVersions
+from transforms.kit.per_cluster import per_cluster_column
 from transforms.kit.releases import release_rank_column
 
 # Broker layers, lowest first (DynamicBrokerConfig.updateCurrentConfig order).
@@ -41,21 +43,22 @@ def converted(value: Column, converter: Column, negative_means_unlimited: Column
     return F.when(is_negative, F.lit("-1")).otherwise(in_unit)
 
 
-def with_catalog_release(brokers_df: DataFrame, releases_df: DataFrame, *, kafka_version: str | None) -> DataFrame:
+def with_catalog_release(brokers_df: DataFrame, releases_df: DataFrame, *, kafka_version: KafkaVersions) -> DataFrame:
     """``(cluster_id, node_id, catalog_release, release_rank)`` for every broker in silver ``BROKERS``.
 
-    The wanted release is ``kafka_version`` (e.g. ``"4.2"`` or ``"4.2.1"``) when given, else the broker's
-    ``kafka_release``. The catalog release used is the newest one not newer than the wanted release; the oldest
-    catalog release when the wanted one is older than all of them or unknown (a broker without a metadata.version
-    range predates 3.3).
+    The wanted release is ``kafka_version`` (e.g. ``"4.2"`` or ``"4.2.1"``; per cluster when it is a
+    ``PerCluster``) when given, else the broker's ``kafka_release``. The catalog release used is the newest one not
+    newer than the wanted release; the oldest catalog release when the wanted one is older than all of them or
+    unknown (a broker without a metadata.version range predates 3.3).
 
     Raises:
         ConfigError: when ``kafka_version`` is not a release.
     """
-    wanted = (
-        F.lit(release_rank(normalize_release(kafka_version)))
-        if kafka_version
-        else release_rank_column(F.col("kafka_release"))
+    wanted = per_cluster_column(
+        kafka_version,
+        lambda given: (
+            F.lit(release_rank(normalize_release(given))) if given else release_rank_column(F.col("kafka_release"))
+        ),
     )
     not_newer = F.when(F.col("release_rank") <= F.col("wanted_rank"), F.col("release_rank"))
     return (
@@ -257,6 +260,12 @@ def keeping_lines(kafka_version: str | None) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def _kept_by_release(kafka_version: KafkaVersions) -> Column:
+    """The row's ``catalog_release`` is a line whose brokers keep an unsupported key (``keeping_lines`` of the
+    release its cluster runs)."""
+    return per_cluster_column(kafka_version, lambda given: F.col("catalog_release").isin(*keeping_lines(given)))
+
+
 def _with_skip(dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame) -> DataFrame:
     """``dynamic_df`` with ``catalog_release`` (the cluster's release when it is 4.0 or newer, else NULL) and
     ``skipped``: a TOPIC, GROUP or CLIENT_METRICS key that release's catalog does not define for the resource type
@@ -301,12 +310,12 @@ def unsupported_overrides(dynamic_df: DataFrame, nodes_df: DataFrame, config_key
 
 
 def without_unsupported(
-    dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, *, kafka_version: str | None = None
+    dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, *, kafka_version: KafkaVersions = None
 ) -> DataFrame:
     """``dynamic_df`` without the rows ``unsupported_overrides`` names that the cluster's release skips (what Kafka's
     image holds: a release of ``keeping_lines`` keeps them). A row with a NULL key column is kept."""
     is_keyed = reduce(Column.__and__, [F.col(c).isNotNull() for c in _DYNAMIC_KEY])
-    skips = ~F.col("catalog_release").isin(*keeping_lines(kafka_version))
+    skips = ~_kept_by_release(kafka_version)
     return (
         _with_skip(dynamic_df, nodes_df, config_keys_df)
         .where(~(F.col("skipped") & skips & is_keyed))
@@ -315,13 +324,13 @@ def without_unsupported(
 
 
 def kept_unsupported(
-    dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, *, kafka_version: str | None = None
+    dynamic_df: DataFrame, nodes_df: DataFrame, config_keys_df: DataFrame, *, kafka_version: KafkaVersions = None
 ) -> DataFrame:
     """The rows of ``unsupported_overrides`` the cluster's release keeps in its image (``keeping_lines``): such a
     broker refuses the resource's next config change ("Unknown topic config name")."""
     return (
         _with_skip(dynamic_df, nodes_df, config_keys_df)
-        .where(F.col("skipped") & F.col("catalog_release").isin(*keeping_lines(kafka_version)))
+        .where(F.col("skipped") & _kept_by_release(kafka_version))
         .select(*dynamic_df.columns, "catalog_release")
     )
 

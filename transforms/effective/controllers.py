@@ -52,11 +52,13 @@ from pyspark.sql import functions as F
 from schemas.effective import LAYER_COLUMNS
 from schemas.kafka_catalog import applied_rank, release_rank
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from schemas.per_cluster import KafkaVersions
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.common import latest_key_attributes, resolved
 from transforms.effective.topics import to_effective_rows, to_topic_node_views
 from transforms.kit.finding_rows import finding_rows
+from transforms.kit.per_cluster import per_cluster_column
 from transforms.replay.state import ReplayResult
 
 __all__ = [
@@ -83,7 +85,7 @@ def controller_nodes(
     nodes_df: DataFrame,
     *,
     release_ranks: Sequence[int] = (),
-    kafka_version: str | None = None,
+    kafka_version: KafkaVersions = None,
 ) -> DataFrame:
     """``(cluster_id, node_id, catalog_release, release_rank, is_broker, has_file)``: every controller.
 
@@ -106,8 +108,15 @@ def controller_nodes(
         F.min_by(F.struct("catalog_release", "release_rank"), F.col("release_rank")).alias("oldest")
     )
     nodes = registered_df.unionByName(file_only_df).distinct()
-    given_rank = applied_rank(release_ranks, release_rank(kafka_version)) if kafka_version and release_ranks else None
-    given_release = F.lit(f"{given_rank // 1000}.{given_rank % 1000}" if given_rank else None).cast("string")
+
+    def applied(given: str | None) -> int | None:
+        return applied_rank(release_ranks, release_rank(given)) if given and release_ranks else None
+
+    given_rank = per_cluster_column(kafka_version, lambda given: F.lit(applied(given)).cast("int"))
+    given_release = per_cluster_column(
+        kafka_version,
+        lambda given: F.lit(f"{rank // 1000}.{rank % 1000}" if (rank := applied(given)) else None).cast("string"),
+    )
     return (
         nodes.join(brokers_df, on=_NODE, how="left")
         .join(oldest_df, on="cluster_id", how="left")
@@ -117,9 +126,7 @@ def controller_nodes(
             F.coalesce(F.col("catalog_release"), F.col("oldest.catalog_release"), given_release).alias(
                 "catalog_release"
             ),
-            F.coalesce(F.col("release_rank"), F.col("oldest.release_rank"), F.lit(given_rank).cast("int")).alias(
-                "release_rank"
-            ),
+            F.coalesce(F.col("release_rank"), F.col("oldest.release_rank"), given_rank).alias("release_rank"),
             F.col("catalog_release").isNotNull().alias("is_broker"),
             F.coalesce(F.col("_file"), F.lit(False)).alias("has_file"),
         )

@@ -44,6 +44,7 @@ from pyspark.sql import functions as F
 
 from schemas.gold import EFFECTIVE_CONFIGS, FINDING_ROWS
 from schemas.kafka_vocabulary import RESOURCE_TYPES, ResourceType
+from schemas.per_cluster import KafkaVersions
 from transforms.effective.brokers import to_broker_effective, to_broker_layers
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.clamps import to_clamped_findings, with_broker_clamps, with_group_clamps
@@ -100,7 +101,7 @@ def _snapshots(state: ReplayResult) -> DataFrame:
 
 
 def _nodes_and_layers(
-    state: ReplayResult, frames: CatalogFrames, kafka_version: str | None, oldest_release: str | None, keep: Keep
+    state: ReplayResult, frames: CatalogFrames, kafka_version: KafkaVersions, oldest_release: str | None, keep: Keep
 ) -> _Layers:
     """The brokers' and the layered controllers' layers, built and checked in one plan (a layer-validity plan is
     the largest of a resolution; the nodes are judged independently, so one plan over both gives each its own).
@@ -150,7 +151,7 @@ def _nodes_and_layers(
 
 
 def _supported_dynamic(
-    state: ReplayResult, nodes_df: DataFrame, keys_df: DataFrame, kafka_version: str | None, keep: Keep
+    state: ReplayResult, nodes_df: DataFrame, keys_df: DataFrame, kafka_version: KafkaVersions, keep: Keep
 ) -> DataFrame:
     """The dynamic records the nodes' releases hold in their image (KAFKA-19851), read by every resource type."""
     return keep(
@@ -250,7 +251,7 @@ def resolve_effective_configs(
     state: ReplayResult,
     catalog_frames: CatalogFrames,
     *,
-    kafka_version: str | None = None,
+    kafka_version: KafkaVersions = None,
     oldest_release: str | None = None,
     resource_types: Collection[str] = RESOURCE_TYPES,
     keep: Keep = as_planned,
@@ -260,7 +261,8 @@ def resolve_effective_configs(
     Args:
         state: the ``replay_state`` result.
         catalog_frames: ``to_catalog_frames(spark, catalog)``.
-        kafka_version: the Kafka release all brokers run (overrides the inferred one), e.g. ``"4.2"``.
+        kafka_version: the Kafka release all brokers run (overrides the inferred one), e.g. ``"4.2"``; a
+            ``PerCluster`` gives some clusters their own (``schemas.per_cluster``).
         oldest_release: a release every broker of ``state`` runs at least (an audit's target release, with
             ``audit_scope.with_release_at_least``), when the caller knows one; the rules of older releases that no
             broker can then apply are not planned (``timestamps.fallback_planned``). None: every rule is planned.
@@ -324,7 +326,7 @@ def resolve_without_overrides(
     *,
     topics_df: DataFrame | None = None,
     groups_df: DataFrame | None = None,
-    kafka_version: str | None = None,
+    kafka_version: KafkaVersions = None,
     oldest_release: str | None = None,
     keep: Keep = as_planned,
 ) -> DataFrame:
@@ -383,7 +385,7 @@ def resolve_without_node_layer(
     catalog_frames: CatalogFrames,
     nodes_df: DataFrame,
     *,
-    kafka_version: str | None = None,
+    kafka_version: KafkaVersions = None,
     oldest_release: str | None = None,
     keep: Keep = as_planned,
 ) -> DataFrame:
@@ -429,7 +431,7 @@ def unapplied_layer_rows(
     state: ReplayResult,
     catalog_frames: CatalogFrames,
     *,
-    kafka_version: str | None = None,
+    kafka_version: KafkaVersions = None,
     oldest_release: str | None = None,
     keep: Keep = as_planned,
 ) -> DataFrame:
@@ -448,7 +450,7 @@ def effective_findings(
     state: ReplayResult,
     catalog_frames: CatalogFrames,
     *,
-    kafka_version: str | None = None,
+    kafka_version: KafkaVersions = None,
     oldest_release: str | None = None,
     keep: Keep = as_planned,
     effective_df: DataFrame | None = None,

@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 from schemas.effective import RESOLVED_FIELDS
 from schemas.kafka_catalog import applied_rank, release_rank
 from schemas.kafka_vocabulary import ResourceType
+from schemas.per_cluster import KafkaVersions, PerCluster
 from transforms.effective.common import cluster_release, resolved
 from transforms.kit.releases import release_rank_column
 
@@ -50,7 +51,7 @@ BROKER_BOUND_KEYS: Final = tuple("log." + k for k in TOPIC_BOUND_KEYS)
 _TAKEN: Final = ("value", "value_hash", "source", "synonym", "source_offset", "source_timestamp")
 
 
-def fallback_planned(release_ranks: Sequence[int], *, kafka_version: str | None, oldest_release: str | None) -> bool:
+def fallback_planned(release_ranks: Sequence[int], *, kafka_version: KafkaVersions, oldest_release: str | None) -> bool:
     """Whether some broker may apply a 3.6-3.9 catalog release, so the fallbacks below have to be planned.
 
     A broker takes the newest catalog release (``release_ranks``) not newer than the release it runs, or the
@@ -58,11 +59,17 @@ def fallback_planned(release_ranks: Sequence[int], *, kafka_version: str | None,
     every broker. That choice never decreases as the release grows, so when every broker runs at least
     ``oldest_release`` (e.g. an audit's target release: ``audit_scope.with_release_at_least``), no broker applies
     a release older than the one chosen for it. Not planned only when that release is newer than 3.9 (or, with
-    ``kafka_version``, outside 3.6-3.9): the fallbacks would change no row. True when unknown.
+    ``kafka_version``, outside 3.6-3.9): the fallbacks would change no row. True when unknown. Per cluster: when
+    any cluster's release may apply them.
 
     Raises:
         ConfigError: when ``kafka_version`` or ``oldest_release`` is not a release.
     """
+    if isinstance(kafka_version, PerCluster):
+        return any(
+            fallback_planned(release_ranks, kafka_version=given, oldest_release=oldest_release)
+            for given in kafka_version.values()
+        )
     wanted = kafka_version or oldest_release
     if wanted is None or not release_ranks:
         return True

@@ -40,9 +40,11 @@ from pyspark.sql import functions as F
 from schemas.evaluation import ELR_LEVEL
 from schemas.kafka_vocabulary import AlterConfigOpType, ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion
+from schemas.per_cluster import PerCluster
 from schemas.silver import DYNAMIC_CONFIGS
 from schemas.upgrade_effects import UPGRADE_EFFECTS, UpgradeWith
 from transforms.kit.finding_rows import finding_rows
+from transforms.kit.per_cluster import per_cluster_column, target_level_column, target_name_column
 
 __all__ = [
     "ELR_ENABLING_MV",
@@ -68,6 +70,7 @@ REFERENCE: Final = (
     "tools/src/main/java/org/apache/kafka/tools/FeatureCommand.java"
 )
 _KEYS: Final = ["cluster_id", "resource_type", "resource_name", "name"]
+Target = MetadataVersion | PerCluster[MetadataVersion]
 
 
 def to_upgrade_effects(
@@ -79,9 +82,10 @@ def to_upgrade_effects(
     controllers_df: DataFrame,
     static_configs_df: DataFrame,
     target_keys_df: DataFrame,
-    target: MetadataVersion,
+    target: Target,
     elr_level: int,
-    upgrade_with: UpgradeWith,
+    upgrade_with: UpgradeWith | PerCluster[UpgradeWith],
+    target_release: Column | None = None,
 ) -> DataFrame:
     """``UPGRADE_EFFECTS`` rows (without run columns) of upgrading every cluster to ``target``.
 
@@ -91,31 +95,46 @@ def to_upgrade_effects(
         cluster_state_df: silver ``CLUSTER_STATE`` (one row per cluster; ``current_level``).
         brokers_df: silver ``BROKERS``; controllers_df: silver ``CONTROLLERS``.
         static_configs_df: bronze ``STATIC_CONFIGS`` (``--static-config`` files, controllers' included).
-        target_keys_df: ``CATALOG_CONFIG_KEYS`` rows of the target's catalog release (gives the default).
-        target: the target metadata.version.
+        target_keys_df: ``CATALOG_CONFIG_KEYS`` rows of the target's catalog release (gives the default); of the
+            targets' releases when ``target_release`` names each cluster's.
+        target: the target metadata.version (per cluster: a ``PerCluster``).
         elr_level: the feature level of ``ELR_ENABLING_MV``.
-        upgrade_with: the command form.
+        upgrade_with: the command form (per cluster: a ``PerCluster``).
+        target_release: the catalog release of the cluster's target, when ``target_keys_df`` holds several.
 
     NULL behaviour: a cluster with NULL ``current_level`` is treated as upgrading; a controller's
     ``min.insync.replicas`` that is not an integer ≥ 1 makes the value assumed.
     """
-    predicts = upgrade_with == UpgradeWith.RELEASE_VERSION and target.level >= elr_level
-    is_upgrade = F.col("current_level").isNull() | (F.col("current_level") <= F.lit(target.level))
+    level = target_level_column(target)
+    predicts = per_cluster_column(upgrade_with, lambda form: F.lit(form == UpgradeWith.RELEASE_VERSION)) & (
+        level >= F.lit(elr_level)
+    )
+    is_upgrade = F.col("current_level").isNull() | (F.col("current_level") <= level)
+    release = F.lit(None).cast("string") if target_release is None else target_release
     clusters_df = (
-        cluster_state_df.where(F.lit(predicts) & is_upgrade)
+        cluster_state_df.where(predicts & is_upgrade)
         .join(
             features_df.where(F.col("feature") == ELR_FEATURE).select("cluster_id", F.col("level").alias("elr_level")),
             on="cluster_id",
             how="left",
         )
-        .select("cluster_id", F.coalesce(F.col("elr_level"), F.lit(0)).alias("feature_level_before"))
+        .select(
+            "cluster_id",
+            F.coalesce(F.col("elr_level"), F.lit(0)).alias("feature_level_before"),
+            release.alias("_release"),
+        )
     )
     default_df = target_keys_df.where(
         (F.col("resource_type") == ResourceType.BROKER) & (F.col("name") == MIN_ISR)
-    ).select(F.col("default_value").alias("default_value"))
+    ).select(
+        (F.lit(None).cast("string") if target_release is None else F.col("release")).alias("_default_release"),
+        F.col("default_value").alias("default_value"),
+    )
     min_isr_df = dynamic_configs_df.where((F.col("resource_type") == ResourceType.BROKER) & (F.col("name") == MIN_ISR))
     generated_df = _generated_cluster_value(
-        clusters_df.join(default_df, how="cross"),
+        clusters_df.join(default_df, on=F.col("_release").eqNullSafe(F.col("_default_release")), how="inner").drop(
+            "_default_release"
+        ),
         min_isr_df.where(F.col("resource_name") == ""),
         _controller_values(static_configs_df, brokers_df, controllers_df),
         controllers_df,
@@ -125,7 +144,9 @@ def to_upgrade_effects(
     return generated_df.unionByName(deleted_df).select(*UPGRADE_EFFECTS.fieldNames())
 
 
-def with_elr_after_upgrade(cluster_df: DataFrame, features_df: DataFrame, upgrade_with: UpgradeWith) -> DataFrame:
+def with_elr_after_upgrade(
+    cluster_df: DataFrame, features_df: DataFrame, upgrade_with: UpgradeWith | PerCluster[UpgradeWith]
+) -> DataFrame:
     """``cluster_df`` with ``elr_level`` (``schemas.evaluation.ELR_LEVEL``): ``eligible.leader.replicas.version``
     once the upgrade command reached a level at or above ``ELR_ENABLING_MV`` — at least 1 with ``--release-version``
     (its default level there), the current level with ``--metadata`` (only ``metadata.version`` moves).
@@ -139,7 +160,9 @@ def with_elr_after_upgrade(cluster_df: DataFrame, features_df: DataFrame, upgrad
         "cluster_id", F.col("level").alias("_elr_now")
     )
     now = F.coalesce(F.col("_elr_now"), F.lit(0))
-    after = F.greatest(now, F.lit(1)) if upgrade_with == UpgradeWith.RELEASE_VERSION else now
+    after = per_cluster_column(
+        upgrade_with, lambda form: F.greatest(now, F.lit(1)) if form == UpgradeWith.RELEASE_VERSION else now
+    )
     return (
         cluster_df.join(current_df, on="cluster_id", how="left")
         .withColumn(ELR_LEVEL, after.cast("int"))
@@ -225,7 +248,7 @@ def _generated_cluster_value(
     cluster_min_isr_df: DataFrame,
     controller_values_df: DataFrame,
     controllers_df: DataFrame,
-    target: MetadataVersion,
+    target: Target,
 ) -> DataFrame:
     """The SET of the cluster-level value, for clusters that have none (``maybeGenerateElrSafetyRecords``)."""
     controllers_agg_df = _controller_views(controller_values_df, clusters_df)
@@ -343,7 +366,7 @@ def _value_origin_text(
     return source, assumed_note
 
 
-def _deleted_broker_values(clusters_df: DataFrame, broker_min_isr_df: DataFrame, target: MetadataVersion) -> DataFrame:
+def _deleted_broker_values(clusters_df: DataFrame, broker_min_isr_df: DataFrame, target: Target) -> DataFrame:
     """The DELETE of every per-broker ``min.insync.replicas`` (any broker id with the key, registered or not)."""
     message = F.concat(
         _intro(target),
@@ -367,28 +390,34 @@ def _deleted_broker_values(clusters_df: DataFrame, broker_min_isr_df: DataFrame,
     )
 
 
-def _command(target: MetadataVersion) -> str:
+def _command(target: Target) -> Column:
     # quoted as remediation.shell_quoted quotes (shlex.quote's rules): a shell never reads `<bootstrap>` as a redirect
-    words = ["kafka-features.sh", "--bootstrap-server", "<bootstrap>", "upgrade", "--release-version", target.name]
-    return shlex.join(words)
+    def words(mv: MetadataVersion) -> str:
+        return shlex.join(
+            ["kafka-features.sh", "--bootstrap-server", "<bootstrap>", "upgrade", "--release-version", mv.name]
+        )
+
+    return per_cluster_column(target, lambda mv: F.lit(words(mv)))
 
 
-def _intro(target: MetadataVersion) -> Column:
+def _intro(target: Target) -> Column:
     return F.concat(
-        F.lit(f"`{_command(target)}` raises {ELR_FEATURE} from "),
+        F.lit("`"),
+        _command(target),
+        F.lit(f"` raises {ELR_FEATURE} from "),
         F.col("feature_level_before").cast("string"),
         F.lit(" to 1, and "),
     )
 
 
-def _common(target: MetadataVersion) -> list[Column]:
+def _common(target: Target) -> list[Column]:
     """The columns every effect row of one cluster shares, up to ``resource_type``."""
     return [
         F.col("cluster_id"),
-        F.lit(target.name).alias("target_mv"),
-        F.lit(target.level).alias("target_level"),
+        target_name_column(target).alias("target_mv"),
+        target_level_column(target).alias("target_level"),
         F.lit(UpgradeWith.RELEASE_VERSION).alias("upgrade_with"),
-        F.lit(_command(target)).alias("command"),
+        _command(target).alias("command"),
         F.lit(ELR_FEATURE).alias("feature"),
         F.col("feature_level_before").cast("int").alias("feature_level_before"),
         F.lit(1).alias("feature_level_after"),

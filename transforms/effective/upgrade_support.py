@@ -25,7 +25,9 @@ from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ResourceType
 from schemas.metadata_version import MetadataVersion
+from schemas.per_cluster import PerCluster
 from transforms.kit.finding_rows import finding_rows
+from transforms.kit.per_cluster import target_level_column, target_name_column
 
 __all__ = ["UNSUPPORTED_REGISTRATION", "unsupported_registration_findings"]
 
@@ -33,7 +35,7 @@ UNSUPPORTED_REGISTRATION: Final = "UNSUPPORTED_REGISTRATION"
 
 
 def unsupported_registration_findings(
-    brokers_df: DataFrame, cluster_state_df: DataFrame, target: MetadataVersion
+    brokers_df: DataFrame, cluster_state_df: DataFrame, target: MetadataVersion | PerCluster[MetadataVersion]
 ) -> DataFrame:
     """``FINDING_ROWS``: one blocking ``UNSUPPORTED_REGISTRATION`` per fenced broker whose registered
     ``metadata.version`` range excludes ``target``, in a cluster whose ``current_level`` is below it.
@@ -41,13 +43,14 @@ def unsupported_registration_findings(
     Args:
         brokers_df: silver ``BROKERS`` (``fenced``, ``min_supported_mv``, ``max_supported_mv``).
         cluster_state_df: silver ``CLUSTER_STATE`` (``current_level``; NULL: not known, no finding).
-        target: the audit's target.
+        target: the audit's target (per cluster: a ``PerCluster``).
     """
+    level = target_level_column(target)
     low = F.coalesce(F.col("min_supported_mv"), F.lit(0))
     high = F.coalesce(F.col("max_supported_mv"), F.lit(0))
-    upgraded_df = cluster_state_df.where(F.col("current_level") < target.level).select("cluster_id")
+    upgraded_df = cluster_state_df.where(F.col("current_level") < level).select("cluster_id")
     refused_df = brokers_df.join(upgraded_df, on="cluster_id", how="left_semi").where(
-        F.col("fenced") & ~F.lit(target.level).between(low, high)
+        F.col("fenced") & ~level.between(low, high)
     )
     message = F.concat(
         F.lit("broker "),
@@ -56,7 +59,11 @@ def unsupported_registration_findings(
         low.cast("string"),
         F.lit("-"),
         high.cast("string"),
-        F.lit(f" only: the controller refuses the upgrade to {target.name} (level {target.level}) until it registers"),
+        F.lit(" only: the controller refuses the upgrade to "),
+        target_name_column(target),
+        F.lit(" (level "),
+        level.cast("string"),
+        F.lit(") until it registers"),
         F.lit(" again on a release that supports it or is unregistered (kafka-cluster.sh unregister --id "),
         F.col("node_id").cast("string"),
         F.lit(")"),

@@ -16,6 +16,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from schemas.per_cluster import PerCluster
+from transforms.kit.per_cluster import per_cluster_column
 from transforms.kit.releases import release_rank_column
 
 
@@ -26,27 +28,37 @@ def set_by_a_layer(source: Column) -> Column:
     return F.coalesce(source != F.lit(ConfigSource.DEFAULT_CONFIG), F.lit(False))
 
 
-def filter_auditable(effective_df: DataFrame, *, target_keys_df: DataFrame) -> DataFrame:
+def filter_auditable(
+    effective_df: DataFrame, *, target_keys_df: DataFrame, target_release: Column | None = None
+) -> DataFrame:
     """EFFECTIVE_CONFIGS rows without the defaults described in the module docstring.
 
     Args:
         effective_df: EFFECTIVE_CONFIGS.
-        target_keys_df: ``resource_type``, ``name`` of every key the target release defines (unique pairs).
+        target_keys_df: ``resource_type``, ``name`` of every key the target release defines (unique pairs); with
+            ``release``, of the targets' releases when ``target_release`` names each cluster's.
+        target_release: the catalog release of the row's cluster's target (None: ``target_keys_df`` holds one).
 
     NULL behaviour: a NULL ``source`` is kept (it is not a default).
     """
     is_default = F.col("source") == ConfigSource.DEFAULT_CONFIG
+    keys = ["_keys_type", "config_name", "_release"]
+    no_release = F.lit("")  # one release: every key matches
     known_df = target_keys_df.select(
-        F.col("resource_type").alias("_keys_type"), F.col("name").alias("config_name"), F.lit(True).alias("_known")
-    ).dropDuplicates(["_keys_type", "config_name"])
+        F.col("resource_type").alias("_keys_type"),
+        F.col("name").alias("config_name"),
+        (no_release if target_release is None else F.col("release")).alias("_release"),
+        F.lit(True).alias("_known"),
+    ).dropDuplicates(keys)
     # the controller's view of a topic holds TOPIC keys
     keys_type = F.when(F.col("resource_type") == ResourceType.CONTROLLER_TOPIC, F.lit(ResourceType.TOPIC)).otherwise(
         F.col("resource_type")
     )
     unknown_default = is_default & (F.col("value").isNull() | F.col("_known").isNull())
+    release = no_release if target_release is None else target_release
     return (
-        effective_df.select("*", keys_type.alias("_keys_type"))
-        .join(F.broadcast(known_df), on=["_keys_type", "config_name"], how="left")
+        effective_df.select("*", keys_type.alias("_keys_type"), release.alias("_release"))
+        .join(F.broadcast(known_df), on=keys, how="left")
         .filter(~F.coalesce(unknown_default, F.lit(False)))
         .select(*effective_df.columns)
     )
@@ -71,15 +83,15 @@ def to_unique_topic_names(topics_df: DataFrame) -> DataFrame:
     )
 
 
-def with_release_at_least(brokers_df: DataFrame, *, release: str) -> DataFrame:
+def with_release_at_least(brokers_df: DataFrame, *, release: str | PerCluster[str]) -> DataFrame:
     """BROKERS whose ``kafka_release`` is raised to ``release`` where it is older (or unknown: NULL, or not a
     release).
 
     Raising the metadata.version to a level needs every broker to run a release that supports it, so at the
     target a broker runs at least the target's release and takes that release's ConfigDef defaults; a broker
-    already on a newer release (a downgrade audit) keeps its own.
+    already on a newer release (a downgrade audit) keeps its own. Per cluster: each cluster's target release.
     """
-    target = F.lit(release)
+    target = per_cluster_column(release, F.lit)
     older = F.coalesce(release_rank_column(F.col("kafka_release")) < release_rank_column(target), F.lit(True))
     return brokers_df.select(
         *[

@@ -38,8 +38,10 @@ from pyspark.sql import functions as F
 from schemas.kafka_catalog import release_rank
 from schemas.kafka_vocabulary import ResourceType
 from schemas.metadata_version import MetadataVersionTable
+from schemas.per_cluster import KafkaVersions, per_cluster
 from schemas.silver import BROKER_STATIC_CONFIGS, BROKERS, CONTROLLERS
 from transforms.kit.finding_rows import finding_rows
+from transforms.kit.per_cluster import per_cluster_column
 from transforms.replay.cluster_pass import output
 
 
@@ -190,12 +192,12 @@ def to_controllers(pass_df: DataFrame) -> DataFrame:
     return output(pass_df, "controller").select(*CONTROLLERS.fieldNames())
 
 
-def ambiguous_release_findings(brokers_df: DataFrame, *, kafka_version: str | None) -> DataFrame:
+def ambiguous_release_findings(brokers_df: DataFrame, *, kafka_version: KafkaVersions) -> DataFrame:
     """``FINDING_ROWS``: one ``AMBIGUOUS_KAFKA_RELEASE`` per broker whose registered feature ranges fit several
     releases (the oldest was taken); none when ``--kafka-version`` names the release."""
     ambiguous_df = brokers_df.where(F.coalesce(F.size("release_candidates") > 1, F.lit(False)))
-    if kafka_version:
-        ambiguous_df = ambiguous_df.where(F.lit(False))
+    if any(per_cluster(kafka_version).values()):
+        ambiguous_df = ambiguous_df.where(per_cluster_column(kafka_version, lambda given: F.lit(not given)))
     message = F.concat(
         F.lit("the feature ranges broker "),
         F.col("node_id").cast("string"),

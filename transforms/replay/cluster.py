@@ -16,7 +16,9 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_catalog import normalize_release
+from schemas.per_cluster import KafkaVersions, per_cluster
 from schemas.silver import CLUSTER_STATE
+from transforms.kit.per_cluster import per_cluster_column
 from transforms.kit.releases import release_rank_column
 from transforms.replay.cluster_pass import output, timestamp
 
@@ -41,14 +43,16 @@ def to_cluster_state(pass_df: DataFrame, *, brokers_df: DataFrame) -> DataFrame:
     )
 
 
-def with_kafka_version(cluster_df: DataFrame, kafka_version: str | None) -> DataFrame:
+def with_kafka_version(cluster_df: DataFrame, kafka_version: KafkaVersions) -> DataFrame:
     """``CLUSTER_STATE`` with ``kafka_release`` replaced by ``--kafka-version`` (``"4.2"`` or ``"4.2.1"`` → ``"4.2"``)
-    when given: the user knows the release the brokers run better than their registrations tell.
+    when given (for the cluster): the user knows the release the brokers run better than their registrations tell.
 
     Raises:
         ConfigError: when ``kafka_version`` is not a release.
     """
-    if not kafka_version:
+    if not any(per_cluster(kafka_version).values()):
         return cluster_df
-    release = F.lit(normalize_release(kafka_version))
+    release = per_cluster_column(
+        kafka_version, lambda given: F.lit(normalize_release(given)) if given else F.col("kafka_release")
+    )
     return cluster_df.select(*[release.alias(c) if c == "kafka_release" else F.col(c) for c in cluster_df.columns])

@@ -193,7 +193,7 @@ def _apply_dynamic(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame
     )
     base_default = F.col("default_value")
     changed_df = _changed(
-        dyn_ops_df.join(F.broadcast(defaults_df), on=["resource_type", "name"], how="left"),
+        dyn_ops_df.join(F.broadcast(defaults_df), on=_default_key(defaults_df, "resource_type", "name"), how="left"),
         current_df,
         keys,
         base_default,
@@ -218,6 +218,11 @@ def _apply_dynamic(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame
     return kept_df.select(*DYNAMIC_CONFIGS.fieldNames()).unionByName(new_df.select(*DYNAMIC_CONFIGS.fieldNames()))
 
 
+def _default_key(defaults_df: DataFrame, *key: str) -> list[str]:
+    """The join key of the defaults: per cluster when they are given per cluster."""
+    return ["cluster_id", *key] if "cluster_id" in defaults_df.columns else list(key)
+
+
 def _on_nodes(df: DataFrame, state: ReplayResult) -> DataFrame:
     """BROKER static targets with ``node_id``: ``""`` = every registered node of the cluster."""
     nodes_df = state.brokers.select("cluster_id", "node_id")
@@ -235,7 +240,7 @@ def _apply_static(state: ReplayResult, ops_df: DataFrame, replace_df: DataFrame,
     )
     broker_defaults_df = defaults_df.where(F.col("resource_type") == ResourceType.BROKER).drop("resource_type")
     changed_df = _changed(
-        static_ops_df.join(F.broadcast(broker_defaults_df), on="name", how="left"),
+        static_ops_df.join(F.broadcast(broker_defaults_df), on=_default_key(broker_defaults_df, "name"), how="left"),
         current_df,
         keys,
         F.col("default_value"),
@@ -324,7 +329,8 @@ def apply_changes(
         state: the silver state (``brokers``, ``topics`` and the three layer frames are read).
         changes: the validated change set.
         defaults_df: ``(resource_type, name, default_value)``, one row per key: the ConfigDef defaults APPEND and
-            SUBTRACT start from when the layer does not store the key (e.g. the target release's catalog).
+            SUBTRACT start from when the layer does not store the key (e.g. the target release's catalog); with
+            ``cluster_id``, one row per cluster and key (clusters audited at releases of their own).
         redact: maps ``(resource_type, key, value)`` to ``(stored value, value hash)`` (ingest redaction).
         keep: how the caller holds each changed layer (the resolution reads every layer in many places).
 
@@ -335,7 +341,9 @@ def apply_changes(
     op_rows, replace_rows = _rows(changes, redact)
     ops_df = _in_clusters(spark.createDataFrame(op_rows, OPS_DDL), state)
     replace_df = _in_clusters(spark.createDataFrame(replace_rows, REPLACE_DDL), state)
-    defaults = defaults_df.select("resource_type", "name", "default_value").dropDuplicates(["resource_type", "name"])
+    per_cluster = ["cluster_id"] if "cluster_id" in defaults_df.columns else []
+    key = [*per_cluster, "resource_type", "name"]
+    defaults = defaults_df.select(*key, "default_value").dropDuplicates(key)
     # kept by the caller: the resolution reads every layer in many places of its plan
     return ConfigLayers(
         dynamic_configs=keep("dynamic_configs", _apply_dynamic(state, ops_df, replace_df, defaults)),

@@ -55,6 +55,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from schemas.gold import EFFECTIVE_CONFIGS
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
+from schemas.per_cluster import KafkaVersions
 from schemas.whatif import FALLBACK_COLUMNS, FALLBACK_SOURCES
 from transforms.effective import resolve_effective_configs, resolve_without_node_layer, resolve_without_overrides
 from transforms.effective.catalog_frames import CatalogFrames
@@ -74,7 +75,7 @@ _OWN_ROWS: Final = frozenset(
 class _Releases(TypedDict):
     """The release arguments of the resolution's entry points, passed on as they were given."""
 
-    kafka_version: str | None
+    kafka_version: KafkaVersions
     oldest_release: str | None
 
 
@@ -198,7 +199,7 @@ def resolve_fallbacks(
     needed_df: DataFrame,
     *,
     layers: Collection[str],
-    kafka_version: str | None = None,
+    kafka_version: KafkaVersions = None,
     oldest_release: str | None = None,
     keep: Keep = as_planned,
     resolution_keep: Keep | None = None,
