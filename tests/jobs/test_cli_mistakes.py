@@ -78,6 +78,30 @@ def _kafka_version_with_suffix(tmp: Path) -> list[str]:
     return _gate(tmp, "--kafka-version", "4.2-garbage")
 
 
+def _cluster_kafka_version(tmp: Path) -> list[str]:
+    return _gate(tmp, "--kafka-version", "eu=4.x")
+
+
+def _two_run_targets(tmp: Path) -> list[str]:
+    return _gate(tmp, "--target-mv", "4.1")
+
+
+def _cluster_target_twice(tmp: Path) -> list[str]:
+    return _gate(tmp, "--target-mv", "eu=4.1", "--target-mv", "eu=4.0")
+
+
+def _cluster_unknown_mv(tmp: Path) -> list[str]:
+    return _gate(tmp, "--target-mv", "eu=9.9-IV9")
+
+
+def _nameless_cluster(tmp: Path) -> list[str]:
+    return _gate(tmp, "--upgrade-with", "=metadata")
+
+
+def _cluster_upgrade_form(tmp: Path) -> list[str]:
+    return _gate(tmp, "--upgrade-with", "eu=feature")
+
+
 def _missing_input(tmp: Path) -> list[str]:
     return ["gate", "--input", str(tmp / "absent"), "--target-mv", "4.2-IV1", "--warehouse", str(tmp / "wh")]
 
@@ -108,6 +132,12 @@ CASES: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     "report-out-below-a-file": (_report_out_below_file, "--out"),
     "kafka-version": (_bad_kafka_version, "--kafka-version"),
     "kafka-version-suffix": (_kafka_version_with_suffix, "--kafka-version"),
+    "kafka-version-of-a-cluster": (_cluster_kafka_version, "--kafka-version '4.x'"),
+    "target-mv-twice-for-the-run": (_two_run_targets, "--target-mv is given 2 times for the run"),
+    "target-mv-twice-for-a-cluster": (_cluster_target_twice, "gives cluster eu a second value"),
+    "target-mv-of-a-cluster-unknown": (_cluster_unknown_mv, "9.9-IV9"),
+    "upgrade-with-no-cluster": (_nameless_cluster, "names no cluster"),
+    "upgrade-with-of-a-cluster": (_cluster_upgrade_form, "--upgrade-with 'feature'"),
     "missing-input": (_missing_input, "does not exist"),
     "static-config-missing": (_bad_static_config, "absent.properties"),
     "reflection-in-rule": (_java_method_rule, "calls java_method()"),

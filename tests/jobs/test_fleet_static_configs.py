@@ -1,6 +1,7 @@
-"""A fleet's own static files in one run (issue #60): ``--static-config CLUSTER/NODE=PATH`` names the cluster a
-``server.properties`` belongs to, so inputs of several clusters can each bring theirs (before, any
-``--static-config`` with several clusters was "needs --cluster-id")."""
+"""A fleet's own static files and settings in one run (issue #60): ``--static-config CLUSTER/NODE=PATH`` names the
+cluster a ``server.properties`` belongs to, so inputs of several clusters can each bring theirs (before, any
+``--static-config`` with several clusters was "needs --cluster-id"); ``--target-mv``, ``--kafka-version`` and
+``--upgrade-with`` take ``CLUSTER=VALUE`` for a cluster of its own."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 from jobs.discover import parse_static_config_args
 from jobs.ingest import IngestSettings, find_inputs, run
 from jobs.storage import open_store
 from schemas.errors import UsageError
+from schemas.per_cluster import PerCluster
+from schemas.upgrade_effects import UpgradeWith
 
 CLUSTER = Path(__file__).resolve().parents[1] / "data" / "e2e" / "cluster.jsonl"
 
@@ -93,3 +97,67 @@ def test_one_ingest_stores_each_clusters_files_and_a_later_one_replaces_only_its
         ("east", 1, "node.id", "1"),
         ("west", 1, "log.segment.bytes", "16777216"),
     ]
+
+
+def _tables(spark: SparkSession, warehouse: Path, cluster: str, run_id: str) -> dict[str, list[tuple[str, ...]]]:
+    """One cluster's rows of the tables an audit writes (the run tables': one run's), without run ids and times."""
+    store = open_store(spark, str(warehouse))
+    out = {}
+    for table in ("effective_configs", "violations", "upgrade_effects", "findings", "highest_safe_levels"):
+        df = store.read(table).where(F.col("cluster_id") == cluster)
+        if "run_id" in df.columns:
+            df = df.where(F.col("run_id") == run_id).drop("run_id", "run_ts")
+        out[table] = sorted((tuple(str(v) for v in row) for row in df.collect()), key=str)
+    return out
+
+
+def test_a_cluster_audited_at_its_own_target_release_and_form_gets_what_a_run_of_its_own_gives(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """`--target-mv 4.2 --target-mv west=4.3-IV0 --kafka-version west=4.3.1 --upgrade-with west=metadata` over east
+    and west (copies of one log): west gets the rows an audit of west alone at 4.3-IV0 on 4.3.1 with --metadata
+    gives, east those of the run's settings (4.2, release-version, brokers' release inferred)."""
+    from jobs import audit
+
+    east, west, east_props, west_props = _fleet(tmp_path)
+    warehouse = tmp_path / "wh"
+    static = (f"east/1={east_props}", f"west/1={west_props}")
+    run(spark, IngestSettings(inputs=(str(east), str(west)), warehouse=str(warehouse), static_configs=static))
+    together = audit.AuditSettings(
+        target_mv=PerCluster("4.2", (("west", "4.3-IV0"),)),
+        warehouse=str(warehouse),
+        kafka_version=PerCluster(None, (("west", "4.3.1"),)),
+        upgrade_with=PerCluster(UpgradeWith.RELEASE_VERSION, (("west", UpgradeWith.METADATA),)),
+        dq=False,
+    )
+    result = audit.run(spark, together)
+    assert result.summary.cluster_targets == {"west": "4.3-IV0"}
+    fleet = {cluster: _tables(spark, warehouse, cluster, result.run_id) for cluster in ("east", "west")}
+    west_alone = audit.AuditSettings(
+        target_mv="4.3-IV0",
+        warehouse=str(warehouse),
+        cluster_ids=("west",),
+        kafka_version="4.3.1",
+        upgrade_with=UpgradeWith.METADATA,
+        dq=False,
+    )
+    alone = audit.run(spark, west_alone)
+    assert fleet["west"] == _tables(spark, warehouse, "west", alone.run_id)
+    # east at the run's settings, west at its own: the two copies of one log were resolved differently
+    east_rows, west_rows = (
+        {tuple(v for v in row if v != cluster) for row in fleet[cluster]["effective_configs"]}
+        for cluster in ("east", "west")
+    )
+    assert east_rows != west_rows
+
+
+def test_a_cluster_named_by_a_per_cluster_option_must_be_audited(spark: SparkSession, tmp_path: Path) -> None:
+    from jobs import audit
+
+    east, west, _, _ = _fleet(tmp_path)
+    run(spark, IngestSettings(inputs=(str(east), str(west)), warehouse=str(tmp_path / "wh")))
+    settings = audit.AuditSettings(
+        target_mv="4.2", warehouse=str(tmp_path / "wh"), kafka_version=PerCluster(None, (("north", "4.1"),)), dq=False
+    )
+    with pytest.raises(UsageError, match="--kafka-version names cluster\\(s\\) this run does not audit: north"):
+        audit.run(spark, settings)
