@@ -6,8 +6,8 @@ import argparse
 
 import pytest
 
-from jobs.summary import RunSummary, verdict_text
 from jobs.audit import per_cluster_option
+from jobs.summary import RunSummary, verdict_text
 from jobs.upgrade_effects import add_argument, summary_entry, upgrade_form
 from schemas.errors import UsageError
 from schemas.per_cluster import PerCluster
