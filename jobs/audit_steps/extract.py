@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 
 from jobs.audit_steps.settings import AuditSettings
 from jobs.audit_steps.tables import only_clusters
-from jobs.runtime.holding import local_rows_for, one_job
+from jobs.runtime.holding import held_locally, local_rows_for, one_job
 from jobs.storage import DeltaStore
 from schemas import bronze
 from schemas.errors import InputError, UsageError
@@ -64,6 +64,9 @@ def extract(store: DeltaStore, settings: AuditSettings) -> Scope:
     quarantined = sum(q for _, q in per_cluster.values())
     records = sum(r for r, _ in per_cluster.values())
     check_named_clusters(settings, clusters)
+    if local_rows_for(records):
+        # read by the replay (brokers, static layers) and the upgrade's effects: one scan of the table, not one each
+        static_df = held_locally(static_df, local_rows_for(records)) or static_df
     return Scope(
         records_df=records_df,
         static_df=static_df,

@@ -73,6 +73,7 @@ _SCHEMA_ERRORS = ("DELTA_FAILED_TO_MERGE_FIELDS", "schema mismatch", "DELTA_SCHE
 _ALREADY_EXISTS = ("DELTA_TABLE_ALREADY_EXISTS", "already exists")
 # A commit (``00000000000000000000.json``), checkpoint or compacted-commits file of a Delta log: named by a version.
 _LOG_FILE = re.compile(r"\d{20}\.")
+_COMMIT_FILE = re.compile(r"\d{20}\.json")  # a commit of the log (not a checkpoint, a checksum or a temporary file)
 _NOT_A_TABLE = (
     "DELTA_MISSING_DELTA_TABLE",
     "PATH_NOT_FOUND",
@@ -192,10 +193,20 @@ class DeltaStore:
         return self._partitioning[table]
 
     def version(self, table: str) -> int:
-        """The latest table version (-1 for a table ensured here and not created yet)."""
+        """The latest table version (-1 for a table ensured here and not created yet): in a local warehouse the
+        newest commit file of the table's log (Delta's protocol: ``_delta_log/<version>.json``, the newest one is
+        never cleaned up; no Spark job), elsewhere its history's first row (one Spark job)."""
         if self._still_pending(table):
             return -1
         self._require(table)
+        log_dir = self._local_log(table)
+        if log_dir is not None:
+            try:
+                commits = [int(entry.name[:-5]) for entry in os.scandir(log_dir) if _COMMIT_FILE.fullmatch(entry.name)]
+            except OSError:
+                commits = []
+            if commits:
+                return max(commits)
         row = self.spark.sql(f"DESCRIBE HISTORY delta.{_quoted(self.path(table))} LIMIT 1").first()
         return int(row["version"]) if row else 0
 
@@ -278,9 +289,10 @@ class DeltaStore:
         the commit's file in the table's log: no Spark job); None when the warehouse is not a local path or the
         commit does not record it (then the caller counts the rows). For the version a write of this store returned
         (not for a write Delta skipped under its transaction identifier: that version is another writer's)."""
-        if "://" in self.warehouse and not self.warehouse.startswith("file:"):
+        log_dir = self._local_log(table)
+        if log_dir is None:
             return None
-        log_file = Path(self.path(table).removeprefix("file:")) / "_delta_log" / f"{version:020d}.json"
+        log_file = log_dir / f"{version:020d}.json"
         try:
             with log_file.open(encoding="utf-8") as actions:
                 for line in actions:
