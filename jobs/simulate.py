@@ -28,6 +28,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs import audit, conf_loader
+from jobs.audit_steps.extract import check_named_clusters
 from jobs.audit_steps.resolve import Targets, oldest_release, target_catalog_releases, target_release_column
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
@@ -176,6 +177,8 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     missing = [name for name in (*RESOLUTION_INPUTS, "cluster_state", "features") if not store.exists(name)]
     if missing:
         raise InputError(f"no audited state in {settings.warehouse} ({', '.join(missing)}): run `kraft-audit audit`")
+    if simulated := simulated_clusters(settings, changes):  # (none named: every cluster's state is read)
+        check_named_clusters(settings, simulated)
     state, features_df, applied = _audited_state(spark, store, settings, changes)
     local_rows = local_rows_for(applied)
     frames = lookups.catalog_frames(spark)
@@ -267,6 +270,11 @@ def _in_scenarios(setting: Any) -> Any:
     return PerCluster(values.default, tuple((c + SCENARIO_SEPARATOR + t, v) for c, v in values.overrides for t in tags))
 
 
+def simulated_clusters(settings: audit.AuditSettings, changes: ChangeSet) -> list[str]:
+    """The clusters a simulation reads: ``--cluster-id``'s, else those the changes name."""
+    return list(settings.cluster_ids) or sorted({c.cluster_id for c in changes.changes if c.cluster_id})
+
+
 def _audited_state(
     spark: SparkSession, store: DeltaStore, settings: audit.AuditSettings, changes: ChangeSet
 ) -> tuple[ReplayResult, DataFrame, int]:
@@ -274,7 +282,7 @@ def _audited_state(
     their replay applied. A small state's tables (``local_rows_for``) are read once and held in the driver: every
     plan of the simulation starts from them instead of scanning the Delta tables again; a large one's are read where
     the plans need them."""
-    clusters = list(settings.cluster_ids) or sorted({c.cluster_id for c in changes.changes if c.cluster_id})
+    clusters = simulated_clusters(settings, changes)
     # a row per cluster: held in the driver whatever the state's size (read once), the records applied summed there
     cluster_state_df = truncated(_scoped(store.read("cluster_state"), clusters), local_rows=LOCAL_ROWS)
     (applied_sum,) = cluster_state_df.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
