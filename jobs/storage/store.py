@@ -207,6 +207,10 @@ class DeltaStore:
                 commits = []
             if commits:
                 return max(commits)
+        return self._history_version(table)
+
+    def _history_version(self, table: str) -> int:
+        """The latest version as Delta's history gives it, having read the table's log (one Spark job)."""
         row = self.spark.sql(f"DESCRIBE HISTORY delta.{_quoted(self.path(table))} LIMIT 1").first()
         return int(row["version"]) if row else 0
 
@@ -257,7 +261,7 @@ class DeltaStore:
         for table in tables:
             try:
                 if self.exists(table):
-                    self.version(table)
+                    self._history_version(table)  # Delta reads the log's commits: a corrupt one fails here
                     self.schema(table)
             except AuditError:
                 raise
