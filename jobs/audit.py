@@ -28,7 +28,7 @@ from pyspark.sql import DataFrame, SparkSession
 from jobs import conf_loader, lifecycle, quality, upgrade_effects
 from jobs.audit_steps.evaluate import Evaluated, evaluate
 from jobs.audit_steps.extract import extract
-from jobs.audit_steps.resolve import Resolved, Targets, replay_and_resolve
+from jobs.audit_steps.resolve import Resolved, replay_and_resolve
 from jobs.audit_steps.settings import AuditResult, AuditSettings, Rules
 from jobs.audit_steps.summarize import summarize
 from jobs.audit_steps.tables import RUN_TABLES, STATE_TABLES
@@ -45,7 +45,7 @@ from schemas.constraints import ConstraintCatalog
 from schemas.errors import StorageError, UsageError
 from schemas.kafka_catalog import release_rank
 from schemas.metadata_version import MetadataVersionTable
-from schemas.per_cluster import PerCluster, per_cluster
+from schemas.per_cluster import PerCluster, Targets, per_cluster
 from schemas.upgrade_effects import UpgradeWith
 from transforms.configdef.generate import generate_default_catalog
 from transforms.configdef.selection import compile_catalog

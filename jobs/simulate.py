@@ -29,7 +29,12 @@ from pyspark.sql import functions as F
 
 from jobs import audit, conf_loader
 from jobs.audit_steps.extract import check_named_clusters
-from jobs.audit_steps.resolve import Targets, oldest_release, target_catalog_releases, target_release_column
+from jobs.audit_steps.resolve import (
+    oldest_release,
+    target_catalog_releases,
+    target_release_column,
+    target_releases,
+)
 from jobs.output_files import write_output
 from jobs.redaction_key import redaction_key
 from jobs.runtime import lookups
@@ -42,7 +47,7 @@ from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
 from schemas.constraints import CompiledCatalog
 from schemas.errors import InputError
 from schemas.kafka_vocabulary import RESOURCE_TYPES
-from schemas.per_cluster import KafkaVersions, PerCluster, per_cluster
+from schemas.per_cluster import KafkaVersions, PerCluster, Targets, per_cluster
 from schemas.upgrade_effects import UpgradeWith
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.decode.redaction import redact_value
@@ -185,9 +190,7 @@ def run(spark: SparkSession, simulation: SimulateSettings, *, rules: audit.Rules
     plan = _Plan.of(settings, targets, frames)
 
     def at_target(s: ReplayResult) -> ReplayResult:
-        return dataclasses.replace(
-            s, brokers=with_release_at_least(s.brokers, release=per_cluster(targets).map(lambda mv: mv.release))
-        )
+        return dataclasses.replace(s, brokers=with_release_at_least(s.brokers, release=target_releases(targets)))
 
     # a small input: no generated code, one partition; a mid-size one: no generated code
     # (jobs.runtime.holding.plans_for). Every changed layer and every shared resolution intermediate is computed once:

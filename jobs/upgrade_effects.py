@@ -14,8 +14,8 @@ from pyspark.sql import Column, DataFrame
 
 from jobs.runtime.holding import truncated
 from schemas.errors import UsageError
-from schemas.metadata_version import MetadataVersion, MetadataVersionTable
-from schemas.per_cluster import PerCluster
+from schemas.metadata_version import MetadataVersionTable
+from schemas.per_cluster import PerCluster, Targets
 from schemas.upgrade_effects import UpgradeWith
 from transforms.effective.upgrade_effects import ELR_ENABLING_MV, to_upgrade_effects
 from transforms.kit.metadata_version import parse_metadata_version
@@ -50,7 +50,7 @@ def predict(
     static_configs_df: DataFrame,
     target_keys_df: DataFrame,
     *,
-    target: MetadataVersion | PerCluster[MetadataVersion],
+    target: Targets,
     mv_table: MetadataVersionTable,
     upgrade_with: UpgradeWith | PerCluster[UpgradeWith],
     local_rows: int = 0,

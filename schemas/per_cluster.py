@@ -12,10 +12,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from schemas.metadata_version import MetadataVersion
+
 T = TypeVar("T")
 U = TypeVar("U")
 
-__all__ = ["KafkaVersions", "PerCluster", "per_cluster"]
+__all__ = ["KafkaVersions", "PerCluster", "Targets", "per_cluster"]
 
 
 @dataclass(frozen=True)
@@ -69,3 +71,5 @@ def per_cluster(value: T | PerCluster[T]) -> PerCluster[T]:
 
 # ``--kafka-version``: the release every broker runs (None: inferred per broker), for the run and per cluster
 KafkaVersions = str | PerCluster[str | None] | None
+# ``--target-mv``: the metadata.version audited, for the run and per cluster
+Targets = MetadataVersion | PerCluster[MetadataVersion]

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 
 from jobs import lifecycle, upgrade_effects
 from jobs.audit_steps.extract import Scope
-from jobs.audit_steps.resolve import Resolved, Targets, oldest_release
+from jobs.audit_steps.resolve import Resolved, oldest_release
 from jobs.audit_steps.settings import AuditSettings
 from jobs.audit_steps.tables import RUN_TABLES, append_run, with_run
 from jobs.runtime.holding import Checkpoints, truncated
@@ -22,7 +22,7 @@ from schemas import gold
 from schemas.constraints import CompiledCatalog
 from schemas.kafka_vocabulary import ResourceType
 from schemas.metadata_version import MetadataVersionTable
-from schemas.per_cluster import per_cluster
+from schemas.per_cluster import Targets, per_cluster
 from schemas.violations import DYNAMIC_SCOPES, HIGHEST_SAFE_LEVELS, VIOLATIONS, VIOLATIONS_BY_LEVEL
 from transforms.constraints.evaluate import evaluate_constraints
 from transforms.constraints.failures import constraint_failures

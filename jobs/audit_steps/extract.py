@@ -64,9 +64,9 @@ def extract(store: DeltaStore, settings: AuditSettings) -> Scope:
     quarantined = sum(q for _, q in per_cluster.values())
     records = sum(r for r, _ in per_cluster.values())
     check_named_clusters(settings, clusters)
-    if local_rows_for(records):
+    if local_rows := local_rows_for(records):
         # read by the replay (brokers, static layers) and the upgrade's effects: one scan of the table, not one each
-        static_df = held_locally(static_df, local_rows_for(records)) or static_df
+        static_df = held_locally(static_df, local_rows) or static_df
     return Scope(
         records_df=records_df,
         static_df=static_df,

@@ -19,16 +19,13 @@ from jobs.runtime.progress import stage
 from jobs.storage import DeltaStore
 from schemas import silver
 from schemas.kafka_catalog import applied_rank, release_rank
-from schemas.metadata_version import MetadataVersion, MetadataVersionTable
-from schemas.per_cluster import PerCluster, per_cluster
+from schemas.metadata_version import MetadataVersionTable
+from schemas.per_cluster import PerCluster, Targets, per_cluster
 from transforms.effective.catalog_frames import CatalogFrames
 from transforms.effective.upgrade_effects import apply_upgrade_effects
 from transforms.kit.audit_scope import filter_auditable, to_unique_topic_names, with_release_at_least
 from transforms.kit.per_cluster import per_cluster_column
 from transforms.replay.state import ReplayResult
-
-# the metadata.version audited: the run's, or per cluster (--target-mv CLUSTER=MV)
-Targets = MetadataVersion | PerCluster[MetadataVersion]
 
 
 @dataclass(frozen=True)
@@ -75,7 +72,7 @@ def replay_and_resolve(
     )
     at_target = dataclasses.replace(
         state,
-        brokers=with_release_at_least(state.brokers, release=per_cluster(target).map(lambda mv: mv.release)),
+        brokers=with_release_at_least(state.brokers, release=target_releases(target)),
         dynamic_configs=apply_upgrade_effects(state.dynamic_configs, effects_df),
     )
     # one set of held frames for the resolution of at_target: the findings stage reuses its nodes and layers
@@ -146,6 +143,11 @@ def _replay(
         }
         state = dataclasses.replace(replayed, **silver_frames)
     return state, records_read, written
+
+
+def target_releases(target: Targets) -> PerCluster[str]:
+    """The release of each cluster's target (its brokers run it at least)."""
+    return per_cluster(target).map(lambda mv: mv.release)
 
 
 def target_catalog_releases(target: Targets) -> list[str]:

@@ -13,14 +13,14 @@ from typing import Any
 from jobs import conf_loader, lifecycle, upgrade_effects
 from jobs.audit_steps.evaluate import Evaluated
 from jobs.audit_steps.extract import Scope
-from jobs.audit_steps.resolve import Resolved, Targets
+from jobs.audit_steps.resolve import Resolved
 from jobs.audit_steps.settings import AuditSettings
 from jobs.audit_steps.tables import RUN_TABLES, STATE_TABLES
 from jobs.runtime.holding import one_job, row_count
 from jobs.storage import DeltaStore
 from jobs.summary import RunSummary
 from schemas.constraints import CompiledCatalog
-from schemas.per_cluster import per_cluster
+from schemas.per_cluster import Targets, per_cluster
 
 
 def summarize(

@@ -59,8 +59,7 @@ from pyspark.sql import functions as F
 
 from schemas.constraints import CompiledCatalog
 from schemas.kafka_vocabulary import ConfigSource, ResourceType
-from schemas.metadata_version import MetadataVersion
-from schemas.per_cluster import PerCluster
+from schemas.per_cluster import Targets
 from schemas.violations import VIOLATIONS
 from schemas.whatif import FALLBACK_SOURCES
 from transforms.configdef.checks import check_violation, with_parsed_value
@@ -245,9 +244,7 @@ def _with_scope(df: DataFrame, dynamic_scope_df: DataFrame | None) -> DataFrame:
     )
 
 
-def _violation_columns(
-    run_id: str, run_ts: datetime, target: MetadataVersion | PerCluster[MetadataVersion]
-) -> list[Column | str]:
+def _violation_columns(run_id: str, run_ts: datetime, target: Targets) -> list[Column | str]:
     """The ``VIOLATIONS`` columns of a reported failure, in the table's order."""
     current = F.col("current_level")
     level = target_level_column(target)
@@ -314,7 +311,7 @@ def evaluate_constraints(
     cluster_df: DataFrame,
     rules: CompiledCatalog,
     *,
-    target: MetadataVersion | PerCluster[MetadataVersion],
+    target: Targets,
     run_id: str,
     run_ts: datetime,
     dynamic_scope_df: DataFrame | None = None,

@@ -40,7 +40,7 @@ from pyspark.sql import functions as F
 from schemas.evaluation import ELR_LEVEL
 from schemas.kafka_vocabulary import AlterConfigOpType, ConfigSource, ResourceType
 from schemas.metadata_version import MetadataVersion
-from schemas.per_cluster import PerCluster
+from schemas.per_cluster import PerCluster, Targets
 from schemas.silver import DYNAMIC_CONFIGS
 from schemas.upgrade_effects import UPGRADE_EFFECTS, UpgradeWith
 from transforms.kit.finding_rows import finding_rows
@@ -70,7 +70,6 @@ REFERENCE: Final = (
     "tools/src/main/java/org/apache/kafka/tools/FeatureCommand.java"
 )
 _KEYS: Final = ["cluster_id", "resource_type", "resource_name", "name"]
-Target = MetadataVersion | PerCluster[MetadataVersion]
 
 
 def to_upgrade_effects(
@@ -82,7 +81,7 @@ def to_upgrade_effects(
     controllers_df: DataFrame,
     static_configs_df: DataFrame,
     target_keys_df: DataFrame,
-    target: Target,
+    target: Targets,
     elr_level: int,
     upgrade_with: UpgradeWith | PerCluster[UpgradeWith],
     target_release: Column | None = None,
@@ -248,7 +247,7 @@ def _generated_cluster_value(
     cluster_min_isr_df: DataFrame,
     controller_values_df: DataFrame,
     controllers_df: DataFrame,
-    target: Target,
+    target: Targets,
 ) -> DataFrame:
     """The SET of the cluster-level value, for clusters that have none (``maybeGenerateElrSafetyRecords``)."""
     controllers_agg_df = _controller_views(controller_values_df, clusters_df)
@@ -366,7 +365,7 @@ def _value_origin_text(
     return source, assumed_note
 
 
-def _deleted_broker_values(clusters_df: DataFrame, broker_min_isr_df: DataFrame, target: Target) -> DataFrame:
+def _deleted_broker_values(clusters_df: DataFrame, broker_min_isr_df: DataFrame, target: Targets) -> DataFrame:
     """The DELETE of every per-broker ``min.insync.replicas`` (any broker id with the key, registered or not)."""
     message = F.concat(
         _intro(target),
@@ -390,7 +389,7 @@ def _deleted_broker_values(clusters_df: DataFrame, broker_min_isr_df: DataFrame,
     )
 
 
-def _command(target: Target) -> Column:
+def _command(target: Targets) -> Column:
     # quoted as remediation.shell_quoted quotes (shlex.quote's rules): a shell never reads `<bootstrap>` as a redirect
     def words(mv: MetadataVersion) -> str:
         return shlex.join(
@@ -400,7 +399,7 @@ def _command(target: Target) -> Column:
     return per_cluster_column(target, lambda mv: F.lit(words(mv)))
 
 
-def _intro(target: Target) -> Column:
+def _intro(target: Targets) -> Column:
     return F.concat(
         F.lit("`"),
         _command(target),
@@ -410,7 +409,7 @@ def _intro(target: Target) -> Column:
     )
 
 
-def _common(target: Target) -> list[Column]:
+def _common(target: Targets) -> list[Column]:
     """The columns every effect row of one cluster shares, up to ``resource_type``."""
     return [
         F.col("cluster_id"),

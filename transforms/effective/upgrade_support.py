@@ -24,8 +24,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from schemas.kafka_vocabulary import ResourceType
-from schemas.metadata_version import MetadataVersion
-from schemas.per_cluster import PerCluster
+from schemas.per_cluster import Targets
 from transforms.kit.finding_rows import finding_rows
 from transforms.kit.per_cluster import target_level_column, target_name_column
 
@@ -34,9 +33,7 @@ __all__ = ["UNSUPPORTED_REGISTRATION", "unsupported_registration_findings"]
 UNSUPPORTED_REGISTRATION: Final = "UNSUPPORTED_REGISTRATION"
 
 
-def unsupported_registration_findings(
-    brokers_df: DataFrame, cluster_state_df: DataFrame, target: MetadataVersion | PerCluster[MetadataVersion]
-) -> DataFrame:
+def unsupported_registration_findings(brokers_df: DataFrame, cluster_state_df: DataFrame, target: Targets) -> DataFrame:
     """``FINDING_ROWS``: one blocking ``UNSUPPORTED_REGISTRATION`` per fenced broker whose registered
     ``metadata.version`` range excludes ``target``, in a cluster whose ``current_level`` is below it.
 

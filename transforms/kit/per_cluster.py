@@ -8,8 +8,7 @@ from typing import TypeVar
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from schemas.metadata_version import MetadataVersion
-from schemas.per_cluster import PerCluster, per_cluster
+from schemas.per_cluster import PerCluster, Targets, per_cluster
 
 T = TypeVar("T")
 
@@ -42,11 +41,11 @@ def column_of(value: int | Column) -> Column:
     return value if isinstance(value, Column) else F.lit(value)
 
 
-def target_level_column(target: MetadataVersion | PerCluster[MetadataVersion]) -> Column:
+def target_level_column(target: Targets) -> Column:
     """The feature level of the metadata.version the row's cluster is audited at (``--target-mv``)."""
     return per_cluster_column(target, lambda mv: F.lit(mv.level).cast("int"))
 
 
-def target_name_column(target: MetadataVersion | PerCluster[MetadataVersion]) -> Column:
+def target_name_column(target: Targets) -> Column:
     """The name of the metadata.version the row's cluster is audited at (``4.4-IV2``)."""
     return per_cluster_column(target, lambda mv: F.lit(mv.name))
