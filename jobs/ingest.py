@@ -181,11 +181,12 @@ def run(spark: SparkSession, settings: IngestSettings, *, inputs: IngestInputs |
 
 
 def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInputs) -> IngestResult:
-    result = IngestResult(ingest_id=uuid.uuid4().hex)
+    result = IngestResult(ingest_id=uuid.uuid4().hex, written={})
     now = datetime.now(UTC)
     discovery, static_args = inputs.discovery, list(inputs.static_configs)
     store = open_store(spark, settings.warehouse)
     store.check_tables(TABLES)  # an unreachable warehouse or a corrupt table stops the ingest before it writes
+    result.first_ingest = not any(store.exists(name) for name in TABLES)
     for name, (schema, partitions) in TABLES.items():
         store.ensure(name, schema, partitions)
         result.tables[name] = store.path(name)
@@ -260,10 +261,9 @@ def print_summary(result: IngestResult) -> None:
 
 def write_ingest_summary(path: str, result: IngestResult) -> None:
     """The machine-readable summary of an ingest (counts only; never a value)."""
-    import dataclasses
     import json
 
-    write_output(path, json.dumps(dataclasses.asdict(result), indent=2, sort_keys=True) + "\n")
+    write_output(path, json.dumps(result.summary_fields(), indent=2, sort_keys=True) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -78,6 +78,8 @@ def run(
                 command=settings.audit.command,
                 ledger=ledger,
                 local_rows=local_rows_for(ingested.records),
+                first_ingest=ingested.first_ingest,
+                written=ingested.written,
             )
     scoped = dataclasses.replace(settings.audit, cluster_ids=tuple(ingested.clusters), run_id=run_id)
     result = audit.run(spark, scoped, rules=rules, checked=True, dq_ledger=ledger)

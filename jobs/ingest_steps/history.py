@@ -22,7 +22,10 @@ def previous_hashes(store: DeltaStore, version: int) -> dict[tuple[str, str], st
 
 def previous_ingests(store: DeltaStore, version: int) -> tuple[dict[tuple[str, str], str], set[str]]:
     """At ``version`` of ``ingested_files``: the latest hash of every (cluster, file) recorded, and the ids of the
-    ingests that recorded files (ingests that ended)."""
+    ingests that recorded files (ingests that ended). Version -1, before the table was created, holds nothing (no
+    Spark job)."""
+    if version == -1:
+        return {}, set()
     with one_job(store.spark):
         rows = (
             store.read("ingested_files", version=version)

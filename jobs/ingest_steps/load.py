@@ -102,14 +102,26 @@ def ingest_files(
                 redaction_key=redaction_key(),
             )
             per_file = rows_per_file(decoded)
+            held_df = arrow_frame(spark, decoded, bronze.DECODED_ROWS)
             # one task writes them: a file per cluster (a local relation is scanned in as many slices as cores)
-            decoded_df = arrow_frame(spark, decoded, bronze.DECODED_ROWS).coalesce(1)
+            decoded_df = held_df.coalesce(1)
         else:
             decoded_df, per_file = decode_on_executors(spark, todo, descriptors, rules, small=small)
+            result.written = None  # its rows are on the executors
     records_df, quarantine_df = _bronze_rows(decoded_df, result.ingest_id, now)
-    if unrecognised:
-        quarantine_df = quarantine_df.unionByName(unrecognised_rows(spark, unrecognised, rules, result, now))
+    unrecognised_df = unrecognised_rows(spark, unrecognised, rules, result, now) if unrecognised else None
+    if unrecognised_df is not None:
+        quarantine_df = quarantine_df.unionByName(unrecognised_df)
     files_df = ingested_file_rows(spark, todo, per_file, result, now)
+    if contents is not None and result.written is not None:
+        # the same rows for the bronze checks, without the coalesce: plans that fold into local relations
+        held_records, held_quarantine = _bronze_rows(held_df, result.ingest_id, now)
+        written(result, "metadata_records", held_records)
+        if any(kind != "RECORD" for _file, kind, _type in per_file):
+            written(result, "quarantine", held_quarantine)
+        if unrecognised_df is not None:
+            written(result, "quarantine", unrecognised_df)
+        written(result, "ingested_files", files_df)
     commits: list[tuple[str, int]] = []
     claimed = {(item.cluster_id, item.path): digest for item, digest in todo}
     with stage(spark, "writing bronze tables"):
@@ -371,6 +383,7 @@ def ingest_static_configs(
                 )
             )
     df = local_frame(spark, rows, bronze.STATIC_CONFIGS)
+    written(result, "static_configs", df)
     clusters = sorted({cluster for cluster, _ in nodes})
     for _attempt in range(ATTEMPTS * 3):
         # Replacing a node's rows by its file's rows is idempotent: beside a concurrent writer, re-read and redo.
@@ -388,9 +401,18 @@ def ingest_static_configs(
     else:
         raise StorageError("static_configs: other writers kept committing; the static configs were not written")
     if quarantine_rows:
-        store.append("quarantine", local_frame(spark, quarantine_rows, bronze.QUARANTINE))
+        quarantine_df = local_frame(spark, quarantine_rows, bronze.QUARANTINE)
+        written(result, "quarantine", quarantine_df)
+        store.append("quarantine", quarantine_df)
         result.quarantined += len(quarantine_rows)
     result.static_config_files = len(static_args)
+
+
+def written(result: IngestResult, table: str, df: DataFrame) -> None:
+    """Keep ``df``, rows this ingest writes to ``table``, in ``result.written`` (unless the ingest has rows that are
+    not held in the driver: then it keeps none)."""
+    if result.written is not None:
+        result.written.setdefault(table, []).append(df)
 
 
 def replace_nodes(store: DeltaStore, df: DataFrame, nodes: list[tuple[str, int]], version: int) -> DataFrame:

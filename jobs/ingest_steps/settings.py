@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from jobs.discover import Discovery
 
@@ -42,3 +43,14 @@ class IngestResult:
     records_by_type: dict[str, int] = field(default_factory=dict)
     static_config_files: int = 0
     tables: dict[str, str] = field(default_factory=dict)
+    # For ``run``'s bronze checks, not the summary (``summary_fields``). No bronze table existed when the ingest
+    # began: no earlier ingest of any cluster can have rows waiting to be checked.
+    first_ingest: bool = False
+    # The rows this ingest wrote, per bronze table, as frames whose plans are local relations in the driver: set
+    # when every row it wrote is among them (a small input, read and decoded by the driver), else None.
+    written: dict[str, list[Any]] | None = field(default=None, repr=False, compare=False)
+
+    def summary_fields(self) -> dict[str, Any]:
+        """The fields of the machine-readable summary (counts and names; never a value)."""
+        hidden = {"first_ingest", "written"}
+        return {name: value for name, value in vars(self).items() if name not in hidden}

@@ -225,9 +225,16 @@ def check_bronze(
     command: str,
     ledger: Ledger | None = None,
     local_rows: int = 0,
+    first_ingest: bool = False,
+    written: Mapping[str, Sequence[DataFrame]] | None = None,
 ) -> DqCounts:
     """After an ingest: the bronze rows it wrote, and those of earlier ingests of these clusters that no finished
     run has checked.
+
+    ``first_ingest``: no bronze table existed when the ingest began, so no earlier ingest is pending (the lookup's
+    reads are skipped). ``written``: the ingest's rows per table as frames held in the driver (``IngestResult``);
+    when the ingest is the only one to check, they are checked instead of the tables read back (the rows the tables
+    hold under its id are exactly those: Delta wrote them under the same schema).
 
     ``local_rows`` (``jobs.runtime.holding.local_rows_for`` of the ingest): a table's rows to check are read once and
     held in the driver when there are at most that many (each read of a table just written lists its files, and
@@ -237,14 +244,17 @@ def check_bronze(
     is written last): a run killed, or stopped by a critical failure, before it ended leaves its ingest pending, so
     its warnings and failures come back on the next run instead of passing over zero rows.
     """
-    pending = sorted(pending_ingests(store, clusters) | {ingest_id})
-    frames = {
-        name: store.read(name).filter(F.col("cluster_id").isin(list(clusters)) & F.col("ingest_id").isin(pending))
-        for name in stage_tables("bronze")
-        if store.exists(name)
-    }
-    if local_rows > 0:
-        frames = {name: held_locally(df, local_rows) or df for name, df in frames.items()}
+    pending = [ingest_id] if first_ingest else sorted(pending_ingests(store, clusters) | {ingest_id})
+    if written is not None and pending == [ingest_id]:
+        frames = {name: ingest_rows(store, name, written.get(name, ()), local_rows) for name in stage_tables("bronze")}
+    else:
+        frames = {
+            name: store.read(name).filter(F.col("cluster_id").isin(list(clusters)) & F.col("ingest_id").isin(pending))
+            for name in stage_tables("bronze")
+            if store.exists(name)
+        }
+        if local_rows > 0:
+            frames = {name: held_locally(df, local_rows) or df for name, df in frames.items()}
     return check(
         spark,
         store,
@@ -255,6 +265,17 @@ def check_bronze(
         scope={"ingest_ids": pending},
         ledger=ledger,
     )
+
+
+def ingest_rows(store: DeltaStore, table: str, frames: Sequence[DataFrame], local_rows: int) -> DataFrame:
+    """One ingest's rows of a bronze table from the frames it wrote (none: no rows, with the table's schema), held
+    in the driver when they are more than one frame (a union is not one local relation)."""
+    if not frames:
+        return local_frame(store.spark, [], all_suites()[table].schema)
+    rows_df = frames[0]
+    for more in frames[1:]:
+        rows_df = rows_df.unionByName(more)
+    return (held_locally(rows_df, local_rows) or rows_df) if len(frames) > 1 and local_rows > 0 else rows_df
 
 
 def pending_ingests(store: DeltaStore, clusters: Sequence[str]) -> set[str]:

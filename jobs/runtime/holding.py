@@ -58,6 +58,7 @@ __all__ = [
     "interpreted",
     "interpreted_input",
     "local_rows_for",
+    "no_rows",
     "one_job",
     "plans_for",
     "row_count",
@@ -206,6 +207,16 @@ def held_rows(df: DataFrame) -> int | None:
     while str(plan.nodeName()) in _SAME_ROWS:
         plan = plan.children().apply(0)
     return int(plan.data().size()) if str(plan.nodeName()) == "LocalRelation" else None
+
+
+def no_rows(df: DataFrame) -> bool:
+    """Whether ``df``'s plan, as analysed, is a local relation without rows under projections, filters and
+    repartitions (``local_frame`` of no rows, columns selected, coalesced): known without optimising the plan or
+    running a Spark job. False for any other plan, empty or not."""
+    plan = df._jdf.queryExecution().analyzed()
+    while str(plan.nodeName()) in ("Project", "Filter", "Repartition", "RepartitionByExpression"):
+        plan = plan.children().apply(0)
+    return str(plan.nodeName()) == "LocalRelation" and int(plan.data().size()) == 0
 
 
 def row_count(df: DataFrame) -> int:

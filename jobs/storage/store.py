@@ -38,7 +38,10 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from jobs.runtime.holding import no_rows
+from jobs.storage.table_shape import as_written, check_same_schema
 from schemas.errors import AuditError, SchemaMismatchError, StorageError, UsageError
+from transforms.kit.local_frames import local_frame
 
 log = logging.getLogger("kraft_audit")
 
@@ -326,7 +329,7 @@ class DeltaStore:
         """Create every table ensured here and not written yet (empty), for readers in other processes."""
         for table in list(self._pending):
             if self._still_pending(table):
-                self._create(table, self.spark.createDataFrame([], self._pending[table][0]))
+                self._create(table, local_frame(self.spark, [], self._pending[table][0]))
 
     def _create(
         self, table: str, df: DataFrame, *, txn: tuple[str, int] | None = None, note: str | None = None
@@ -344,7 +347,10 @@ class DeltaStore:
         if note is not None:
             writer = writer.option("userMetadata", note)
         try:
-            self._save(writer, table, txn)
+            if txn is None and note is None and no_rows(df):
+                self._create_empty(table, schema, partition_by)
+            else:
+                self._save(writer, table, txn)
         except (PySparkException, Py4JJavaError) as error:
             # two first runs on a fresh warehouse: the other one created it first
             if not (_is(error, _ALREADY_EXISTS + _CONFLICTS) and self.exists(table)):
@@ -355,6 +361,20 @@ class DeltaStore:
         del self._pending[table]
         self._partitioning[table] = list(partition_by)
         return self._own_version(table)
+
+    def _create_empty(self, table: str, schema: StructType, partition_by: Sequence[str]) -> None:
+        """Create ``table`` without rows: Delta's ``CREATE TABLE``, a commit of the schema, partitioning and
+        properties alone (writing an empty frame would run a Spark job to write no file). Fails as that write does
+        when the table exists."""
+        from delta.tables import DeltaTable
+
+        builder = DeltaTable.create(self.spark).location(self.path(table)).addColumns(as_written(schema))
+        if partition_by:
+            builder = builder.partitionedBy(*partition_by)
+        for key, value in TABLE_PROPERTIES.items():
+            builder = builder.property(key, value)
+        self.spark.conf.unset(LAST_COMMIT)
+        builder.execute()
 
     def append(
         self,
@@ -545,29 +565,6 @@ def first_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     text = lines[0] if lines else type(error).__name__
     return text if len(text) <= 300 else text[:297] + "..."
-
-
-def check_same_schema(table: str, *, expected: StructType, actual: StructType) -> None:
-    """Raise SchemaMismatchError unless both schemas have the same column names and types.
-
-    For a table found in the warehouse (written by an older release of the tool, or by someone else): Delta's own
-    schema enforcement judges each write. Nullability and column order are not compared.
-    """
-    # types compared without their nullability, nested too (Delta stores array and map elements as nullable)
-    want = {f.name: f.dataType.simpleString() for f in expected.fields}
-    got = {f.name: f.dataType.simpleString() for f in actual.fields}
-    problems: list[str] = []
-    missing = [n for n in want if n not in got]
-    extra = [n for n in got if n not in want]
-    if missing:
-        problems.append("missing columns " + ", ".join(missing))
-    if extra:
-        problems.append("unexpected columns " + ", ".join(extra))
-    for name, dtype in want.items():
-        if name in got and got[name] != dtype:
-            problems.append(f"column {name} is {got[name]}, table has {dtype}")
-    if problems:
-        raise SchemaMismatchError(f"schema mismatch writing {table}: " + "; ".join(problems))
 
 
 def check_predicate(table: str, where: PartitionPredicate, partition_by: Sequence[str]) -> None:

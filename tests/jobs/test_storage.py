@@ -21,9 +21,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType, TimestampType
 
+from benchmarks.jobcount import counting
 from jobs.storage import TABLE_PROPERTIES, ConcurrentCommitError, DeltaStore, delta_available, open_store
 from schemas.errors import SchemaMismatchError, StorageError
 from tests.short_jvm import FAST_JVM
+from transforms.kit.local_frames import local_frame
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = StructType(
@@ -151,6 +153,35 @@ def test_create_pending_creates_every_ensured_table_empty_for_other_readers(stor
     again = DeltaStore(store.spark, store.warehouse)
     again.ensure("by_cluster", SCHEMA, ["cluster_id"])
     assert again.version("by_cluster") == 0
+
+
+def test_an_empty_table_is_created_without_a_spark_job_and_as_a_write_of_rows_creates_it(
+    spark: SparkSession, store: DeltaStore
+) -> None:
+    """A first write without rows is Delta's CREATE TABLE (a commit of metadata alone); its table has the schema a
+    write of rows gives, every column nullable as Delta's writer makes them, so the same later writes land."""
+    store.ensure("empty", SCHEMA, ["cluster_id"])
+    store.ensure("written", SCHEMA, ["cluster_id"])
+    with counting(spark) as jobs:
+        assert store.append("empty", local_frame(spark, [], SCHEMA).coalesce(1)) == 0
+    assert jobs.total == 0
+    store.append("written", frame(spark, rows("a", range(2))))
+    (commit,) = [a["commitInfo"] for a in log_actions(store, "empty", 0) if "commitInfo" in a]
+    assert commit["operation"] == "CREATE TABLE"
+
+    def metadata(table: str) -> dict[str, Any]:
+        (found,) = [a["metaData"] for a in log_actions(store, table, 0) if "metaData" in a]
+        return found
+
+    empty, written = metadata("empty"), metadata("written")
+    assert json.loads(empty["schemaString"]) == json.loads(written["schemaString"])
+    assert not any(f["nullable"] is False for f in json.loads(empty["schemaString"])["fields"])
+    for part in ("partitionColumns", "configuration"):
+        assert empty[part] == written[part], part
+    assert_created_with_the_table_properties(store, "empty")
+    assert_three_readers_agree(store, "empty", [])
+    store.append("empty", frame(spark, rows("a", range(2))))
+    assert_three_readers_agree(store, "empty", rows("a", range(2)))
 
 
 @pytest.mark.parametrize(

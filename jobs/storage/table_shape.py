@@ -1,0 +1,51 @@
+"""A table's shape: whether a frame fits a table's schema, and the schema Delta's writer gives a table it creates."""
+
+from __future__ import annotations
+
+from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructType
+
+from schemas.errors import SchemaMismatchError
+
+__all__ = ["as_written", "check_same_schema"]
+
+
+def check_same_schema(table: str, *, expected: StructType, actual: StructType) -> None:
+    """Raise SchemaMismatchError unless both schemas have the same column names and types.
+
+    For a table found in the warehouse (written by an older release of the tool, or by someone else): Delta's own
+    schema enforcement judges each write. Nullability and column order are not compared.
+    """
+    # types compared without their nullability, nested too (Delta stores array and map elements as nullable)
+    want = {f.name: f.dataType.simpleString() for f in expected.fields}
+    got = {f.name: f.dataType.simpleString() for f in actual.fields}
+    problems: list[str] = []
+    missing = [n for n in want if n not in got]
+    extra = [n for n in got if n not in want]
+    if missing:
+        problems.append("missing columns " + ", ".join(missing))
+    if extra:
+        problems.append("unexpected columns " + ", ".join(extra))
+    for name, dtype in want.items():
+        if name in got and got[name] != dtype:
+            problems.append(f"column {name} is {got[name]}, table has {dtype}")
+    if problems:
+        raise SchemaMismatchError(f"schema mismatch writing {table}: " + "; ".join(problems))
+
+
+def as_written(schema: StructType) -> StructType:
+    """``schema`` as Delta's writer stores it when a write creates the table: every column, nested field, array
+    element and map value nullable (a table created with NOT NULL columns would enforce them as constraints)."""
+    nullable = _nullable(schema)
+    assert isinstance(nullable, StructType)
+    return nullable
+
+
+def _nullable(data_type: DataType) -> DataType:
+    """``data_type`` with every nested field, array element and map value nullable."""
+    if isinstance(data_type, StructType):
+        return StructType([StructField(f.name, _nullable(f.dataType), True, f.metadata) for f in data_type.fields])
+    if isinstance(data_type, ArrayType):
+        return ArrayType(_nullable(data_type.elementType), True)
+    if isinstance(data_type, MapType):
+        return MapType(data_type.keyType, _nullable(data_type.valueType), True)
+    return data_type
