@@ -12,9 +12,11 @@ checkpoint every 20 commits (a run commits once or twice per table; a checkpoint
 reading up to 20 JSON commits is cheap).
 
 A table is created by its first write (``ensure`` only records its schema and partitioning; a table ensured but never
-written reads as empty in this store, and ``create_pending`` creates it for other readers).
+written reads as empty in this store, and ``create_pending`` creates it for other readers). A first write without rows
+(a frame the driver knows to be empty) is Delta's ``CREATE TABLE``: the same schema, partitioning and properties,
+every column nullable as Delta's writer leaves them (``table_shape.as_written``), and no Spark job.
 
-What Delta costs, in Spark jobs: a table's creation with its first rows 2, a blind append 1, and a write that must
+What Delta costs, in Spark jobs: a table's creation with its first rows 2 (without rows 0), a blind append 1, and a write that must
 know the files it replaces (``replaceWhere``, ``MERGE``) or a read that lists them also rebuilds the table's state at
 a new version (one job without adaptive execution, three with it). Reading the schema or partition columns
 (``DESCRIBE``) runs none.

@@ -184,6 +184,18 @@ def test_an_empty_table_is_created_without_a_spark_job_and_as_a_write_of_rows_cr
     assert_three_readers_agree(store, "empty", rows("a", range(2)))
 
 
+def test_an_empty_table_another_writer_created_first_is_written_into(spark: SparkSession, store: DeltaStore) -> None:
+    """Two first runs on one warehouse: both ensured the table, the other created it; this one's first write, empty
+    or not, goes into that table."""
+    other = DeltaStore(spark, store.warehouse)
+    store.ensure("t", SCHEMA, ["cluster_id"])
+    other.ensure("t", SCHEMA, ["cluster_id"])
+    other.create_pending()
+    store.append("t", local_frame(spark, [], SCHEMA))
+    store.append("t", frame(spark, rows("a", range(2))))
+    assert_three_readers_agree(store, "t", rows("a", range(2)))
+
+
 @pytest.mark.parametrize(
     ("schema", "partition_by", "message"),
     [
