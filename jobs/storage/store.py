@@ -16,10 +16,10 @@ written reads as empty in this store, and ``create_pending`` creates it for othe
 (a frame the driver knows to be empty) is Delta's ``CREATE TABLE``: the same schema, partitioning and properties,
 every column nullable as Delta's writer leaves them (``table_shape.as_written``), and no Spark job.
 
-What Delta costs, in Spark jobs: a table's creation with its first rows 2 (without rows 0), a blind append 1, and a write that must
-know the files it replaces (``replaceWhere``, ``MERGE``) or a read that lists them also rebuilds the table's state at
-a new version (one job without adaptive execution, three with it). Reading the schema or partition columns
-(``DESCRIBE``) runs none.
+What Delta costs, in Spark jobs: a table's creation with its first rows 2 (without rows 0), a blind append 1, and a
+write that must know the files it replaces (``replaceWhere``, ``MERGE``) or a read that lists them also rebuilds the
+table's state at a new version (one job without adaptive execution, three with it). Reading the schema or partition
+columns (``DESCRIBE``) runs none.
 """
 
 from __future__ import annotations
