@@ -336,22 +336,23 @@ class DeltaStore:
     def _create(
         self, table: str, df: DataFrame, *, txn: tuple[str, int] | None = None, note: str | None = None
     ) -> int | None:
-        """Create a pending table with the rows of ``df`` (its first write: two Spark jobs, as for an empty table)
-        and ``TABLE_PROPERTIES``; returns the version (0), or None when another writer created it meanwhile (then
-        the caller writes into it as into any table). ``df`` must have the ensured schema's columns and types."""
+        """Create a pending table with the rows of ``df`` (its first write: two Spark jobs; none without rows, see
+        ``_create_empty``) and ``TABLE_PROPERTIES``; returns the version (0), or None when another writer created it
+        meanwhile (then the caller writes into it as into any table). ``df`` must have the ensured schema's columns
+        and types."""
         schema, partition_by = self._pending[table]
         check_same_schema(table, expected=schema, actual=df.schema)
-        writer = df.select(*schema.names).write.format("delta").mode("errorifexists")
-        if partition_by:
-            writer = writer.partitionBy(*partition_by)
-        for key, value in TABLE_PROPERTIES.items():
-            writer = writer.option(key, value)
-        if note is not None:
-            writer = writer.option("userMetadata", note)
         try:
             if txn is None and note is None and no_rows(df):
                 self._create_empty(table, schema, partition_by)
             else:
+                writer = df.select(*schema.names).write.format("delta").mode("errorifexists")
+                if partition_by:
+                    writer = writer.partitionBy(*partition_by)
+                for key, value in TABLE_PROPERTIES.items():
+                    writer = writer.option(key, value)
+                if note is not None:
+                    writer = writer.option("userMetadata", note)
                 self._save(writer, table, txn)
         except (PySparkException, Py4JJavaError) as error:
             # two first runs on a fresh warehouse: the other one created it first
