@@ -27,7 +27,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from jobs import conf_loader, lifecycle, quality, upgrade_effects
 from jobs.audit_steps.evaluate import Evaluated, evaluate
-from jobs.audit_steps.extract import extract
+from jobs.audit_steps.extract import HeldBronze, extract
 from jobs.audit_steps.resolve import Resolved, replay_and_resolve
 from jobs.audit_steps.settings import AuditResult, AuditSettings, Rules
 from jobs.audit_steps.summarize import summarize
@@ -286,12 +286,12 @@ def run(
     rules: Rules | None = None,
     checked: bool = False,
     dq_ledger: quality.Ledger | None = None,
+    held_bronze: HeldBronze | None = None,
 ) -> AuditResult:
     """Extract, replay and resolve, evaluate, summarize (``jobs.audit_steps``), with the data-quality checks.
 
-    ``checked``: the caller (``run``, ``gate``) already validated ``rules`` with Spark and checked every table this
-    audit writes, before its own first write. ``dq_ledger``: the data-quality results the caller's checks of this
-    run hold (``run``: bronze), written with the audit's own.
+    ``checked``: the caller (``run``, ``gate``) validated ``rules`` and checked every table this audit writes;
+    ``dq_ledger``, ``held_bronze``: its bronze checks' results and its ingest's rows (``audit_steps.extract``).
     """
     started = time.monotonic()
     run_id = settings.run_id or uuid.uuid4().hex
@@ -305,7 +305,7 @@ def run(
     if not checked:
         validate_with_spark(compiled, spark)
         store.check_tables(written_tables())  # before the first write: a corrupt table stops the run with one line
-    scope = extract(store, settings)
+    scope = extract(store, settings, held_bronze)
     # how each query of this input's size is planned and compiled (jobs.runtime.holding.plans_for)
     with plans_for(spark, scope.records):
         resolved = replay_and_resolve(spark, store, settings, scope, target=target, mv_table=mv_table)

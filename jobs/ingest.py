@@ -244,6 +244,7 @@ def _run_once(spark: SparkSession, settings: IngestSettings, inputs: IngestInput
     if static_args:
         ingest_static_configs(spark, store, static_args, result, now)
     store.create_pending()  # every bronze table exists after an ingest, with rows or without
+    result.own_commits = {name: store.own_commits(name) for name in TABLES}
     return result
 
 

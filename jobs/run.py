@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pyspark.sql import SparkSession
 
 from jobs import audit, ingest, quality
+from jobs.audit_steps.extract import held_bronze
 from jobs.runtime.entry import run_job_file
 from jobs.runtime.expression_check import validate_with_spark
 from jobs.runtime.holding import interpreted, interpreted_input, local_rows_for
@@ -82,7 +83,8 @@ def run(
                 written=ingested.written,
             )
     scoped = dataclasses.replace(settings.audit, cluster_ids=tuple(ingested.clusters), run_id=run_id)
-    result = audit.run(spark, scoped, rules=rules, checked=True, dq_ledger=ledger)
+    held = held_bronze(open_store(spark, settings.ingest.warehouse), ingested, local_rows_for(ingested.records))
+    result = audit.run(spark, scoped, rules=rules, checked=True, dq_ledger=ledger, held_bronze=held)
     result.summary.dq = quality.combined(bronze_dq, result.summary.dq)
     return result
 

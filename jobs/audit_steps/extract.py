@@ -12,6 +12,8 @@ from pyspark.sql import functions as F
 
 from jobs.audit_steps.settings import AuditSettings
 from jobs.audit_steps.tables import only_clusters
+from jobs.ingest_steps.settings import IngestResult
+from jobs.quality import ingest_rows
 from jobs.runtime.holding import held_locally, local_rows_for, one_job
 from jobs.storage import DeltaStore
 from schemas import bronze
@@ -39,20 +41,49 @@ class Scope:
         return local_rows_for(self.records)
 
 
-def extract(store: DeltaStore, settings: AuditSettings) -> Scope:
-    """The bronze records and static configs of the clusters this audit covers."""
+@dataclass(frozen=True)
+class HeldBronze:
+    """The whole content of the bronze tables an audit reads (``BRONZE_READ``), held in the driver: the rows an
+    ingest wrote into tables no one else had written, and the version each table was at after its last commit."""
+
+    versions: Mapping[str, int]
+    frames: Mapping[str, DataFrame]
+
+
+BRONZE_READ = ("metadata_records", "static_configs", "quarantine")
+
+
+def held_bronze(store: DeltaStore, ingested: IngestResult, local_rows: int) -> HeldBronze | None:
+    """What ``run``'s audit can read instead of the bronze tables its ingest just wrote: their rows as the ingest
+    holds them (``IngestResult.written``), when that is each table's whole content, i.e. the ingest found no bronze
+    table (``first_ingest``) and made every commit of each table (versions 0 to its last; a table another writer
+    created or wrote first is read as usual). ``extract`` uses them only if no table has moved on since."""
+    if not ingested.first_ingest or ingested.written is None:
+        return None
+    versions = {}
+    for table in BRONZE_READ:
+        own = ingested.own_commits.get(table, set())
+        if not own or own != set(range(max(own) + 1)):
+            return None
+        versions[table] = max(own)
+    frames = {table: ingest_rows(store, table, ingested.written.get(table, ()), local_rows) for table in BRONZE_READ}
+    return HeldBronze(versions=versions, frames=frames)
+
+
+def extract(store: DeltaStore, settings: AuditSettings, held: HeldBronze | None = None) -> Scope:
+    """The bronze records and static configs of the clusters this audit covers (``held``: the tables' rows held in
+    the driver, used when each table is still at the version they are the content of)."""
     if not store.exists("metadata_records"):
         raise InputError(f"nothing ingested in {settings.warehouse}: run `kraft-audit ingest` first")
     versions = bronze_versions(store, settings)
-    version = versions["metadata_records"]
-    records_df = only_clusters(store.read("metadata_records", version=version), settings.cluster_ids)
-    static_df = only_clusters(_bronze(store, "static_configs", versions), settings.cluster_ids)
-    per_cluster = rows_per_cluster(
-        store,
-        records_df,
-        settings.cluster_ids,
-        quarantine_df=_bronze(store, "quarantine", versions),
-    )
+    if held is not None and all(versions.get(table) == version for table, version in held.versions.items()):
+        records_df, static_df, quarantine_df = (held.frames[table] for table in BRONZE_READ)
+    else:
+        records_df = store.read("metadata_records", version=versions["metadata_records"])
+        static_df, quarantine_df = _bronze(store, "static_configs", versions), _bronze(store, "quarantine", versions)
+    records_df = only_clusters(records_df, settings.cluster_ids)
+    static_df = only_clusters(static_df, settings.cluster_ids)
+    per_cluster = rows_per_cluster(store, records_df, settings.cluster_ids, quarantine_df=quarantine_df)
     clusters = sorted(c for c, (records, _) in per_cluster.items() if records > 0)
     if not clusters:
         raise InputError("no ingested records for " + (", ".join(settings.cluster_ids) or "any cluster"))

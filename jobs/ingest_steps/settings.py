@@ -49,8 +49,10 @@ class IngestResult:
     # The rows this ingest wrote, per bronze table, as frames whose plans are local relations in the driver: set
     # when every row it wrote is among them (a small input, read and decoded by the driver), else None.
     written: dict[str, list[Any]] | None = field(default=None, repr=False, compare=False)
+    # the versions of each bronze table this ingest committed (``DeltaStore.own_commits``)
+    own_commits: dict[str, set[int]] = field(default_factory=dict, repr=False, compare=False)
 
     def summary_fields(self) -> dict[str, Any]:
         """The fields of the machine-readable summary (counts and names; never a value)."""
-        hidden = {"first_ingest", "written"}
+        hidden = {"first_ingest", "written", "own_commits"}
         return {name: value for name, value in vars(self).items() if name not in hidden}

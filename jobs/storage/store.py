@@ -41,7 +41,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from jobs.runtime.holding import no_rows
-from jobs.storage.table_shape import as_written, check_same_schema
+from jobs.storage.table_shape import as_written, check_predicate, check_same_schema
 from schemas.errors import AuditError, SchemaMismatchError, StorageError, UsageError
 from transforms.kit.local_frames import local_frame
 
@@ -108,6 +108,7 @@ class DeltaStore:
         self._partitioning: dict[str, list[str]] = {}  # a table's partition columns never change
         # tables ensured that do not exist yet: their first write creates them (schema, partition columns)
         self._pending: dict[str, tuple[StructType, list[str]]] = {}
+        self._own: dict[str, set[int]] = {}  # the versions of each table this store committed (``own_commits``)
 
     # ---- what is there -------------------------------------------------------------------------------------------
 
@@ -548,7 +549,14 @@ class DeltaStore:
         write); the table's latest when the write committed nothing (Delta skipped it for its transaction
         identifier)."""
         committed = self.spark.conf.get(LAST_COMMIT, None)
-        return int(committed) if committed not in (None, "") else self.version(table)
+        if committed in (None, ""):
+            return self.version(table)
+        self._own.setdefault(table, set()).add(int(committed))
+        return int(committed)
+
+    def own_commits(self, table: str) -> set[int]:
+        """The versions of ``table`` this store's writes committed (a write Delta skipped committed none)."""
+        return set(self._own.get(table, ()))
 
 
 def open_store(spark: SparkSession, warehouse: str) -> DeltaStore:
@@ -568,17 +576,6 @@ def first_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     text = lines[0] if lines else type(error).__name__
     return text if len(text) <= 300 else text[:297] + "..."
-
-
-def check_predicate(table: str, where: PartitionPredicate, partition_by: Sequence[str]) -> None:
-    """A replaceWhere predicate may only name partition columns and must list at least one value each."""
-    if not where:
-        raise StorageError(f"replace_partitions on {table} needs a predicate")
-    for column, values in where.items():
-        if column not in partition_by:
-            raise StorageError(f"replace_partitions on {table}: {column} is not a partition column")
-        if not values:
-            raise StorageError(f"replace_partitions on {table}: no values given for {column}")
 
 
 def _is(error: BaseException, markers: Sequence[str]) -> bool:

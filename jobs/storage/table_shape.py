@@ -1,12 +1,15 @@
-"""A table's shape: whether a frame fits a table's schema, and the schema Delta's writer gives a table it creates."""
+"""A table's shape: whether a frame fits a table's schema, the schema Delta's writer gives a table it creates, and
+which partitions a replaceWhere may name."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructType
 
-from schemas.errors import SchemaMismatchError
+from schemas.errors import SchemaMismatchError, StorageError
 
-__all__ = ["as_written", "check_same_schema"]
+__all__ = ["as_written", "check_predicate", "check_same_schema"]
 
 
 def check_same_schema(table: str, *, expected: StructType, actual: StructType) -> None:
@@ -49,3 +52,14 @@ def _nullable(data_type: DataType) -> DataType:
     if isinstance(data_type, MapType):
         return MapType(data_type.keyType, _nullable(data_type.valueType), True)
     return data_type
+
+
+def check_predicate(table: str, where: Mapping[str, Sequence[str]], partition_by: Sequence[str]) -> None:
+    """A replaceWhere predicate may only name partition columns and must list at least one value each."""
+    if not where:
+        raise StorageError(f"replace_partitions on {table} needs a predicate")
+    for column, values in where.items():
+        if column not in partition_by:
+            raise StorageError(f"replace_partitions on {table}: {column} is not a partition column")
+        if not values:
+            raise StorageError(f"replace_partitions on {table}: no values given for {column}")
