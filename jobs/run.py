@@ -64,8 +64,11 @@ def run(
     if settings.print_ingest_summary:
         ingest.print_summary(ingested)
     bronze_dq = ledger = None
+    store = open_store(spark, settings.ingest.warehouse)
+    # the ingest's rows of each bronze table held in the driver (None: not all held), for its checks and the audit
+    local_rows = local_rows_for(ingested.records)
+    held_rows = None if ingested.written is None else quality.IngestTables(store, ingested.written, local_rows)
     if settings.audit.dq:
-        store = open_store(spark, settings.ingest.warehouse)
         # the run's data-quality results, bronze's and the audit's, written in one commit when the audit ends
         ledger = quality.Ledger(store, run_id=run_id, run_ts=datetime.now(UTC), command=settings.audit.command)
         # as the audit decides (jobs.runtime.holding)
@@ -78,12 +81,12 @@ def run(
                 run_id=run_id,
                 command=settings.audit.command,
                 ledger=ledger,
-                local_rows=local_rows_for(ingested.records),
+                local_rows=local_rows,
                 first_ingest=ingested.first_ingest,
-                written=ingested.written,
+                written=held_rows,
             )
     scoped = dataclasses.replace(settings.audit, cluster_ids=tuple(ingested.clusters), run_id=run_id)
-    held = held_bronze(open_store(spark, settings.ingest.warehouse), ingested, local_rows_for(ingested.records))
+    held = held_bronze(ingested, held_rows)
     result = audit.run(spark, scoped, rules=rules, checked=True, dq_ledger=ledger, held_bronze=held)
     result.summary.dq = quality.combined(bronze_dq, result.summary.dq)
     return result

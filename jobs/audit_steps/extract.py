@@ -13,7 +13,6 @@ from pyspark.sql import functions as F
 from jobs.audit_steps.settings import AuditSettings
 from jobs.audit_steps.tables import only_clusters
 from jobs.ingest_steps.settings import IngestResult
-from jobs.quality import ingest_rows
 from jobs.runtime.holding import held_locally, local_rows_for, one_job
 from jobs.storage import DeltaStore
 from schemas import bronze
@@ -53,12 +52,12 @@ class HeldBronze:
 BRONZE_READ = ("metadata_records", "static_configs", "quarantine")
 
 
-def held_bronze(store: DeltaStore, ingested: IngestResult, local_rows: int) -> HeldBronze | None:
-    """What ``run``'s audit can read instead of the bronze tables its ingest just wrote: their rows as the ingest
-    holds them (``IngestResult.written``), when that is each table's whole content, i.e. the ingest found no bronze
-    table (``first_ingest``) and made every commit of each table (versions 0 to its last; a table another writer
-    created or wrote first is read as usual). ``extract`` uses them only if no table has moved on since."""
-    if not ingested.first_ingest or ingested.written is None:
+def held_bronze(ingested: IngestResult, rows: Mapping[str, DataFrame] | None) -> HeldBronze | None:
+    """What ``run``'s audit can read instead of the bronze tables its ingest just wrote: the ingest's rows of each
+    table (``rows``: ``jobs.quality.IngestTables``), when they are each table's whole content, i.e. the ingest found
+    no bronze table (``first_ingest``) and made every commit of each table (versions 0 to its last; a table another
+    writer created or wrote first is read as usual). ``extract`` uses them only if no table has moved on since."""
+    if not ingested.first_ingest or rows is None:
         return None
     versions = {}
     for table in BRONZE_READ:
@@ -66,8 +65,7 @@ def held_bronze(store: DeltaStore, ingested: IngestResult, local_rows: int) -> H
         if not own or own != set(range(max(own) + 1)):
             return None
         versions[table] = max(own)
-    frames = {table: ingest_rows(store, table, ingested.written.get(table, ()), local_rows) for table in BRONZE_READ}
-    return HeldBronze(versions=versions, frames=frames)
+    return HeldBronze(versions=versions, frames={table: rows[table] for table in BRONZE_READ})
 
 
 def extract(store: DeltaStore, settings: AuditSettings, held: HeldBronze | None = None) -> Scope:

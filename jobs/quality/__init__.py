@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -226,13 +226,13 @@ def check_bronze(
     ledger: Ledger | None = None,
     local_rows: int = 0,
     first_ingest: bool = False,
-    written: Mapping[str, Sequence[DataFrame]] | None = None,
+    written: Mapping[str, DataFrame] | None = None,
 ) -> DqCounts:
     """After an ingest: the bronze rows it wrote, and those of earlier ingests of these clusters that no finished
     run has checked.
 
     ``first_ingest``: no bronze table existed when the ingest began, so no earlier ingest is pending (the lookup's
-    reads are skipped). ``written``: the ingest's rows per table as frames held in the driver (``IngestResult``);
+    reads are skipped). ``written``: the ingest's rows of each bronze table held in the driver (``IngestTables``);
     when the ingest is the only one to check, they are checked instead of the tables read back (the rows the tables
     hold under its id are exactly those: Delta wrote them under the same schema).
 
@@ -246,7 +246,7 @@ def check_bronze(
     """
     pending = [ingest_id] if first_ingest else sorted(pending_ingests(store, clusters) | {ingest_id})
     if written is not None and pending == [ingest_id]:
-        frames = {name: ingest_rows(store, name, written.get(name, ()), local_rows) for name in stage_tables("bronze")}
+        frames = {name: written[name] for name in stage_tables("bronze")}
     else:
         frames = {
             name: store.read(name).filter(F.col("cluster_id").isin(list(clusters)) & F.col("ingest_id").isin(pending))
@@ -265,6 +265,28 @@ def check_bronze(
         scope={"ingest_ids": pending},
         ledger=ledger,
     )
+
+
+class IngestTables(Mapping[str, DataFrame]):
+    """An ingest's rows of every bronze table, one frame each (``ingest_rows``), from the frames it wrote
+    (``IngestResult.written``): each built on first use and kept, so that the bronze checks and the audit of one
+    ``run`` share them (a table written in several frames is collected to the driver once)."""
+
+    def __init__(self, store: DeltaStore, written: Mapping[str, Sequence[DataFrame]], local_rows: int) -> None:
+        self._store, self._written, self._local_rows = store, written, local_rows
+        self._built: dict[str, DataFrame] = {}
+
+    def __getitem__(self, table: str) -> DataFrame:
+        if table not in self._built:
+            frames = self._written.get(table, ())
+            self._built[table] = ingest_rows(self._store, table, frames, self._local_rows)
+        return self._built[table]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(stage_tables("bronze"))
+
+    def __len__(self) -> int:
+        return len(stage_tables("bronze"))
 
 
 def ingest_rows(store: DeltaStore, table: str, frames: Sequence[DataFrame], local_rows: int) -> DataFrame:

@@ -13,10 +13,10 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 from benchmarks.jobcount import counting
-from jobs import audit, ingest
+from jobs import audit, ingest, quality
 from jobs.audit_steps.extract import BRONZE_READ, Scope, extract, held_bronze
 from jobs.runtime.holding import local_rows_for
-from jobs.storage import open_store
+from jobs.storage import DeltaStore, open_store
 from schemas import bronze
 from transforms.kit.local_frames import local_frame
 
@@ -36,6 +36,12 @@ def _ingest(spark: SparkSession, tmp: Path) -> ingest.IngestResult:
         inputs=(str(tmp / "e2e"),), warehouse=str(tmp / "warehouse"), static_configs=(f"e2e/1={props}",)
     )
     return ingest.run(spark, settings)
+
+
+def _held(store: DeltaStore, result: ingest.IngestResult) -> quality.IngestTables:
+    """The ingest's rows of each bronze table, as ``run`` hands them to the audit."""
+    assert result.written is not None
+    return quality.IngestTables(store, result.written, local_rows_for(result.records))
 
 
 def _settings(warehouse: Path) -> audit.AuditSettings:
@@ -61,7 +67,7 @@ def test_a_first_ingests_held_rows_are_the_tables_whole_content_and_the_audit_re
     result = _ingest(spark, tmp_path)
     assert result.first_ingest and result.written is not None and result.quarantined == 2
     store = open_store(spark, str(warehouse))
-    held = held_bronze(store, result, local_rows_for(result.records))
+    held = held_bronze(result, _held(store, result))
     assert held is not None
     assert held.versions == {table: store.version(table) for table in BRONZE_READ}
     for table in BRONZE_READ:  # the rows held are the rows stored, column for column
@@ -91,7 +97,7 @@ def test_a_table_moved_on_since_the_ingest_is_read_from_the_warehouse(spark: Spa
     warehouse = tmp_path / "warehouse"
     result = _ingest(spark, tmp_path)
     store = open_store(spark, str(warehouse))
-    held = held_bronze(store, result, local_rows_for(result.records))
+    held = held_bronze(result, _held(store, result))
     assert held is not None
     # another writer's quarantine row for the same cluster, committed after the ingest
     other = store.read("quarantine").limit(1).collect()[0].asDict()
@@ -121,6 +127,6 @@ def test_held_rows_stand_for_a_table_only_when_the_ingest_made_every_commit_of_i
     store = open_store(spark, str(tmp_path / "warehouse"))
     result = ingest.IngestResult(ingest_id="i", written={}, first_ingest=first_ingest)
     result.own_commits = {table: set(own) for table in BRONZE_READ}
-    assert (held_bronze(store, result, 100) is not None) is kept
-    result.written = None  # rows held by the executors: nothing to stand for the tables
-    assert held_bronze(store, result, 100) is None
+    assert (held_bronze(result, quality.IngestTables(store, {}, 100)) is not None) is kept
+    # rows held by the executors (``IngestResult.written`` None): nothing to stand for the tables
+    assert held_bronze(result, None) is None
