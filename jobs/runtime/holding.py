@@ -69,11 +69,17 @@ __all__ = [
 ]
 
 # An input of at most this many bronze records is small: its kept frames are held as local relations when they
-# have at most LOCAL_ROWS rows. Effective configurations run about 3 rows per record (benchmark S: 3,246 records,
-# 10,510 effective rows; a broker adds ~350 rows of defaults), so a small input stays well below the row limit;
-# LOCAL_ROWS rows of the widest frame (violations) are tens of MB in the driver's heap.
+# have at most LOCAL_ROWS rows, and as local checkpoints above. The limit is set by planning, not memory: every
+# analysis of a plan that reads a local relation walks the relation's row list (Catalyst maps each argument of every
+# node when it rewrites expressions, and the row list is one: PreReadCheck, the collation casts, reference
+# resolution), so each later select or join over a held frame costs in proportion to its rows. 300 self-joins of a
+# held frame were analysed in 1.6 s with 100 rows and in 39.5 s with 100,000. A small input's frames are mostly far
+# below the limit (the gate's 40 held frames: under 1,000 rows each); a fleet of many small clusters has a few large
+# ones (the Kafka comparison's audit of 166 clusters: 40 under 5,000 rows, 3 under 10,000, 2 of 50,000). That audit,
+# second in one process, with the limit at 200,000 / 20,000 / 10,000 / 5,000 / 1,000 / 1 rows: 44.7 / 40.2 / 38.9 /
+# 39.3 / 42.6 / 53.6 s; the whole comparison in a fresh process, 200,000 against 10,000: 96.2 against 90.0 s.
 SMALL_INPUT_RECORDS = 20_000
-LOCAL_ROWS = 200_000
+LOCAL_ROWS = 10_000
 # The same line for an ingest, which decides before it has decoded anything: input files of at most this many bytes
 # in all. JSON lines run about 215 bytes a record (tests/data/e2e), so 20,000 records of JSON are about 4.3 MB; the
 # binary and text forms of as many records are smaller and larger.
