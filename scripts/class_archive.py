@@ -1,10 +1,15 @@
 """Write the driver's class-data archive: ``python scripts/class_archive.py ARCHIVE`` (``make setup`` runs it).
 
-One small pipeline run (the demo's synthetic fleet: ingest, data quality, audit, report) in a local session whose JVM
-is started with ``-XX:ArchiveClassesAtExit``: when that JVM exits, HotSpot writes every class it loaded from the
+One small pipeline run (``run``: the ingest and the audit of a one-cluster synthetic fleet) in a local session whose
+JVM is started with ``-XX:ArchiveClassesAtExit``: when that JVM exits, HotSpot writes every class it loaded from the
 class path into ARCHIVE, and later sessions started by ``jobs.runtime.session.build_session`` map them from there
 (``_class_archive_options``). The session is built by the same builder, so the class path is the one later sessions
 have. The archive is written beside ARCHIVE and moved into place once the JVM has exited.
+
+The run leaves out the data-quality stage and the report: what they load in the JVM is mostly what the ingest and
+the audit load already (190 MiB archived against 197 MiB with them), and without them the archive is written in
+about 55 s instead of 75 s. A cold ``kraft-audit gate`` with its data-quality stage starts as fast on either
+archive (39.6 s against 39.7 s, medians of three, alternating).
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from jobs import demo
+from jobs import audit, ingest, synth
+from jobs import run as run_job
 from jobs.runtime.session import CLASS_ARCHIVE_QUIET, build_session
 from synthetic.spec import FleetSpec
 
@@ -35,8 +41,14 @@ def main(argv: list[str]) -> int:
     spark = build_session(app_name="kraft-audit-class-archive", extra_conf={"spark.driver.extraJavaOptions": dump})
     with tempfile.TemporaryDirectory() as scratch:
         fleet = FleetSpec(out=str(Path(scratch) / "fleet"), clusters=1, topics=3, overwrite=True, seed=7)
-        settings = demo.DemoSettings(warehouse=str(Path(scratch) / "warehouse"), fleet=fleet)
-        demo.run(spark, settings)
+        synth.run(fleet)
+        warehouse = str(Path(scratch) / "warehouse")
+        settings = run_job.RunSettings(
+            ingest=ingest.IngestSettings(inputs=(fleet.out,), warehouse=warehouse),
+            audit=audit.AuditSettings(target_mv="4.4", warehouse=warehouse, dq=False),
+            print_ingest_summary=False,
+        )
+        run_job.run(spark, settings)
     gateway = spark.sparkContext._gateway
     spark.stop()
     jvm = gateway.proc  # the JVM writes the archive as it exits, once its standard input closes
