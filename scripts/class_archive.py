@@ -6,10 +6,9 @@ class path into ARCHIVE, and later sessions started by ``jobs.runtime.session.bu
 (``_class_archive_options``). The session is built by the same builder, so the class path is the one later sessions
 have. The archive is written beside ARCHIVE and moved into place once the JVM has exited.
 
-The run leaves out the data-quality stage and the report: what they load in the JVM is mostly what the ingest and
-the audit load already (190 MiB archived against 197 MiB with them), and without them the archive is written in
-about 55 s instead of 75 s. A cold ``kraft-audit gate`` with its data-quality stage starts as fast on either
-archive (39.6 s against 39.7 s, medians of three, alternating).
+The run leaves out the data-quality stage and the report: the JVM classes they load are nearly all loaded by the
+ingest and the audit already, and a cold ``kraft-audit gate`` with its data-quality stage starts as fast on this
+archive as on one written with them, which takes a third longer to write (docs/performance-history.md).
 """
 
 from __future__ import annotations

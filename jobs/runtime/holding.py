@@ -72,12 +72,10 @@ __all__ = [
 # have at most LOCAL_ROWS rows, and as local checkpoints above. The limit is set by planning, not memory: every
 # analysis of a plan that reads a local relation walks the relation's row list (Catalyst maps each argument of every
 # node when it rewrites expressions, and the row list is one: PreReadCheck, the collation casts, reference
-# resolution), so each later select or join over a held frame costs in proportion to its rows. 300 self-joins of a
-# held frame were analysed in 1.6 s with 100 rows and in 39.5 s with 100,000. A small input's frames are mostly far
-# below the limit (the gate's 40 held frames: under 1,000 rows each); a fleet of many small clusters has a few large
-# ones (the Kafka comparison's audit of 166 clusters: 40 under 5,000 rows, 3 under 10,000, 2 of 50,000). That audit,
-# second in one process, with the limit at 200,000 / 20,000 / 10,000 / 5,000 / 1,000 / 1 rows: 44.7 / 40.2 / 38.9 /
-# 39.3 / 42.6 / 53.6 s; the whole comparison in a fresh process, 200,000 against 10,000: 96.2 against 90.0 s.
+# resolution), so each later select or join over a held frame costs in proportion to its rows (300 self-joins of a
+# held frame: 1.6 s analysed with 100 rows, 39.5 s with 100,000). Below a few thousand rows a checkpoint's jobs cost
+# more than the planning they save. A small input's frames are mostly far below the limit; a fleet of many small
+# clusters has a few above it (docs/performance-history.md, "What a held local relation costs the planner").
 SMALL_INPUT_RECORDS = 20_000
 LOCAL_ROWS = 10_000
 # The same line for an ingest, which decides before it has decoded anything: input files of at most this many bytes
