@@ -40,10 +40,6 @@ def real_metadata_dir() -> Path:
 # interpreted. KRAFT_AUDIT_TEST_CODEGEN=1 runs the integration tier with code generation too.
 from jobs.runtime.holding import INTERPRETED, session_settings  # noqa: E402  (INTERPRETED: what the jobs use for a small input)
 
-C2_THRESHOLDS = (
-    "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 -XX:Tier4CompileThreshold=150000"
-    " -XX:Tier4BackEdgeThreshold=400000"
-)
 GENERATED = {"spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"}  # Spark's defaults
 
 _TIER_ORDER = {"unit": 0, "integration": 1, "system": 2}
@@ -121,11 +117,7 @@ def spark() -> Iterator[object]:
             # the notebook's kernel, stay on C1 only.) The parallel collector: the same gate three times in a
             # session, twice each way alternating, used 7% less JVM CPU than with G1 (100 s vs 108 s in all); the
             # two workers share two cores, so CPU is what the suite's time is.
-            # C2's thresholds ten times Java's (Tier4*): the two workers keep both cores busy, so the compiler
-            # threads' CPU is taken from the other worker's tests; with them, C2 compiles only the planner's hottest
-            # methods (the Kafka comparison, a cold and a warm run in one session: 178 s of JVM CPU instead of
-            # 205-211, docs/performance-history.md).
-            "spark.driver.extraJavaOptions": "-XX:+UseParallelGC -Duser.timezone=UTC " + C2_THRESHOLDS,
+            "spark.driver.extraJavaOptions": "-XX:+UseParallelGC -Duser.timezone=UTC",
             # KRAFT_AUDIT_TEST_SPARK_CONF="key=value,key=value" overrides any of these for one run (experiments)
             **dict(kv.split("=", 1) for kv in os.environ.get("KRAFT_AUDIT_TEST_SPARK_CONF", "").split(",") if kv),
         },
