@@ -45,7 +45,7 @@ from schemas.violations import VIOLATIONS
 from transforms.configdef.generate import generate_default_catalog
 from transforms.configdef.selection import compile_catalog
 from transforms.constraints.evaluate import evaluate_constraints
-from transforms.kit.audit_scope import filter_auditable
+from transforms.kit.audit_scope import filter_auditable, set_by_a_layer
 from transforms.kit.metadata_version import parse_metadata_version
 
 
@@ -110,6 +110,13 @@ def compile_one(catalog: ConstraintCatalog) -> CompiledCatalog:
 def auditable(inputs: EvalInputs) -> DataFrame:
     """EFFECTIVE_CONFIGS rows the constraints judge (read from Delta each time it is called)."""
     return filter_auditable(inputs.store.read("effective_configs"), target_keys_df=inputs.target_keys_df)
+
+
+def on_set_keys(compiled: CompiledCatalog, inputs: EvalInputs) -> CompiledCatalog:
+    """``compiled`` with only the rules on keys that some layer sets in an auditable row (one Spark job)."""
+    rows = auditable(inputs).where(set_by_a_layer(F.col("source"))).select("config_name").distinct().collect()
+    keys = {row["config_name"] for row in rows}
+    return compiled.model_copy(update={"rules": tuple(r for r in compiled.rules if r.constraint.config in keys)})
 
 
 def effective_rows(inputs: EvalInputs) -> dict[str, int]:

@@ -388,7 +388,8 @@ def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) 
         "the product's table are counted (0 expected). Great Expectations runs one expectation per rule applying at "
         "the target (row condition on the rule's key, nearest expectation) on an even sample of the rules over the "
         "auditable rows it reads and caches, extrapolated per rule; it ends with counts, not a written table.",
-        "- cuallee and DQX (`benchmarks/dq_engines.py`): every single-key rule applying at the target as the nearest "
+        "- cuallee and DQX (`benchmarks/dq_engines.py`): every single-key rule applying at the target (at XS, the "
+        "smoke test's size, every peer step takes only the rules on keys some layer sets) as the nearest "
         "table check (`benchmarks/peer_rules.py`: the rule's rows and a SQL predicate over the trimmed value), over "
         "the same judged rows read inside the clock; cuallee (`Check.satisfies`) writes its per-rule counts, DQX "
         "(`apply_checks_by_metadata`, `sql_expression` with the rule's rows as `filter`, on a local session with the "

@@ -120,8 +120,9 @@ def run_size(spark: Any, size_name: str, work: Path, *, target_mv: str = DEFAULT
     )
 
     log.info("[%s] peers on the same work: the single-key rules alone", size.name)
-    checks = peers.checks_only(compiled)
-    at_target = peers.applicable_checks(compiled, inputs.target.level)
+    peer_catalog = evaluation.on_set_keys(compiled, inputs) if size.peers_on_set_keys else compiled
+    checks = peers.checks_only(peer_catalog)
+    at_target = peers.applicable_checks(peer_catalog, inputs.target.level)
     as_tables = dq_engines.peer_rules(at_target)
     peer_steps: dict[str, Callable[[], Step]] = {
         "evaluate_checks": lambda: evaluation.evaluation_step(

@@ -22,6 +22,10 @@ class Size:
     repeats: int = 2  # each timed step runs this often; the fastest run is reported (the machine is shared)
     gx_rules: int = 12  # rules Great Expectations runs (sampled evenly), extrapolated per rule to the catalog
     catalog_sizes: tuple[int, ...] = (100, 1_000, 5_000)
+    # The single-key rules the peers' steps run (the product's evaluate_checks and verdicts, the Python UDF, Great
+    # Expectations, cuallee, DQX, all alike): every one, or only those on keys some layer sets in the fleet (the
+    # smoke test's size: the same steps and comparisons on a few dozen rules instead of every one).
+    peers_on_set_keys: bool = False
     # Minimums the size must reach (checked after the run and reported): clusters, brokers, topics, rows.
     minimums: tuple[tuple[str, int], ...] = ()
 
@@ -38,7 +42,9 @@ class Size:
 
 SIZES: dict[str, Size] = {
     # XS: the smoke test's size (tests/benchmarks): every step runs once, on a handful of entities.
-    "XS": Size("XS", clusters=1, brokers=2, topics=8, repeats=1, gx_rules=2, catalog_sizes=(100, 300)),
+    "XS": Size(
+        "XS", clusters=1, brokers=2, topics=8, repeats=1, gx_rules=2, catalog_sizes=(100, 300), peers_on_set_keys=True
+    ),
     "S": Size("S", clusters=3, brokers=3, topics=60),
     "M": Size("M", clusters=20, brokers=5, topics=500),
     "L": Size(
