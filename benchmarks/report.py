@@ -381,15 +381,15 @@ def markdown(results: list[dict[str, Any]], gate: dict[str, Any] | None = None) 
         "- Catalog scaling: the same evaluation with 100 / 1,000 / 5,000 constraints drawn from the default "
         "catalog (5,000 = the default catalog plus copies with distinct ids on the same keys).",
         "- Peers, on the same work: the default catalog's single-key rules alone (expression rules are not "
-        "ported), compared with the product's evaluation of those rules alone (`evaluate_checks`). Every side reads "
+        "ported; at XS, the smoke test's size, only those on keys some layer sets, on every side), compared with the "
+        "product's evaluation of those rules alone (`evaluate_checks`). Every side reads "
         "the effective table inside its clock. The Python UDF peer is the product's evaluation with each (row, rule) "
         "verdict from a row-at-a-time Python UDF (Kafka's parsing rules in Python) instead of the native column, "
         "written through the same violations step: same start, same written output, and the rows that differ from "
         "the product's table are counted (0 expected). Great Expectations runs one expectation per rule applying at "
         "the target (row condition on the rule's key, nearest expectation) on an even sample of the rules over the "
         "auditable rows it reads and caches, extrapolated per rule; it ends with counts, not a written table.",
-        "- cuallee and DQX (`benchmarks/dq_engines.py`): every single-key rule applying at the target (at XS, the "
-        "smoke test's size, every peer step takes only the rules on keys some layer sets) as the nearest "
+        "- cuallee and DQX (`benchmarks/dq_engines.py`): every single-key rule applying at the target as the nearest "
         "table check (`benchmarks/peer_rules.py`: the rule's rows and a SQL predicate over the trimmed value), over "
         "the same judged rows read inside the clock; cuallee (`Check.satisfies`) writes its per-rule counts, DQX "
         "(`apply_checks_by_metadata`, `sql_expression` with the rule's rows as `filter`, on a local session with the "
