@@ -16,12 +16,15 @@ class path and the view's imports, which PySpark sets when the context starts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
+from py4j import protocol
 from py4j.java_gateway import JavaClass, JavaMember, JavaPackage, JVMView
 from pyspark.sql import SparkSession
 
-__all__ = ["cache_jvm_lookups"]
+__all__ = ["cache_jvm_lookups", "pack_java_lists"]
+
+_PACKED: Final = 10  # java.util.List.of takes up to ten elements without varargs
 
 
 def _kept(owner: Any, name: str, found: Any) -> Any:
@@ -62,3 +65,33 @@ def cache_jvm_lookups(spark: SparkSession) -> None:
     view = spark.sparkContext._jvm
     if view is not None and type(view) is JVMView:
         view.__class__ = _View  # the same object everywhere PySpark holds it (SparkContext._jvm, the gateway's jvm)
+
+
+class _PackedLists:
+    """A py4j input converter (``protocol.register_input_converter``) for Python lists and tuples without ``None``:
+    see the module docstring."""
+
+    def can_convert(self, value: object) -> bool:
+        # exactly lists and tuples (py4j's own converter takes any iterable); None found by identity, not ==: a
+        # Column's == builds an expression
+        if type(value) is not list and type(value) is not tuple:
+            return False
+        return len(value) > 0 and all(e is not None for e in value)
+
+    def convert(self, value: list[Any] | tuple[Any, ...], client: Any) -> Any:
+        if len(value) == 1:
+            return JavaMember("singletonList", None, f"{protocol.STATIC_PREFIX}java.util.Collections", client)(value[0])
+        of = JavaMember("of", None, f"{protocol.STATIC_PREFIX}java.util.List", client)
+        if len(value) <= _PACKED:
+            return of(*value)
+        packed = JavaClass("java.util.ArrayList", client)(len(value))
+        for start in range(0, len(value), _PACKED):
+            packed.addAll(of(*value[start : start + _PACKED]))
+        return packed
+
+
+def pack_java_lists() -> None:
+    """Make py4j send Python lists of this process to the JVM packed (see the module docstring); safe to call
+    again."""
+    if not any(isinstance(converter, _PackedLists) for converter in protocol.INPUT_CONVERTER):
+        protocol.register_input_converter(_PackedLists(), prepend=True)

@@ -14,7 +14,7 @@ from typing import Final
 from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
-from jobs.runtime.jvm_handles import cache_jvm_lookups
+from jobs.runtime.jvm_handles import cache_jvm_lookups, pack_java_lists
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +86,7 @@ def build_session(
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     cache_jvm_lookups(spark)
+    pack_java_lists()
     spark.sparkContext.setLogLevel(os.environ.get("KRAFT_AUDIT_SPARK_LOG_LEVEL", "ERROR"))
     log.debug("Spark master %s", spark.sparkContext.master)
     return spark

@@ -9,6 +9,7 @@ from jobs.storage.store import (
     PartitionPredicate,
     delta_available,
     open_store,
+    table_properties,
 )
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "PartitionPredicate",
     "delta_available",
     "open_store",
+    "table_properties",
 ]

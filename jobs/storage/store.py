@@ -9,7 +9,9 @@ writer committed since: no history lookup, no Spark job.
 Table properties (``TABLE_PROPERTIES``, given when a table is created): deletion vectors off, so that every reader
 (Spark, delta-rs, DuckDB's ``delta_scan``) reads every table with the plain Parquet files the log lists; a
 checkpoint every 20 commits (a run commits once or twice per table; a checkpoint is a Spark job of its own, and
-reading up to 20 JSON commits is cheap).
+reading up to 20 JSON commits is cheap). Delta's data-skipping statistics (each file's minimum, maximum and null count
+per column, gathered row by row as the file is written) only for the columns readers filter on besides the partition
+column, ``run_id`` and ``ingest_id`` (``table_properties``); by default Delta gathers them for the first 32 columns.
 
 A table is created by its first write (``ensure`` only records its schema and partitioning; a table ensured but never
 written reads as empty in this store, and ``create_pending`` creates it for other readers). A first write without rows
@@ -54,6 +56,19 @@ TABLE_PROPERTIES: dict[str, str] = {
     "delta.enableDeletionVectors": "false",
     "delta.checkpointInterval": "20",
 }
+# The columns readers filter on besides ``cluster_id`` (the partition column): a run's rows, an ingest's rows.
+SKIPPING_COLUMNS = ("run_id", "ingest_id")
+
+
+def table_properties(schema: StructType) -> dict[str, str]:
+    """A new table's properties: ``TABLE_PROPERTIES``, and statistics on its ``SKIPPING_COLUMNS`` only (none when it
+    has neither)."""
+    skipping = [name for name in SKIPPING_COLUMNS if name in schema.names]
+    if not skipping:
+        return {**TABLE_PROPERTIES, "delta.dataSkippingNumIndexedCols": "0"}
+    return {**TABLE_PROPERTIES, "delta.dataSkippingStatsColumns": ",".join(skipping)}
+
+
 # Where Delta records the version of the session's last commit.
 LAST_COMMIT = "spark.databricks.delta.lastCommitVersionInSession"
 # What delta-spark registers for format("delta") (its META-INF/services DataSourceRegister entry).
@@ -338,7 +353,7 @@ class DeltaStore:
         self, table: str, df: DataFrame, *, txn: tuple[str, int] | None = None, note: str | None = None
     ) -> int | None:
         """Create a pending table with the rows of ``df`` (its first write: two Spark jobs; none without rows, see
-        ``_create_empty``) and ``TABLE_PROPERTIES``; returns the version (0), or None when another writer created it
+        ``_create_empty``) and its ``table_properties``; returns the version (0), or None when another writer created it
         meanwhile (then the caller writes into it as into any table). ``df`` must have the ensured schema's columns
         and types."""
         schema, partition_by = self._pending[table]
@@ -350,7 +365,7 @@ class DeltaStore:
                 writer = df.select(*schema.names).write.format("delta").mode("errorifexists")
                 if partition_by:
                     writer = writer.partitionBy(*partition_by)
-                for key, value in TABLE_PROPERTIES.items():
+                for key, value in table_properties(schema).items():
                     writer = writer.option(key, value)
                 if note is not None:
                     writer = writer.option("userMetadata", note)
@@ -375,7 +390,7 @@ class DeltaStore:
         builder = DeltaTable.create(self.spark).location(self.path(table)).addColumns(as_written(schema))
         if partition_by:
             builder = builder.partitionedBy(*partition_by)
-        for key, value in TABLE_PROPERTIES.items():
+        for key, value in table_properties(schema).items():
             builder = builder.property(key, value)
         self.spark.conf.unset(LAST_COMMIT)
         builder.execute()

@@ -22,7 +22,14 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType, TimestampType
 
 from benchmarks.jobcount import counting
-from jobs.storage import TABLE_PROPERTIES, ConcurrentCommitError, DeltaStore, delta_available, open_store
+from jobs.storage import (
+    TABLE_PROPERTIES,
+    ConcurrentCommitError,
+    DeltaStore,
+    delta_available,
+    open_store,
+    table_properties,
+)
 from schemas.errors import SchemaMismatchError, StorageError
 from tests.short_jvm import FAST_JVM
 from transforms.kit.local_frames import local_frame
@@ -103,15 +110,17 @@ def log_actions(store: DeltaStore, table: str, version: int) -> list[dict[str, A
 
 
 def assert_created_with_the_table_properties(store: DeltaStore, table: str) -> None:
-    """TABLE_PROPERTIES are in the table's metadata (as its log and delta-rs read it) and no reader feature, such as
-    deletion vectors, is required: every reader reads the plain Parquet files."""
+    """TABLE_PROPERTIES and the statistics' columns are in the table's metadata (as its log and delta-rs read it) and
+    no reader feature, such as deletion vectors, is required: every reader reads the plain Parquet files."""
     from deltalake import DeltaTable
 
     (metadata,) = [a["metaData"] for a in log_actions(store, table, 0) if "metaData" in a]
-    assert metadata["configuration"] == TABLE_PROPERTIES
+    expected = table_properties(store.schema(table))
+    assert metadata["configuration"] == expected
+    assert TABLE_PROPERTIES.items() <= expected.items()
     assert TABLE_PROPERTIES["delta.enableDeletionVectors"] == "false"
     table_rs = DeltaTable(store.path(table))
-    assert table_rs.metadata().configuration == TABLE_PROPERTIES
+    assert table_rs.metadata().configuration == expected
     assert table_rs.protocol().reader_features in (None, [])
     assert table_rs.protocol().min_reader_version == 1
 
@@ -135,6 +144,32 @@ def test_an_ensured_table_is_created_by_its_first_write_and_reads_as_empty_until
     assert [(h["version"], h["operation"]) for h in store.history("t")] == [(0, "WRITE")]
     assert_created_with_the_table_properties(store, "t")
     assert_three_readers_agree(store, "t", rows("a", range(3)))
+
+
+def test_files_carry_statistics_of_the_run_and_ingest_ids_only_and_a_filter_on_them_skips_files(
+    spark: SparkSession, store: DeltaStore
+) -> None:
+    """Delta's per-file statistics are kept for ``run_id`` and ``ingest_id`` (what readers filter on besides the
+    partition column), not for every column; a filter on the run skips the other runs' files."""
+    with_run = StructType([*SCHEMA.fields, StructField("run_id", StringType(), True)])
+    store.ensure("runs", with_run, ["cluster_id"])
+    store.ensure("plain", SCHEMA, ["cluster_id"])
+    for version, run in enumerate(("r1", "r2")):
+        plain = rows("a", range(version * 3, version * 3 + 3))
+        of_run = spark.createDataFrame([(*row, run) for row in plain], with_run)
+        assert store.append("runs", of_run.coalesce(1)) == version
+        assert store.append("plain", frame(spark, plain).coalesce(1)) == version
+    for table, indexed in (("runs", {"run_id"}), ("plain", set())):
+        for version in (0, 1):
+            (add,) = [json.loads(a["add"]["stats"]) for a in log_actions(store, table, version) if "add" in a]
+            assert add["numRecords"] == 3
+            assert set(add.get("minValues", {})) == indexed, table
+    assert table_properties(with_run)["delta.dataSkippingStatsColumns"] == "run_id"
+    scan = store.read("runs").filter(F.col("run_id") == "r2")
+    assert sorted(r["offset"] for r in scan.collect()) == [3, 4, 5]
+    (second,) = [a["add"]["path"] for a in log_actions(store, "runs", 1) if "add" in a]
+    assert [Path(f).name for f in scan.inputFiles()] == [Path(second).name]  # the files left after Delta's skipping
+    assert_three_readers_agree(store, "plain", rows("a", range(6)))
 
 
 def test_create_pending_creates_every_ensured_table_empty_for_other_readers(store: DeltaStore) -> None:
