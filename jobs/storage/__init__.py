@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-from jobs.storage.store import (
-    TABLE_PROPERTIES,
-    ConcurrentCommitError,
-    DeltaStore,
-    PartitionPredicate,
-    delta_available,
-    open_store,
-    table_properties,
-)
+from jobs.storage.store import ConcurrentCommitError, DeltaStore, PartitionPredicate, delta_available, open_store
+from jobs.storage.table_shape import TABLE_PROPERTIES, table_properties
 
 __all__ = [
     "TABLE_PROPERTIES",

@@ -6,12 +6,7 @@ optimistic concurrency with Delta's conflict detection, schema enforcement. Each
 commit, which Delta records in the session (``spark.databricks.delta.lastCommitVersionInSession``) whatever another
 writer committed since: no history lookup, no Spark job.
 
-Table properties (``TABLE_PROPERTIES``, given when a table is created): deletion vectors off, so that every reader
-(Spark, delta-rs, DuckDB's ``delta_scan``) reads every table with the plain Parquet files the log lists; a
-checkpoint every 20 commits (a run commits once or twice per table; a checkpoint is a Spark job of its own, and
-reading up to 20 JSON commits is cheap). Delta's data-skipping statistics (each file's minimum, maximum and null count
-per column, gathered row by row as the file is written) only for the columns readers filter on besides the partition
-column, ``run_id`` and ``ingest_id`` (``table_properties``); by default Delta gathers them for the first 32 columns.
+Table properties are given when a table is created (``table_shape.table_properties``).
 
 A table is created by its first write (``ensure`` only records its schema and partitioning; a table ensured but never
 written reads as empty in this store, and ``create_pending`` creates it for other readers). A first write without rows
@@ -43,7 +38,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from jobs.runtime.holding import no_rows
-from jobs.storage.table_shape import as_written, check_predicate, check_same_schema
+from jobs.storage.table_shape import as_written, check_predicate, check_same_schema, table_properties
 from schemas.errors import AuditError, SchemaMismatchError, StorageError, UsageError
 from transforms.kit.local_frames import local_frame
 
@@ -51,23 +46,6 @@ log = logging.getLogger("kraft_audit")
 
 # Partition column -> the values whose partitions an overwrite replaces (replaceWhere on partition columns).
 PartitionPredicate = Mapping[str, Sequence[str]]
-
-TABLE_PROPERTIES: dict[str, str] = {
-    "delta.enableDeletionVectors": "false",
-    "delta.checkpointInterval": "20",
-}
-# The columns readers filter on besides ``cluster_id`` (the partition column): a run's rows, an ingest's rows.
-SKIPPING_COLUMNS = ("run_id", "ingest_id")
-
-
-def table_properties(schema: StructType) -> dict[str, str]:
-    """A new table's properties: ``TABLE_PROPERTIES``, and statistics on its ``SKIPPING_COLUMNS`` only (none when it
-    has neither)."""
-    skipping = [name for name in SKIPPING_COLUMNS if name in schema.names]
-    if not skipping:
-        return {**TABLE_PROPERTIES, "delta.dataSkippingNumIndexedCols": "0"}
-    return {**TABLE_PROPERTIES, "delta.dataSkippingStatsColumns": ",".join(skipping)}
-
 
 # Where Delta records the version of the session's last commit.
 LAST_COMMIT = "spark.databricks.delta.lastCommitVersionInSession"

@@ -1,5 +1,13 @@
-"""A table's shape: whether a frame fits a table's schema, the schema Delta's writer gives a table it creates, and
-which partitions a replaceWhere may name."""
+"""A table's shape: whether a frame fits a table's schema, the schema Delta's writer gives a table it creates, the
+properties it is created with, and which partitions a replaceWhere may name.
+
+Table properties (``table_properties``): deletion vectors off, so that every reader (Spark, delta-rs, DuckDB's
+``delta_scan``) reads every table with the plain Parquet files the log lists; a checkpoint every 20 commits (a run
+commits once or twice per table; a checkpoint is a Spark job of its own, and reading up to 20 JSON commits is cheap);
+Delta's data-skipping statistics (each file's minimum, maximum and null count per column, gathered row by row as the
+file is written) only on the columns readers filter on besides the partition column, ``run_id`` and ``ingest_id``,
+where Delta's default gathers them on the first 32 columns.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +17,23 @@ from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructT
 
 from schemas.errors import SchemaMismatchError, StorageError
 
-__all__ = ["as_written", "check_predicate", "check_same_schema"]
+__all__ = ["TABLE_PROPERTIES", "as_written", "check_predicate", "check_same_schema", "table_properties"]
+
+TABLE_PROPERTIES: dict[str, str] = {
+    "delta.enableDeletionVectors": "false",
+    "delta.checkpointInterval": "20",
+}
+# The columns readers filter on besides ``cluster_id`` (the partition column): a run's rows, an ingest's rows.
+SKIPPING_COLUMNS = ("run_id", "ingest_id")
+
+
+def table_properties(schema: StructType) -> dict[str, str]:
+    """A new table's properties: ``TABLE_PROPERTIES``, and statistics on its ``SKIPPING_COLUMNS`` only (none when it
+    has neither)."""
+    skipping = [name for name in SKIPPING_COLUMNS if name in schema.names]
+    if not skipping:
+        return {**TABLE_PROPERTIES, "delta.dataSkippingNumIndexedCols": "0"}
+    return {**TABLE_PROPERTIES, "delta.dataSkippingStatsColumns": ",".join(skipping)}
 
 
 def check_same_schema(table: str, *, expected: StructType, actual: StructType) -> None:
