@@ -1,10 +1,11 @@
-"""``make package`` and ``spark-submit jobs/run.py`` end to end: local mode, then a real standalone cluster.
+"""``make package`` and ``spark-submit jobs/run.py`` end to end on a real standalone cluster, whose tables must equal
+those of the same job run in local mode (by the CLI, in this worker's session).
 
 The package is built by the script ``make package`` calls (scripts/package.sh). The cluster is pyspark's own: a
 master and two workers started with ``sbin/spark-daemon.sh`` (what Spark's start-master.sh / start-worker.sh call;
 the pip package ships only spark-daemon.sh) on 127.0.0.1 with free ports, logs, pids and work dirs under tmp. Jobs
 run from a folder outside the checkout with a relative ``--warehouse``, the code coming only from the zip given to
-``--py-files``: nothing can lean on the checkout's paths, on local mode's shared process, or on the editable install.
+``--py-files``: nothing can lean on the checkout's paths, on a shared process, or on the editable install.
 The scenario is tests/data/e2e/cluster.jsonl with its two hand-written catalogs (see test_audit_e2e.py): at 4.4-IV1
 it has five error violations, so the job exits 1.
 """
@@ -31,9 +32,11 @@ import cramjam
 import pyspark
 import pytest
 from deltalake import DeltaTable
+from pyspark.sql import SparkSession
 
 from jobs import conf_loader
 from jobs.audit_steps.summarize import code_fingerprint
+from jobs.cli import main as cli_main
 from jobs.runtime.session import DELTA_EXCLUDED, DELTA_PACKAGE
 from tests.short_jvm import FAST_JVM
 
@@ -123,6 +126,15 @@ def package(tmp: Path) -> Path:
     return dist
 
 
+def job_args(warehouse: str, summary: str) -> list[str]:
+    """The ``run`` job's arguments (after the job file): the e2e scenario at 4.4-IV1 with its two catalogs."""
+    return [
+        *("--input", str(DATA / "cluster.jsonl"), "--cluster-id", "e2e", "--target-mv", "4.4-IV1"),
+        *("--no-default-constraints", "--constraints", str(DATA / "base-rules.yaml")),
+        *("--constraints", str(DATA / "segment-rule.yaml"), "--warehouse", warehouse, "--summary-json", summary),
+    ]
+
+
 def spark_submit(package: Path, tmp: Path, name: str, master: str, *conf: str) -> Submitted:
     """``spark-submit --py-files kraft_audit.zip <checkout>/jobs/run.py ...`` from a new folder outside the checkout."""
     cwd = tmp / name
@@ -166,21 +178,7 @@ def spark_submit(package: Path, tmp: Path, name: str, master: str, *conf: str) -
         "spark.eventLog.compress=false",
         *conf,
         str(REPO / "jobs" / "run.py"),
-        "--input",
-        str(DATA / "cluster.jsonl"),
-        "--cluster-id",
-        "e2e",
-        "--target-mv",
-        "4.4-IV1",
-        "--no-default-constraints",
-        "--constraints",
-        str(DATA / "base-rules.yaml"),
-        "--constraints",
-        str(DATA / "segment-rule.yaml"),
-        "--warehouse",
-        "warehouse",
-        "--summary-json",
-        "summary.json",
+        *job_args("warehouse", "summary.json"),
     ]
     result = subprocess.run(
         command, cwd=cwd, env=child_env(tmp), capture_output=True, text=True, timeout=900, check=False
@@ -310,36 +308,27 @@ def test_every_job_file_runs_as_a_script_with_its_imports_from_the_zip(package: 
         assert not from_checkout, (name, from_checkout)
 
 
-# -- spark-submit, local mode ---------------------------------------------------------------------------------------
+# -- the same job in this process: what the cluster's run must give ------------------------------------------------
+@dataclass(frozen=True)
+class InProcess:
+    """The ``run`` job run by the CLI in this process (the suite's local session)."""
+
+    returncode: int
+    warehouse: Path
+    summary: dict[str, Any]
+
+
 @pytest.fixture(scope="module")
-def local_run(package: Path, tmp: Path) -> Submitted:
-    return spark_submit(package, tmp, "local", "local[2]")
-
-
-def test_spark_submit_in_local_mode_writes_the_violations_and_exits_with_the_verdict(local_run: Submitted) -> None:
-    assert local_run.returncode == 1, local_run.stderr[-5000:]
-    assert "Traceback" not in local_run.stderr
-    assert "DO NOT upgrade to metadata.version 4.4-IV1" in local_run.stdout
-    assert local_run.summary["violations_by_severity"] == {"error": 5, "warning": 0}
-    assert local_run.summary["tables"]["violations"] == str(local_run.warehouse / "violations")
-    violations = DeltaTable(str(local_run.warehouse / "violations")).to_pyarrow_table().to_pylist()
-    found = sorted((r["resource_type"], r["resource_name"], r["config_name"], r["constraint_id"]) for r in violations)
-    assert found == EXPECTED_VIOLATIONS
-    assert {r["run_id"] for r in violations} == {local_run.summary["run_id"]}
-
-
-def test_spark_submit_settings_win_over_the_jobs_defaults(local_run: Submitted, package: Path) -> None:
-    props = local_run.properties
-    assert props["spark.master"] == "local[2]"
-    assert props["spark.app.name"] == "kraft-audit-local"
-    assert props["spark.sql.shuffle.partitions"] == "3"
-    # the package comes first; spark-submit appends the jars --packages resolved (Delta's) after it
-    py_files = props["spark.submit.pyFiles"].split(",")
-    assert py_files[0] == str(package / "kraft_audit.zip")
-    assert all(f.endswith(".jar") for f in py_files[1:])
-    assert props["spark.sql.session.timeZone"] == "UTC"  # what the tables' semantics need is always set
-    # Spark puts its module options first; the submitter's options stay, and the job adds its zone after them
-    assert props["spark.executor.extraJavaOptions"].endswith(f" {FAST_JVM} -Duser.timezone=UTC")
+def local_run(spark: SparkSession, tmp: Path) -> InProcess:
+    """The job in local mode, in this worker's session (a spark-submit in local mode cost as much CPU as the
+    standalone run and tested the same launcher path); the redaction key is the spark-submit runs' (one file)."""
+    cwd = tmp / "in-process"
+    cwd.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KRAFT_AUDIT_KEY_FILE", str(tmp / "redaction.key"))
+        patch.delenv("KRAFT_AUDIT_REDACTION_KEY", raising=False)
+        code = cli_main(["run", *job_args(str(cwd / "warehouse"), str(cwd / "summary.json")), "-q"])
+    return InProcess(code, cwd / "warehouse", json.loads((cwd / "summary.json").read_text()))
 
 
 # -- spark-submit on a standalone cluster ---------------------------------------------------------------------------
@@ -467,7 +456,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.fixture(scope="module")
-def standalone_run(package: Path, tmp: Path, local_run: Submitted, cluster: Cluster) -> Submitted:
+def standalone_run(package: Path, tmp: Path, cluster: Cluster) -> Submitted:
     return spark_submit(
         package,
         tmp,
@@ -480,12 +469,35 @@ def standalone_run(package: Path, tmp: Path, local_run: Submitted, cluster: Clus
     )
 
 
-def test_spark_submit_on_a_standalone_cluster_runs_on_both_workers(standalone_run: Submitted, cluster: Cluster) -> None:
+def test_spark_submit_writes_the_violations_and_exits_with_the_verdict(standalone_run: Submitted) -> None:
     assert standalone_run.returncode == 1, standalone_run.stderr[-5000:]
     assert "Traceback" not in standalone_run.stderr
-    assert standalone_run.properties["spark.master"] == cluster.master_url
-    assert standalone_run.properties["spark.sql.shuffle.partitions"] == "3"
+    assert "DO NOT upgrade to metadata.version 4.4-IV1" in standalone_run.stdout
+    assert standalone_run.summary["violations_by_severity"] == {"error": 5, "warning": 0}
+    assert standalone_run.summary["tables"]["violations"] == str(standalone_run.warehouse / "violations")
+    violations = DeltaTable(str(standalone_run.warehouse / "violations")).to_pyarrow_table().to_pylist()
+    found = sorted((r["resource_type"], r["resource_name"], r["config_name"], r["constraint_id"]) for r in violations)
+    assert found == EXPECTED_VIOLATIONS
+    assert {r["run_id"] for r in violations} == {standalone_run.summary["run_id"]}
 
+
+def test_spark_submit_settings_win_over_the_jobs_defaults(
+    standalone_run: Submitted, package: Path, cluster: Cluster
+) -> None:
+    props = standalone_run.properties
+    assert props["spark.master"] == cluster.master_url
+    assert props["spark.app.name"] == "kraft-audit-standalone"
+    assert props["spark.sql.shuffle.partitions"] == "3"  # the job's default is 8
+    # the package comes first; spark-submit appends the jars --packages resolved (Delta's) after it
+    py_files = props["spark.submit.pyFiles"].split(",")
+    assert py_files[0] == str(package / "kraft_audit.zip")
+    assert all(f.endswith(".jar") for f in py_files[1:])
+    assert props["spark.sql.session.timeZone"] == "UTC"  # what the tables' semantics need is always set
+    # Spark puts its module options first; the submitter's options stay, and the job adds its zone after them
+    assert props["spark.executor.extraJavaOptions"].endswith(f" {FAST_JVM} -Duser.timezone=UTC")
+
+
+def test_spark_submit_on_a_standalone_cluster_runs_on_both_workers(standalone_run: Submitted, cluster: Cluster) -> None:
     def finished() -> list[dict[str, Any]]:
         apps = master_state(cluster.web_url)["completedapps"]
         return [a for a in apps if a["name"] == "kraft-audit-standalone" and a["state"] == "FINISHED"]
@@ -501,9 +513,11 @@ def test_spark_submit_on_a_standalone_cluster_runs_on_both_workers(standalone_ru
             assert "Running task" in (executor / "stderr").read_text(errors="replace")
 
 
-def test_the_standalone_run_writes_the_same_delta_tables_as_local_mode(
-    standalone_run: Submitted, local_run: Submitted
+@pytest.mark.interpreted  # a 25-record run: compiling generated code costs more than it saves (tests/conftest.py)
+def test_the_standalone_run_writes_the_same_delta_tables_as_a_local_run(
+    standalone_run: Submitted, local_run: InProcess
 ) -> None:
+    assert local_run.returncode == standalone_run.returncode == 1
     tables = delta_tables(local_run.warehouse)
     assert {"metadata_records", "violations", "effective_configs", "audit_runs", "findings"} <= tables
     assert delta_tables(standalone_run.warehouse) == tables
