@@ -40,7 +40,8 @@ def build_session(
     Local default ``local[*]``. Under ``spark-submit`` (or any launcher that started the JVM, or
     ``PYSPARK_SUBMIT_ARGS``) the master and every setting given there win — ``--master``, ``--conf``, ``--name``,
     ``spark-defaults.conf`` — and this only fills in the defaults they leave unset; an explicit ``master`` (the
-    CLI's ``--master``) or ``extra_conf`` still applies. Whatever launched it, sessions run in UTC and write
+    CLI's ``--master``) or ``extra_conf`` still applies (driver JVM options given there take the collector's place;
+    the class archive and the UTC zone are kept). Whatever launched it, sessions run in UTC and write
     TIMESTAMP_MICROS parquet (INT96 files carry no statistics), which the tables' semantics depend on; JVM options
     get ``-Duser.timezone=UTC`` added unless they set a zone. Defaults: workers start the running interpreter,
     logs stay quiet, few shuffle partitions and the parallel collector (``_driver_collector``) in local mode, no
@@ -80,7 +81,12 @@ def build_session(
         conf["spark.master"] = master
     if shuffle_partitions is not None:
         conf["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
-    conf.update(extra_conf or {})
+    extra = dict(extra_conf or {})
+    if (options := extra.pop("spark.driver.extraJavaOptions", None)) is not None:
+        # the caller's driver options replace the builder's collector; the class archive and the zone stay
+        zone = "" if "-Duser.timezone=" in options else "-Duser.timezone=UTC"
+        conf["spark.driver.extraJavaOptions"] = " ".join(part for part in (archive, options, zone) if part)
+    conf.update(extra)
     builder = SparkSession.builder
     for key, value in conf.items():
         builder = builder.config(key, value)

@@ -129,6 +129,26 @@ def test_a_local_driver_jvm_maps_the_class_archive_when_there_is_one(
     assert "SharedArchiveFile" not in recorded.conf["spark.driver.extraJavaOptions"]
 
 
+def test_driver_options_given_by_the_caller_keep_the_class_archive_and_the_zone(
+    recorded: _Recorded, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from jobs.runtime.session import build_session
+
+    archive = tmp_path / "classes.jsa"
+    archive.write_bytes(b"")
+    monkeypatch.setenv("KRAFT_AUDIT_CLASS_ARCHIVE", str(archive))
+    build_session(extra_conf={"spark.driver.extraJavaOptions": "-XX:+UseSerialGC -Xss4m"})
+    options = recorded.conf["spark.driver.extraJavaOptions"].split()
+    assert f"-XX:SharedArchiveFile={archive}" in options
+    assert options[-3:] == ["-XX:+UseSerialGC", "-Xss4m", "-Duser.timezone=UTC"]
+    assert "-XX:+UseParallelGC" not in options  # the caller chose the collector
+    build_session(extra_conf={"spark.driver.extraJavaOptions": "-Duser.timezone=Europe/Paris"})
+    assert recorded.conf["spark.driver.extraJavaOptions"].split()[-1] == "-Duser.timezone=Europe/Paris"
+    monkeypatch.setenv("KRAFT_AUDIT_CLASS_ARCHIVE", "")  # none (what scripts/class_archive.py's own run sets)
+    build_session(extra_conf={"spark.driver.extraJavaOptions": "-Xss4m"})
+    assert recorded.conf["spark.driver.extraJavaOptions"] == "-Xss4m -Duser.timezone=UTC"
+
+
 _LOADS = """
 import sys
 from jobs.runtime.session import build_session
