@@ -320,8 +320,8 @@ class InProcess:
 
 @pytest.fixture(scope="module")
 def local_run(spark: SparkSession, tmp: Path) -> InProcess:
-    """The job in local mode, in this worker's session (a spark-submit in local mode cost as much CPU as the
-    standalone run and tested the same launcher path); the redaction key is the spark-submit runs' (one file)."""
+    """The job in local mode, in this worker's session (a spark-submit in local mode would take the standalone
+    run's launcher path again, in a JVM of its own); the redaction key is the spark-submit run's (one file)."""
     cwd = tmp / "in-process"
     cwd.mkdir()
     with pytest.MonkeyPatch.context() as patch:
