@@ -11,7 +11,6 @@ import os
 import shutil
 import stat
 import subprocess
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from jobs.storage import (
     table_properties,
 )
 from schemas.errors import SchemaMismatchError, StorageError
+from tests.jobs.race_writer import race_writes
 from tests.short_jvm import FAST_JVM
 from transforms.kit.local_frames import local_frame
 
@@ -661,72 +661,7 @@ def test_delta_lake_is_loaded_in_every_session_the_builder_starts(spark: SparkSe
     assert delta_available(spark)
 
 
-# ---- two processes ---------------------------------------------------------------------------------------------
-
-# One writer process: a session of its own, then three writes, each started at the same moment as the other
-# process's (a barrier of files) and slowed by a second and a half of computing, so that both read the table before
-# either commits. Prints each write's outcome as JSON, and how many commit races the store lost and retried.
-WRITER = textwrap.dedent(
-    """
-    import datetime as dt, json, logging, sys, time
-    from pathlib import Path
-
-    from pyspark.sql import functions as F
-    from jobs.runtime.session import build_session
-    from jobs.storage import ConcurrentCommitError, open_store
-
-    warehouse, me, other, gate, jvm = sys.argv[1:6]
-    lost = []
-    retried = lambda record: "lost a commit race" in record.getMessage() and lost.append(1)
-    logging.getLogger("kraft_audit").addHandler(type("H", (logging.Handler,), {"emit": lambda s, r: retried(r)})())
-    logging.getLogger("kraft_audit").setLevel(logging.INFO)
-    spark = build_session(
-        master="local[1]", app_name=f"race-{me}",
-        extra_conf={"spark.ui.enabled": "false", "spark.driver.memory": "1g", "spark.driver.extraJavaOptions": jvm},
-    )
-    store = open_store(spark, warehouse)
-    schema = store.schema("t")
-
-    def frame(cluster, offsets):
-        t0 = dt.datetime(2026, 11, 21, 5, 0, tzinfo=dt.UTC)
-        data = [(cluster, o, f"{me}{o}", o % 7, t0 + dt.timedelta(seconds=o)) for o in offsets]
-        slow = F.expr("java_method('java.lang.Thread', 'sleep', 750L)") == F.lit("null")
-        return spark.createDataFrame(data, schema).filter(slow)
-
-    def barrier(step):
-        Path(gate, f"{step}-{me}").touch()
-        deadline = time.monotonic() + 300
-        while not Path(gate, f"{step}-{other}").exists():
-            if time.monotonic() > deadline:
-                sys.exit(f"{other} never reached {step}")
-            time.sleep(0.005)
-
-    first = 10 if me == "one" else 20
-    outcome = {}
-    store.read("t").filter(F.col("cluster_id") == "none").collect()  # Delta's classes loaded before the races
-    for step, table, cluster, offsets in (
-        ("same", "t", "shared", range(first, first + 2)),
-        ("different", "t", me, range(first, first + 2)),
-        ("create", "fresh", me, range(first, first + 2)),
-    ):
-        df = frame(cluster, offsets)
-        if table == "fresh":
-            store.ensure("fresh", schema, ["cluster_id"])
-        barrier(step)
-        before = len(lost)
-        try:
-            if table == "fresh":
-                version = store.append("fresh", df)
-            else:
-                version = store.replace_partitions(table, df, {"cluster_id": [cluster]})
-            outcome[step] = {"version": version, "retries": len(lost) - before}
-        except ConcurrentCommitError as error:
-            outcome[step] = {"conflict": str(error), "retries": len(lost) - before}
-        except Exception as error:  # reported, and the next step still runs
-            outcome[step] = {"error": f"{type(error).__name__}: {error}"[:600], "retries": len(lost) - before}
-    print("OUTCOME " + json.dumps(outcome), flush=True)
-    """
-)
+# ---- two processes ----------------------------------------------------------------------------------------------
 
 
 def _race_rows(writer: str, cluster: str) -> list[Row]:
@@ -745,25 +680,26 @@ def test_two_processes_racing_for_a_partition_leave_one_of_their_contents_and_di
     env = {**os.environ, "PYTHONPATH": str(REPO), "SPARK_LOCAL_IP": "127.0.0.1", "TZ": "UTC"}
     env.pop("PYSPARK_GATEWAY_PORT", None)
     env.pop("PYSPARK_SUBMIT_ARGS", None)
-    python = str(REPO / ".venv" / "bin" / "python")
-    jvm = f"{FAST_JVM} -Duser.timezone=UTC"
-    writers = {
-        me: subprocess.Popen(
-            [python, "-c", WRITER, store.warehouse, me, other, str(gate), jvm],
-            env=env,
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for me, other in (("one", "two"), ("two", "one"))
-    }
-    outcomes: dict[str, dict[str, dict[str, Any]]] = {}
-    for me, process in writers.items():
-        out, err = process.communicate(timeout=420)
-        assert process.returncode == 0, err[-3000:]
-        (line,) = [line for line in out.splitlines() if line.startswith("OUTCOME ")]
-        outcomes[me] = json.loads(line.removeprefix("OUTCOME "))
+    # writer "two" is a process of its own (a session and a Delta log of its own); writer "one" writes from this
+    # worker's session meanwhile (tests/jobs/race_writer.py)
+    python, jvm = str(REPO / ".venv" / "bin" / "python"), f"{FAST_JVM} -Duser.timezone=UTC"
+    other = subprocess.Popen(
+        [python, "-m", "tests.jobs.race_writer", store.warehouse, "two", "one", str(gate), jvm],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        outcomes = {"one": race_writes(spark, store.warehouse, "one", "two", str(gate))}
+        out, err = other.communicate(timeout=420)
+    finally:
+        if other.poll() is None:
+            other.kill()
+    assert other.returncode == 0, err[-3000:]
+    (line,) = [line for line in out.splitlines() if line.startswith("OUTCOME ")]
+    outcomes["two"] = json.loads(line.removeprefix("OUTCOME "))
 
     # the same partition: each write landed (after a retry) or was refused; the table holds exactly one content
     same = {me: o["same"] for me, o in outcomes.items()}
