@@ -25,6 +25,12 @@ from jobs.storage import ConcurrentCommitError, open_store
 T0 = dt.datetime(2026, 11, 21, 5, 0, tzinfo=dt.UTC)
 
 
+def race_rows(writer: str, cluster: str) -> list[tuple[Any, ...]]:
+    """The two rows ``writer`` ("one" or "two") writes to ``cluster``'s partition (the table's five columns)."""
+    first = 10 if writer == "one" else 20
+    return [(cluster, o, f"{writer}{o}", o % 7, T0 + dt.timedelta(seconds=o)) for o in range(first, first + 2)]
+
+
 class _LostRaces(logging.Handler):
     """Counts the store's "lost a commit race" messages (each one a retry)."""
 
@@ -43,10 +49,9 @@ def race_writes(spark: SparkSession, warehouse: str, me: str, other: str, gate: 
     store = open_store(spark, warehouse)
     schema = store.schema("t")
 
-    def frame(cluster: str, offsets: range) -> DataFrame:
-        data = [(cluster, o, f"{me}{o}", o % 7, T0 + dt.timedelta(seconds=o)) for o in offsets]
+    def frame(cluster: str) -> DataFrame:
         slow = F.expr("java_method('java.lang.Thread', 'sleep', 750L)") == F.lit("null")
-        return spark.createDataFrame(data, schema).filter(slow)
+        return spark.createDataFrame(race_rows(me, cluster), schema).filter(slow)
 
     def barrier(step: str) -> None:
         Path(gate, f"{step}-{me}").touch()
@@ -61,11 +66,10 @@ def race_writes(spark: SparkSession, warehouse: str, me: str, other: str, gate: 
     logger.addHandler(lost)
     logger.setLevel(logging.INFO)
     try:
-        first = 10 if me == "one" else 20
         outcome: dict[str, dict[str, Any]] = {}
         store.read("t").filter(F.col("cluster_id") == "none").collect()  # Delta's classes loaded before the races
         for step, table, cluster in (("same", "t", "shared"), ("different", "t", me), ("create", "fresh", me)):
-            df = frame(cluster, range(first, first + 2))
+            df = frame(cluster)
             if table == "fresh":
                 store.ensure("fresh", schema, ["cluster_id"])
             barrier(step)

@@ -30,7 +30,7 @@ from jobs.storage import (
     table_properties,
 )
 from schemas.errors import SchemaMismatchError, StorageError
-from tests.jobs.race_writer import race_writes
+from tests.jobs.race_writer import T0, race_rows, race_writes
 from tests.short_jvm import FAST_JVM
 from transforms.kit.local_frames import local_frame
 
@@ -44,7 +44,6 @@ SCHEMA = StructType(
         StructField("ts", TimestampType(), True),
     ]
 )
-T0 = dt.datetime(2026, 11, 21, 5, 0, tzinfo=dt.UTC)
 Row = tuple[Any, ...]
 
 
@@ -664,11 +663,6 @@ def test_delta_lake_is_loaded_in_every_session_the_builder_starts(spark: SparkSe
 # ---- two processes ----------------------------------------------------------------------------------------------
 
 
-def _race_rows(writer: str, cluster: str) -> list[Row]:
-    first = 10 if writer == "one" else 20
-    return [(cluster, o, f"{writer}{o}", o % 7, T0 + dt.timedelta(seconds=o)) for o in range(first, first + 2)]
-
-
 @pytest.mark.system
 def test_two_processes_racing_for_a_partition_leave_one_of_their_contents_and_different_partitions_both_land(
     spark: SparkSession, store: DeltaStore, tmp_path: Path
@@ -707,23 +701,23 @@ def test_two_processes_racing_for_a_partition_leave_one_of_their_contents_and_di
     landed = {me: s["version"] for me, s in same.items() if "version" in s}
     assert landed, same
     last = max(landed, key=lambda me: landed[me])
-    final = rows("kept", range(1)) + _race_rows(last, "shared")
+    final = rows("kept", range(1)) + race_rows(last, "shared")
     for me, version in landed.items():  # each one's version is its own commit, whatever the other committed
         shared = store.read("t", version=version).filter(F.col("cluster_id") == "shared")
-        assert content(shared) == expect(_race_rows(me, "shared")), (me, same)
+        assert content(shared) == expect(race_rows(me, "shared")), (me, same)
     assert sum(s["retries"] for s in same.values()) + len(same) - len(landed) >= 1, same  # the race was lost once
     # different partitions: both land, neither has to retry
     different = {me: o["different"] for me, o in outcomes.items()}
     assert all("version" in d and d["retries"] == 0 for d in different.values()), different
     assert sorted(d["version"] for d in different.values()) == [max(landed.values()) + 1, max(landed.values()) + 2]
-    final += _race_rows("one", "one") + _race_rows("two", "two")
+    final += race_rows("one", "one") + race_rows("two", "two")
     assert_three_readers_agree(DeltaStore(spark, store.warehouse), "t", final)
     # two first writes of a new table: one creates it, the other appends; both rows are there, with the properties
     created = {me: o["create"] for me, o in outcomes.items()}
     assert not any("error" in o for o in created.values()), created
     assert sorted(c.get("version", -1) for c in created.values()) == [0, 1], created
     assert_created_with_the_table_properties(store, "fresh")
-    assert_three_readers_agree(store, "fresh", _race_rows("one", "one") + _race_rows("two", "two"))
+    assert_three_readers_agree(store, "fresh", race_rows("one", "one") + race_rows("two", "two"))
 
 
 @pytest.mark.skipif(shutil.which("javac") is None, reason="make setup compiles jobs/runtime/java with a JDK's javac")
