@@ -40,7 +40,7 @@ from jobs.redaction_key import redaction_key
 from jobs.runtime import lookups
 from jobs.runtime.entry import run_job_file
 from jobs.runtime.expression_check import validate_with_spark
-from jobs.runtime.holding import LOCAL_ROWS, Checkpoints, local_rows_for, plans_for, truncated
+from jobs.runtime.holding import LOCAL_ROWS, Checkpoints, local_rows_for, plans_for, small_plans, truncated
 from jobs.runtime.session import build_session
 from jobs.storage import DeltaStore, open_store
 from schemas.changes import SIMULATIONS, ChangeSet, load_changes_text
@@ -286,9 +286,11 @@ def _audited_state(
     plan of the simulation starts from them instead of scanning the Delta tables again; a large one's are read where
     the plans need them."""
     clusters = simulated_clusters(settings, changes)
-    # a row per cluster: held in the driver whatever the state's size (read once), the records applied summed there
-    cluster_state_df = truncated(_scoped(store.read("cluster_state"), clusters), local_rows=LOCAL_ROWS)
-    (applied_sum,) = cluster_state_df.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
+    # a row per cluster: held in the driver whatever the state's size (read once, planned as a small input), the
+    # records applied summed there
+    with small_plans(spark):
+        cluster_state_df = truncated(_scoped(store.read("cluster_state"), clusters), local_rows=LOCAL_ROWS)
+        (applied_sum,) = cluster_state_df.agg(F.coalesce(F.sum("records_applied"), F.lit(0))).first() or (0,)
     applied = int(applied_sum)
     local_rows = local_rows_for(applied)
 
@@ -296,8 +298,12 @@ def _audited_state(
         scoped = _scoped(store.read(name), clusters)
         return truncated(scoped, local_rows=local_rows) if local_rows else scoped
 
-    state = resolution_state(spark, cluster_state=cluster_state_df, **{name: read(name) for name in RESOLUTION_INPUTS})
-    return state, read("features"), applied
+    # planned as the rest of the simulation: a small state's tables are each held by one Spark job (a limited collect
+    # outside these settings runs one partition first, then a second job for the rest)
+    with plans_for(spark, applied):
+        inputs = {name: read(name) for name in RESOLUTION_INPUTS}
+        features_df = read("features")
+    return resolution_state(spark, cluster_state=cluster_state_df, **inputs), features_df, applied
 
 
 def _violations_before_after(

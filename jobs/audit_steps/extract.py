@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 from jobs.audit_steps.settings import AuditSettings
 from jobs.audit_steps.tables import only_clusters
 from jobs.ingest_steps.settings import IngestResult
-from jobs.runtime.holding import held_locally, local_rows_for, one_job
+from jobs.runtime.holding import held_locally, local_rows_for, one_job, small_plans
 from jobs.storage import DeltaStore
 from schemas import bronze
 from schemas.errors import InputError, UsageError
@@ -94,8 +94,10 @@ def extract(store: DeltaStore, settings: AuditSettings, held: HeldBronze | None 
     records = sum(r for r, _ in per_cluster.values())
     check_named_clusters(settings, clusters)
     if local_rows := local_rows_for(records):
-        # read by the replay (brokers, static layers) and the upgrade's effects: one scan of the table, not one each
-        static_df = held_locally(static_df, local_rows) or static_df
+        # read by the replay (brokers, static layers) and the upgrade's effects: one scan of the table, not one each,
+        # planned as a small input (without adaptive execution, Delta's snapshot and file listing are a job each)
+        with small_plans(store.spark):
+            static_df = held_locally(static_df, local_rows) or static_df
     return Scope(
         records_df=records_df,
         static_df=static_df,
