@@ -298,8 +298,8 @@ def _audited_state(
         scoped = _scoped(store.read(name), clusters)
         return truncated(scoped, local_rows=local_rows) if local_rows else scoped
 
-    # planned as the rest of the simulation: a small state's tables are each held by one Spark job (a limited collect
-    # outside these settings runs one partition first, then a second job for the rest)
+    # planned as the rest of the simulation: without adaptive execution Delta's snapshot of each table and its file
+    # listing are a Spark job each, and a small state's held collect one (outside, one partition first, then the rest)
     with plans_for(spark, applied):
         inputs = {name: read(name) for name in RESOLUTION_INPUTS}
         features_df = read("features")
